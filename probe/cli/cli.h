@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PMUGUARD_CLI_H
+#define PMUGUARD_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes, documented in the README and the man page. */
+enum {
+	EXIT_OK = 0,
+	EXIT_INTERNAL = 1,
+	EXIT_USAGE = 2,
+	EXIT_HAZARD = 3, /* probe --check: the fixed-counter-3 hazard is present */
+};
+
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
+
+int cmd_probe(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* JSON output helpers. */
+void json_str(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* pmuguard: the command.  One file per subcommand; this one dispatches. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void vmsg(const char *fmt, va_list ap, int err)
+{
+	fputs("pmuguard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	exit(EXIT_INTERNAL);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, err);
+	va_end(ap);
+	exit(EXIT_INTERNAL);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	fputs("Try 'pmuguard --help'.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static const char usage[] =
+	"Usage: pmuguard COMMAND [ARGS]\n"
+	"\n"
+	"Keeps perf tools away from PMU counters a cloud guest advertises but does\n"
+	"not implement (fixed counter 3, TOPDOWN.SLOTS, on AWS m6i and kin).\n"
+	"\n"
+	"Commands:\n"
+	"  probe [--json] [--check] [--snapshot DIR]\n"
+	"                      explain this machine's PMU and whether it is guarded\n"
+	"  run -- CMD [ARGS]   run CMD with libpmuguard.so preloaded\n"
+	"\n"
+	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check);\n"
+	"run returns CMD's own status.\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		die_usage("a command is required");
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version")) {
+		puts("pmuguard " PMUGUARD_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "probe"))
+		return cmd_probe(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	die_usage("unknown command '%s'", cmd);
+}

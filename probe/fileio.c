@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Small, allocation-free file reading for the probe.  The shim calls these
+ * from inside arbitrary processes (maybe from a signal handler), so: no
+ * stdio, no malloc, O_CLOEXEC always, every descriptor closed on every path,
+ * and hostile files (FIFOs, devices, huge or endless files) refused or cut.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+/* Snapshot files are small; a kernel log of a long-running host is the
+ * largest thing we read.  Past this we stop: the facts are near the start. */
+#define PROBE_READ_CAP (16u << 20)
+#define PROBE_CHUNK 1024
+#define PROBE_LINE 512
+
+static int open_regular(const char *path)
+{
+	/* O_NONBLOCK: opening a FIFO put in place of a file must not hang. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+bool probe_join(char *out, size_t size, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la + 1 + lb + 1 > size)
+		return false;
+	memcpy(out, a, la);
+	out[la] = '/';
+	memcpy(out + la + 1, b, lb + 1);
+	return true;
+}
+
+long probe_read_small(const char *path, char *buf, size_t size)
+{
+	if (size == 0)
+		return -EINVAL;
+	int fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	size_t n = 0;
+	while (n + 1 < size) {
+		ssize_t r = read(fd, buf + n, size - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return (long)n;
+}
+
+int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)
+{
+	int fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	char chunk[PROBE_CHUNK];
+	char line[PROBE_LINE];
+	size_t len = 0, total = 0;
+	int rc = 0;
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		total += (size_t)r;
+		for (ssize_t i = 0; i < r && rc == 0; i++) {
+			if (chunk[i] == '\n') {
+				rc = fn(ctx, line, len);
+				len = 0;
+			} else if (len < sizeof(line)) {
+				line[len++] = chunk[i];
+			}
+		}
+		if (rc != 0 || total >= PROBE_READ_CAP)
+			break;
+	}
+	if (rc == 0 && len > 0)
+		rc = fn(ctx, line, len); /* last line without a newline */
+	close(fd);
+	return rc < 0 ? rc : 0;
+}

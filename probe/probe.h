@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The probe: what this machine's PMU really implements.
+ *
+ * Facts are gathered at the edge (live, or from a snapshot directory) into
+ * a plain struct; the verdict is a pure function of that struct.  Nothing
+ * here allocates, uses stdio or opens a perf event: the preloaded shim runs
+ * it inside arbitrary processes, possibly from a signal handler.
+ */
+#ifndef PMUGUARD_PROBE_H
+#define PMUGUARD_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROBE_MAX_LEAVES 8
+#define PROBE_MAX_PMUS 4
+#define PROBE_PMU_NAME 16
+#define PROBE_PATH_MAX 1024
+
+/* perf_event_attr.type values (include/uapi/linux/perf_event.h). */
+#define PROBE_TYPE_HARDWARE 0u
+#define PROBE_TYPE_HW_CACHE 3u
+#define PROBE_TYPE_RAW 4u
+
+struct probe_cpuid_leaf {
+	uint32_t leaf, subleaf;
+	uint32_t eax, ebx, ecx, edx;
+};
+
+/* Which facts could be read; a clear bit means "unknown", never "absent". */
+enum probe_known {
+	PROBE_KNOWN_CPUID = 1u << 0,
+	PROBE_KNOWN_SYSFS = 1u << 1,
+	PROBE_KNOWN_KLOG = 1u << 2,
+	PROBE_KNOWN_MSR = 1u << 3,
+};
+
+struct probe_pmu {
+	char name[PROBE_PMU_NAME]; /* cpu, cpu_core, cpu_atom, cpu_lowpower */
+	uint32_t type;             /* perf_event_attr.type, from sysfs */
+	bool slots_listed;         /* events/slots exists */
+	uint16_t topdown_listed;   /* bit n: events/topdown-<metric n> exists */
+};
+
+/* What the PMU driver printed at boot (the last boot in the text). */
+struct probe_klog {
+	bool pmu_driver_seen;   /* "Performance Events: ..." */
+	bool mask_seen;         /* "event mask" or "global_ctrl mask" */
+	bool perf_metrics_bit;  /* bit 48 in any logged mask */
+	uint64_t mask;          /* the first logged mask of the last boot */
+	int fixed_logged;       /* "fixed-purpose events/counters", -1 if none */
+	int version_logged;     /* "... version:", -1 if none */
+	bool no_pmu_driver;     /* "no PMU driver, software events only" */
+	bool unsupported_model; /* "unsupported p6 CPU model" / "unsupported CPU family" */
+	bool bios_corrupted;    /* "the BIOS has corrupted hw-PMU resources" */
+	bool virt_unavailable;  /* "PMU not available due to virtualization" */
+	unsigned corrupted_msr[4];
+	unsigned n_corrupted_msr;
+};
+
+struct probe_facts {
+	unsigned known; /* enum probe_known bits */
+	int cpuid_err, sysfs_err, klog_err, msr_err; /* -errno, 0 when known */
+
+	struct probe_cpuid_leaf leaves[PROBE_MAX_LEAVES];
+	unsigned n_leaves;
+
+	struct probe_pmu pmus[PROBE_MAX_PMUS];
+	unsigned n_pmus;
+
+	struct probe_klog klog;
+
+	uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES (0x345) */
+};
+
+/* Decoded CPUID, derived from facts->leaves. */
+struct probe_cpu {
+	bool known;
+	char vendor[13];
+	char hv_vendor[13];
+	uint32_t max_leaf, family, model, stepping;
+	bool hypervisor; /* CPUID.1:ECX[31] */
+	bool pdcm;       /* CPUID.1:ECX[15]: IA32_PERF_CAPABILITIES exists */
+	bool hybrid;     /* CPUID.7.0:EDX[15] */
+	bool leaf_a_known;
+	uint32_t pmu_version, gp_counters, fixed_counters, fixed_bitmap;
+};
+
+enum probe_state {
+	PROBE_SAFE = 0,     /* counter 3 is implemented or not advertised */
+	PROBE_HAZARD,       /* counter 3 advertised, not implemented */
+	PROBE_NOT_INTEL,    /* nothing to guard */
+	PROBE_NO_PMU,       /* architectural perfmon absent (version 0) */
+	PROBE_UNKNOWN,      /* facts missing: fail open, block nothing */
+};
+
+struct probe_verdict {
+	enum probe_state state;
+	bool hazard;
+	bool intel;
+	bool fixed3_advertised;
+	bool perf_metrics_proven;
+	bool topdown_listed;        /* any core PMU lists slots/topdown-* */
+	const char *metrics_source; /* where the proof came from, or NULL */
+	const char *reason;         /* one sentence, static storage */
+	struct probe_cpu cpu;
+};
+
+/* Gather every fact, live (snapshot == NULL) or from a snapshot directory.
+ * Never fails as a whole: each unreadable fact is left unknown. */
+void probe_gather(struct probe_facts *f, const char *snapshot);
+
+/* Pure: decode CPUID and decide. */
+void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
+void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v);
+const char *probe_state_name(enum probe_state s);
+
+/* Look up one gathered CPUID leaf; NULL when unknown. */
+const struct probe_cpuid_leaf *probe_leaf(const struct probe_facts *f, uint32_t leaf,
+					  uint32_t subleaf);
+
+/* Parsers, exposed for tests and fuzzing.  Each takes one line (no NUL
+ * needed, no newline) and never reads past len. */
+int probe_cpuid_parse_line(const char *line, size_t len, struct probe_cpuid_leaf *out);
+void probe_klog_line(struct probe_klog *k, const char *line, size_t len);
+void probe_klog_reset(struct probe_klog *k);
+
+/* Stream a file line by line through a small stack buffer (no malloc).
+ * Lines longer than the buffer are cut.  Returns 0 or -errno. */
+typedef int (*probe_line_fn)(void *ctx, const char *line, size_t len);
+int probe_read_lines(const char *path, probe_line_fn fn, void *ctx);
+
+/* Read a small file into buf (NUL-terminated, trailing newline stripped).
+ * Returns the length or -errno; refuses FIFOs and devices (-EINVAL). */
+long probe_read_small(const char *path, char *buf, size_t size);
+
+/* Build "a/b" into out; returns false when it would not fit. */
+bool probe_join(char *out, size_t size, const char *a, const char *b);
+
+/* Live sources, each filling its part of the facts. */
+void probe_cpuid_live(struct probe_facts *f);
+void probe_cpuid_snapshot(struct probe_facts *f, const char *path);
+void probe_sysfs(struct probe_facts *f, const char *devices_dir);
+void probe_klog_live(struct probe_facts *f);
+void probe_klog_file(struct probe_facts *f, const char *path);
+void probe_msr_live(struct probe_facts *f);
+
+#define PROBE_SYSFS_DEVICES "/sys/bus/event_source/devices"
+
+extern const char *const probe_topdown_names[8];
+
+#endif

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Core PMUs from sysfs (/sys/bus/event_source/devices, or its mirror in a
+ * snapshot): their perf type numbers and whether they list slots/topdown-*.
+ * The names are known in advance (arch/x86/events/intel/core.c registers
+ * "cpu", or "cpu_core"/"cpu_atom"/"cpu_lowpower" on hybrid parts), so no
+ * directory is listed: opendir() would allocate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "text.h"
+
+static const char *const core_names[PROBE_MAX_PMUS] = {"cpu", "cpu_core", "cpu_atom",
+						       "cpu_lowpower"};
+
+/* Metric n is umask 0x80+n (arch/x86/include/asm/perf_event.h,
+ * INTEL_TD_METRIC_RETIRING .. INTEL_TD_METRIC_MEM_BOUND). */
+const char *const probe_topdown_names[8] = {
+	"topdown-retiring",  "topdown-bad-spec",	"topdown-fe-bound",  "topdown-be-bound",
+	"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat", "topdown-mem-bound",
+};
+
+static bool file_exists(const char *dir, const char *rel)
+{
+	char path[PROBE_PATH_MAX], buf[64];
+	return probe_join(path, sizeof(path), dir, rel) &&
+	       probe_read_small(path, buf, sizeof(buf)) >= 0;
+}
+
+static bool read_type(const char *pmu_dir, uint32_t *type)
+{
+	char path[PROBE_PATH_MAX], buf[32];
+	if (!probe_join(path, sizeof(path), pmu_dir, "type") ||
+	    probe_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	struct text t = {buf, buf + strlen(buf)};
+	uint64_t v;
+	if (!text_dec(&t, &v, UINT32_MAX) || t.p != t.end)
+		return false;
+	*type = (uint32_t)v;
+	return true;
+}
+
+void probe_sysfs(struct probe_facts *f, const char *devices_dir)
+{
+	int dfd = open(devices_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		f->sysfs_err = -errno;
+		return;
+	}
+	close(dfd);
+	f->known |= PROBE_KNOWN_SYSFS;
+
+	for (unsigned i = 0; i < PROBE_MAX_PMUS; i++) {
+		char dir[PROBE_PATH_MAX];
+		struct probe_pmu *p = &f->pmus[f->n_pmus];
+		if (!probe_join(dir, sizeof(dir), devices_dir, core_names[i]) ||
+		    !read_type(dir, &p->type))
+			continue;
+		strncpy(p->name, core_names[i], sizeof(p->name) - 1);
+		p->name[sizeof(p->name) - 1] = '\0';
+		p->slots_listed = file_exists(dir, "events/slots");
+		p->topdown_listed = 0;
+		for (unsigned m = 0; m < 8; m++) {
+			char rel[64] = "events/";
+			strncat(rel, probe_topdown_names[m], sizeof(rel) - strlen(rel) - 1);
+			if (file_exists(dir, rel))
+				p->topdown_listed |= (uint16_t)(1u << m);
+		}
+		f->n_pmus++;
+	}
+}

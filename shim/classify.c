@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Which encodings land on fixed counter 3.
+ *
+ * The kernel's Ice Lake-and-later constraint tables
+ * (arch/x86/events/intel/core.c, intel_icl_event_constraints and later) hold
+ *   FIXED_EVENT_CONSTRAINT(0x0400, 3)          -- SLOTS
+ *   METRIC_EVENT_CONSTRAINT(INTEL_TD_METRIC_RETIRING, 0) .. (.._MEM_BOUND, 7)
+ * with INTEL_TD_SLOTS = 0x0400 and INTEL_TD_METRIC_* = 0x8000..0x8700
+ * (arch/x86/include/asm/perf_event.h).  Event code 0x00 is a pseudo code
+ * that never names a general-counter event ("the pseudo event-code for a
+ * fixed-mode PMC must be 0x00", same header).
+ *
+ * Metric constraints match on event|umask only (INTEL_ARCH_EVENT_MASK), so
+ * no modifier bit saves a metric encoding.  The fixed constraint matches with
+ * FIXED_EVENT_FLAGS, so slots with edge/inv/cmask set may miss it and go to a
+ * general counter as "event 0": meaningless, never useful.  We deny the whole
+ * class whatever the modifier bits (cmask, inv, edge, in_tx, ...): denying a
+ * meaningless encoding costs nothing; letting one through may cost the host.
+ *
+ * PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE never map to 0x0400
+ * (intel_perfmon_event_map: ref-cycles is 0x0300), with or without the
+ * hybrid PMU type in config bits 32-63 (PERF_PMU_TYPE_SHIFT), so they pass.
+ */
+#include <string.h>
+
+#include "classify.h"
+
+#define EVENT(c) ((unsigned)((c) & 0xff))
+#define UMASK(c) ((unsigned)(((c) >> 8) & 0xff))
+#define UMASK_SLOTS 0x04u
+#define UMASK_METRIC_FIRST 0x80u
+#define UMASK_METRIC_LAST 0x87u
+
+static bool is_core(const struct guard_policy *p, uint32_t type)
+{
+	if (type == PROBE_TYPE_RAW)
+		return true;
+	for (unsigned i = 0; i < p->n_core; i++)
+		if (p->core_types[i] == type)
+			return true;
+	return false;
+}
+
+enum guard_hit guard_classify(const struct guard_policy *p, uint32_t type, uint64_t config)
+{
+	if (EVENT(config) != 0x00 || !is_core(p, type))
+		return GUARD_HIT_NONE;
+	unsigned umask = UMASK(config);
+	if (umask == UMASK_SLOTS)
+		return GUARD_HIT_SLOTS;
+	if (umask >= UMASK_METRIC_FIRST && umask <= UMASK_METRIC_LAST)
+		return GUARD_HIT_METRIC;
+	return GUARD_HIT_NONE;
+}
+
+const char *guard_hit_name(enum guard_hit hit, uint64_t config)
+{
+	if (hit == GUARD_HIT_SLOTS)
+		return "TOPDOWN.SLOTS (fixed counter 3)";
+	if (hit != GUARD_HIT_METRIC)
+		return "none";
+	static const char *const metric[8] = {
+		"topdown-retiring metric (read through fixed counter 3)",
+		"topdown-bad-spec metric (read through fixed counter 3)",
+		"topdown-fe-bound metric (read through fixed counter 3)",
+		"topdown-be-bound metric (read through fixed counter 3)",
+		"topdown-heavy-ops metric (read through fixed counter 3)",
+		"topdown-br-mispredict metric (read through fixed counter 3)",
+		"topdown-fetch-lat metric (read through fixed counter 3)",
+		"topdown-mem-bound metric (read through fixed counter 3)",
+	};
+	return metric[(UMASK(config) - UMASK_METRIC_FIRST) & 7];
+}
+
+static const char *const mode_names[] = {
+	[GUARD_AUTO] = "auto", [GUARD_ALWAYS] = "always", [GUARD_AUDIT] = "audit",
+	[GUARD_OFF] = "off",
+};
+
+int guard_mode_parse(const char *s)
+{
+	for (unsigned i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (strcmp(s, mode_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *guard_mode_name(enum guard_mode m)
+{
+	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
+}
+
+void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
+		       const struct probe_facts *f, const struct probe_verdict *v)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	p->reason = v->reason;
+	p->core_types[p->n_core++] = PROBE_TYPE_RAW;
+	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++)
+		if (f->pmus[i].type != PROBE_TYPE_RAW)
+			p->core_types[p->n_core++] = f->pmus[i].type;
+
+	switch (mode) {
+	case GUARD_AUTO:
+		p->watch = p->enforce = v->hazard;
+		break;
+	case GUARD_ALWAYS:
+		/* Every Intel core PMU, whatever the probe says; only a CPU
+		 * known not to be Intel is spared (on AMD event 0x00 umask
+		 * 0x04 is an ordinary event). */
+		p->watch = p->enforce = v->state != PROBE_NOT_INTEL;
+		if (p->watch)
+			p->reason = "PMUGUARD_MODE=always blocks the fixed-counter-3 class on "
+				    "every Intel core PMU";
+		break;
+	case GUARD_AUDIT:
+		p->watch = v->hazard;
+		p->enforce = false;
+		break;
+	case GUARD_OFF:
+		break;
+	}
+}

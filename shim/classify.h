@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The classifier: does a perf_event_attr land on fixed counter 3?  A pure
+ * function of (type, config, the core PMU types); the policy decides what
+ * to do about it.  Shared by the preload shim, the command and (later) the
+ * seccomp supervisor, so every path judges an encoding the same way.
+ */
+#ifndef PMUGUARD_CLASSIFY_H
+#define PMUGUARD_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probe.h"
+
+enum guard_hit {
+	GUARD_HIT_NONE = 0,
+	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
+	GUARD_HIT_METRIC, /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
+};
+
+enum guard_mode { GUARD_AUTO = 0, GUARD_ALWAYS, GUARD_AUDIT, GUARD_OFF };
+
+struct guard_policy {
+	enum guard_mode mode;
+	bool watch;   /* classify perf_event_open at all */
+	bool enforce; /* deny what the classifier hits (false in audit mode) */
+	uint32_t core_types[PROBE_MAX_PMUS + 1];
+	unsigned n_core;
+	const char *reason; /* the verdict's reason, static storage */
+};
+
+enum guard_hit guard_classify(const struct guard_policy *p, uint32_t type, uint64_t config);
+const char *guard_hit_name(enum guard_hit hit, uint64_t config);
+
+/* Returns the mode, or -1 for a value that names none. */
+int guard_mode_parse(const char *s);
+const char *guard_mode_name(enum guard_mode m);
+
+/* The policy for a mode from the probe's facts and verdict. */
+void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
+		       const struct probe_facts *f, const struct probe_verdict *v);
+
+#endif

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <unistd.h>
+
+#include "log.h"
+
+void log_str(struct logline *l, const char *s)
+{
+	while (s && *s && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = *s++;
+}
+
+void log_hex(struct logline *l, uint64_t v)
+{
+	char tmp[19];
+	int n = 0;
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v);
+	log_str(l, "0x");
+	while (n > 0 && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = tmp[--n];
+}
+
+void log_dec(struct logline *l, uint64_t v)
+{
+	char tmp[21];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n > 0 && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = tmp[--n];
+}
+
+void log_emit(struct logline *l, int fd)
+{
+	int saved = errno;
+	l->buf[l->len < sizeof(l->buf) ? l->len : sizeof(l->buf) - 1] = '\n';
+	size_t n = l->len + 1 > sizeof(l->buf) ? sizeof(l->buf) : l->len + 1;
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = write(fd, l->buf + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	errno = saved;
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libpmuguard.so: the C side of the syscall() interposer.
+ *
+ * trampoline.S exports syscall(); every number but perf_event_open jumps
+ * straight to pmug_next_syscall (glibc's syscall, found with RTLD_NEXT).
+ * perf_event_open lands in pmug_perf_event_open() below, which probes the
+ * machine once per process, classifies the attr and either answers ENOENT
+ * without entering the kernel or forwards the call untouched.
+ *
+ * Rules for everything in this file: it runs inside arbitrary processes,
+ * possibly in a signal handler or a vfork child, so no malloc, no stdio, no
+ * locks; errno is preserved on every path that does not fail; reading the
+ * caller's attr can never crash it.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "log.h"
+#include "probe.h"
+
+typedef long (*syscall_fn)(long, ...);
+
+/* Used by trampoline.S; hidden, so never exported. */
+extern char pmug_syscall_entry[];
+long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags);
+static long bootstrap_syscall(long n, ...);
+syscall_fn pmug_next_syscall = bootstrap_syscall;
+
+/* ---- Finding the next syscall() ------------------------------------------ */
+
+#if defined(__x86_64__)
+static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+#endif
+
+/* Used only if dlsym cannot find libc's syscall(): the same contract,
+ * errno set in one place as musl's __syscall_ret does. */
+static long fallback_syscall(long n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	long r = raw_syscall6(n, a, b, c, d, e, f);
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static syscall_fn resolve_next(void)
+{
+	int saved = errno;
+	syscall_fn next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+	/* proxychains-ng's lesson: never forward to ourselves. */
+	if (!next || (void *)next == (void *)pmug_syscall_entry)
+		next = fallback_syscall;
+	__atomic_store_n(&pmug_next_syscall, next, __ATOMIC_RELEASE);
+	errno = saved;
+	return next;
+}
+
+/* Only reached if syscall() is called before our constructor ran. */
+static long bootstrap_syscall(long n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	return resolve_next()(n, a, b, c, d, e, f);
+}
+
+__attribute__((constructor)) static void pmug_init(void)
+{
+	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
+		resolve_next();
+}
+
+/* ---- The policy, probed once ----------------------------------------------- */
+
+enum log_level { LOG_QUIET, LOG_WARN, LOG_DEBUG };
+
+struct shim_state {
+	struct guard_policy policy;
+	enum log_level log;
+};
+
+enum { STATE_NONE, STATE_BUSY, STATE_READY };
+static atomic_int g_state;
+static struct shim_state g_shim;
+
+static void log_begin(struct logline *l)
+{
+	l->len = 0;
+	log_str(l, "pmuguard: ");
+}
+
+static void log_env_garbage(enum log_level lvl, const char *var, const char *val,
+			    const char *fallback)
+{
+	if (lvl == LOG_QUIET)
+		return;
+	struct logline l;
+	log_begin(&l);
+	log_str(&l, "ignoring ");
+	log_str(&l, var);
+	log_str(&l, "=");
+	log_str(&l, val);
+	log_str(&l, " (not a known value); using ");
+	log_str(&l, fallback);
+	log_emit(&l, STDERR_FILENO);
+}
+
+static void log_verdict(const struct shim_state *s, const struct probe_verdict *v,
+			const char *snapshot)
+{
+	struct logline l;
+	log_begin(&l);
+	log_str(&l, "probe: ");
+	log_str(&l, probe_state_name(v->state));
+	log_str(&l, " (mode ");
+	log_str(&l, guard_mode_name(s->policy.mode));
+	log_str(&l, snapshot ? ", snapshot " : ", live");
+	log_str(&l, snapshot);
+	log_str(&l, s->policy.watch ? ", watching" : ", not watching");
+	log_str(&l, " core PMU types");
+	for (unsigned i = 0; i < s->policy.n_core; i++) {
+		log_str(&l, i ? "," : " ");
+		log_dec(&l, s->policy.core_types[i]);
+	}
+	log_str(&l, "): ");
+	log_str(&l, s->policy.reason);
+	log_emit(&l, STDERR_FILENO);
+}
+
+/* Environment and probe -> state.  Pure reads; safe to run concurrently. */
+static void build_state(struct shim_state *s)
+{
+	const char *lv = secure_getenv("PMUGUARD_LOG");
+	const char *md = secure_getenv("PMUGUARD_MODE");
+	const char *snap = secure_getenv("PMUGUARD_SNAPSHOT");
+
+	s->log = LOG_WARN;
+	bool bad_log = false;
+	if (lv && *lv) {
+		if (lv[0] == 'q' && lv[1] == 'u' && !__builtin_strcmp(lv, "quiet"))
+			s->log = LOG_QUIET;
+		else if (!__builtin_strcmp(lv, "debug"))
+			s->log = LOG_DEBUG;
+		else if (__builtin_strcmp(lv, "warn"))
+			bad_log = true;
+	}
+	if (bad_log)
+		log_env_garbage(s->log, "PMUGUARD_LOG", lv, "warn");
+
+	int mode = GUARD_AUTO;
+	if (md && *md) {
+		mode = guard_mode_parse(md);
+		if (mode < 0) {
+			log_env_garbage(s->log, "PMUGUARD_MODE", md, "auto");
+			mode = GUARD_AUTO;
+		}
+	}
+	if (snap && !*snap)
+		snap = NULL;
+
+	struct probe_facts facts;
+	struct probe_verdict v;
+	if (mode != GUARD_OFF) {
+		probe_gather(&facts, snap);
+		probe_evaluate(&facts, &v);
+	} else {
+		/* Off: no probe work at all. */
+		__builtin_memset(&facts, 0, sizeof(facts));
+		__builtin_memset(&v, 0, sizeof(v));
+		v.state = PROBE_UNKNOWN;
+		v.reason = "PMUGUARD_MODE=off: nothing is checked";
+	}
+	guard_policy_init(&s->policy, (enum guard_mode)mode, &facts, &v);
+	if (s->log == LOG_DEBUG)
+		log_verdict(s, &v, snap);
+}
+
+/*
+ * Once per process, without a lock a signal handler could deadlock on: the
+ * first caller claims the slot and publishes; anyone arriving meanwhile (a
+ * thread, or a signal handler interrupting the prober) probes into its own
+ * stack copy instead of waiting.  The probe is idempotent reads, so racing
+ * probes agree.
+ */
+static const struct shim_state *shim_state(struct shim_state *local)
+{
+	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY)
+		return &g_shim;
+	build_state(local);
+	int expect = STATE_NONE;
+	if (atomic_compare_exchange_strong_explicit(&g_state, &expect, STATE_BUSY,
+						    memory_order_acq_rel, memory_order_acquire)) {
+		g_shim = *local;
+		atomic_store_explicit(&g_state, STATE_READY, memory_order_release);
+	}
+	return local;
+}
+
+/* ---- Logging each distinct denial once ------------------------------------- */
+
+#define SEEN_SLOTS 128
+static _Atomic uint64_t g_seen[SEEN_SLOTS];
+
+static bool first_sighting(uint32_t type, uint64_t config)
+{
+	uint64_t key = (config ^ ((uint64_t)type << 56) ^ type) * 0x9e3779b97f4a7c15ull;
+	key ^= key >> 29;
+	if (key == 0)
+		key = 1;
+	for (unsigned i = 0; i < SEEN_SLOTS; i++) {
+		_Atomic uint64_t *slot = &g_seen[(key + i) % SEEN_SLOTS];
+		uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
+		if (cur == 0 && atomic_compare_exchange_strong(slot, &cur, key))
+			return true;
+		if (cur == key)
+			return false;
+	}
+	return false; /* table full: this many distinct encodings were logged */
+}
+
+static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t type,
+		       uint64_t config)
+{
+	if (s->log == LOG_QUIET || !first_sighting(type, config))
+		return;
+	struct logline l;
+	log_begin(&l);
+	log_str(&l, s->policy.enforce ? "blocked" : "audit: would block");
+	log_str(&l, " perf_event_open(type=");
+	log_dec(&l, type);
+	log_str(&l, ", config=");
+	log_hex(&l, config);
+	log_str(&l, ") in ");
+	log_str(&l, program_invocation_short_name);
+	log_str(&l, "[");
+	log_dec(&l, (uint64_t)getpid());
+	log_str(&l, "]: ");
+	log_str(&l, guard_hit_name(hit, config));
+	log_str(&l, ": ");
+	log_str(&l, s->policy.reason);
+	log_str(&l, s->policy.enforce ? ". Returned ENOENT: the tool sees the event as not supported."
+				      : ". Allowed (PMUGUARD_MODE=audit).");
+	log_emit(&l, STDERR_FILENO);
+}
+
+/* ---- perf_event_open ------------------------------------------------------- */
+
+/* The first 64 bytes (PERF_ATTR_SIZE_VER0) of struct perf_event_attr:
+ * type at 0, size at 4, config at 8 (include/uapi/linux/perf_event.h). */
+struct attr_head {
+	uint32_t type;
+	uint32_t size;
+	uint64_t config;
+	uint64_t rest[6];
+};
+
+#define ATTR_SIZE_VER0 64u
+#define ATTR_SIZE_MAX 4096u /* perf_copy_attr(): size > PAGE_SIZE is E2BIG */
+
+/* Read without ever faulting: a bad pointer is the kernel's to report. */
+static bool read_attr(unsigned long addr, struct attr_head *h)
+{
+	if (addr == 0)
+		return false;
+	struct iovec local = {h, sizeof(*h)};
+	struct iovec remote = {(void *)addr, sizeof(*h)};
+	ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (r >= 0)
+		return r == (ssize_t)sizeof(*h);
+	if (errno == EFAULT)
+		return false;
+	/* process_vm_readv filtered (some container profiles): /proc/self/mem. */
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	r = addr > (unsigned long)INT64_MAX ? -1 : pread(fd, h, sizeof(*h), (off_t)addr);
+	close(fd);
+	return r == (ssize_t)sizeof(*h);
+}
+
+long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
+{
+	int saved = errno;
+	struct shim_state local;
+	const struct shim_state *s = shim_state(&local);
+	struct attr_head h;
+
+	/* Unreadable attr or a size the kernel rejects before scheduling
+	 * anything (perf_copy_attr: 0 means VER0, else VER0..PAGE_SIZE):
+	 * forward unchanged so the caller gets the kernel's own error. */
+	if (s->policy.watch && read_attr((unsigned long)attr, &h) &&
+	    (h.size == 0 || (h.size >= ATTR_SIZE_VER0 && h.size <= ATTR_SIZE_MAX))) {
+		enum guard_hit hit = guard_classify(&s->policy, h.type, h.config);
+		if (hit != GUARD_HIT_NONE) {
+			log_denial(s, hit, h.type, h.config);
+			if (s->policy.enforce) {
+				errno = ENOENT;
+				return -1;
+			}
+		}
+	}
+	errno = saved;
+	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, attr, pid, cpu, group,
+								      flags);
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Writes the snapshot fixtures in this folder (cpuid.txt, dmesg.txt and a
+# sysfs mirror per world).  The values are those of the named machines as
+# their kernels report them; see README.md here for the sources of each.
+# Rerun after editing; the output is committed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+INTEL='ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69'
+AMD='ebx=0x68747541 ecx=0x444d4163 edx=0x69746e65'
+KVM='eax=0x40000001 ebx=0x4b4d564b ecx=0x564b4d56 edx=0x0000004d'
+VMWARE='eax=0x40000010 ebx=0x61774d56 ecx=0x4d566572 edx=0x65726177'
+
+# cpuid WORLD MAXLEAF VENDOR LEAF1_EAX LEAF1_ECX LEAF7_EDX LEAFA("eax ebx ecx edx"|-) HV(-|regs)
+cpuid() {
+	local w=$1 max=$2 vendor=$3 l1a=$4 l1c=$5 l7d=$6 la=$7 hv=$8
+	mkdir -p "$w"
+	{
+		echo "CPU 0:"
+		printf '   0x00000000 0x00: eax=%s %s\n' "$max" "$vendor"
+		printf '   0x00000001 0x00: eax=%s ebx=0x00800800 ecx=%s edx=0x1f8bfbff\n' "$l1a" "$l1c"
+		printf '   0x00000007 0x00: eax=0x00000000 ebx=0xd19f4fbb ecx=0x0040069c edx=%s\n' "$l7d"
+		if [ "$la" != - ]; then
+			# shellcheck disable=SC2086
+			set -- $la
+			printf '   0x0000000a 0x00: eax=%s ebx=%s ecx=%s edx=%s\n' "$1" "$2" "$3" "$4"
+		fi
+		[ "$hv" = - ] || printf '   0x40000000 0x00: %s\n' "$hv"
+		# A second CPU block: the parser must use the first one only.
+		echo "CPU 1:"
+		printf '   0x00000000 0x00: eax=%s %s\n' "$max" "$AMD"
+	} >"$w/cpuid.txt"
+}
+
+dmesg_intel() { # WORLD NAME VERSION FIXED MASK
+	cat >"$1/dmesg.txt" <<EOF
+[    0.000000] Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP
+[    0.312844] Performance Events: $2 events, Intel PMU driver.
+[    0.312844] ... version:                $3
+[    0.312844] ... bit width:              48
+[    0.312844] ... generic registers:      8
+[    0.312844] ... value mask:             0000ffffffffffff
+[    0.312844] ... max period:             00007fffffffffff
+[    0.312844] ... fixed-purpose events:   $4
+[    0.312844] ... event mask:             $5
+[    0.313502] signal: max sigframe size: 3632
+EOF
+}
+
+# sysfs WORLD PMU TYPE PMU_NAME SLOTS(yes|no) NTOPDOWN
+sysfs_intel() {
+	local d="$1/sys/bus/event_source/devices/$2"
+	mkdir -p "$d/format" "$d/events" "$d/caps"
+	echo "$3" >"$d/type"
+	echo 1 >"$d/rdpmc"
+	echo 4 >"$d/perf_event_mux_interval_ms"
+	echo "$4" >"$d/caps/pmu_name"
+	echo 3 >"$d/caps/max_precise"
+	echo 32 >"$d/caps/branches"
+	local kv
+	for kv in event=config:0-7 umask=config:8-15 edge=config:18 pc=config:19 any=config:21 \
+		inv=config:23 cmask=config:24-31 in_tx=config:32 in_tx_cp=config:33 \
+		offcore_rsp=config1:0-63 ldlat=config1:0-15 frontend=config1:0-23; do
+		echo "${kv#*=}" >"$d/format/${kv%%=*}"
+	done
+	for kv in 'branch-instructions=event=0xc4' 'branch-misses=event=0xc5' \
+		'bus-cycles=event=0x3c,umask=0x01' 'cache-misses=event=0x2e,umask=0x41' \
+		'cache-references=event=0x2e,umask=0x4f' 'cpu-cycles=event=0x3c' \
+		'instructions=event=0xc0' 'ref-cycles=event=0x00,umask=0x03' \
+		'mem-loads=event=0xcd,umask=0x1,ldlat=3' 'mem-stores=event=0xcd,umask=0x2'; do
+		echo "${kv#*=}" >"$d/events/${kv%%=*}"
+	done
+	[ "$5" = no ] || echo 'event=0x00,umask=0x4' >"$d/events/slots"
+	local names=(retiring bad-spec fe-bound be-bound heavy-ops br-mispredict fetch-lat mem-bound)
+	local i
+	for ((i = 0; i < $6; i++)); do
+		printf 'event=0x00,umask=0x%x\n' $((0x80 + i)) >"$d/events/topdown-${names[$i]}"
+	done
+}
+
+sysfs_common() { # the fixed-type software PMUs perf also looks for
+	local root="$1/sys/bus/event_source/devices"
+	mkdir -p "$root/software" "$root/tracepoint" "$root/breakpoint"
+	echo 1 >"$root/software/type"
+	echo 2 >"$root/tracepoint/type"
+	echo 5 >"$root/breakpoint/type"
+}
+
+rm -rf -- */
+GUEST_ECX=0xfeda3203   # bit 31: hypervisor present
+METAL_ECX=0x7ffefbff   # bit 31 clear, bit 15 PDCM
+
+# AWS m6i.16xlarge on a current kernel: 4 fixed advertised, no perf metrics,
+# slots hidden by commit 556a7c039a52.
+w=m6i-16xlarge
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+	"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+dmesg_intel $w Icelake 2 4 0000000f000000ff
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+
+# The same guest on an older kernel (before 6.11, no backport): slots and
+# topdown-* are listed although perf metrics does not exist.
+w=m6i-16xlarge-oldkernel
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+	"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+dmesg_intel $w Icelake 2 4 0000000f000000ff
+sed -i 's/6.8.0-1021-aws/6.1.0-18-cloud-amd64/' $w/dmesg.txt
+sysfs_intel $w cpu 4 icelake yes 4
+sysfs_common $w
+
+# Bare-metal Ice Lake-SP (Xeon Platinum 8375C): counter 3 and perf metrics real.
+w=icx-8375c-metal
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $METAL_ECX 0xbc010410 \
+	"0x08300805 0x00000000 0x0000000f 0x00008604" -
+dmesg_intel $w Icelake 5 4 0001000f000000ff
+sysfs_intel $w cpu 4 icelake yes 4
+sysfs_common $w
+
+# AWS m7i.24xlarge (Sapphire Rapids guest): 2 fixed counters advertised.
+w=m7i-24xlarge
+cpuid $w 0x0000001b "$INTEL" 0x000806f8 $GUEST_ECX 0xbc010410 \
+	"0x08300802 0x00000000 0x00000000 0x00008602" "$KVM"
+dmesg_intel $w Sapphire 2 2 00000003000000ff
+sysfs_intel $w cpu 4 sapphire_rapids no 0
+sysfs_common $w
+
+# AWS m5.24xlarge (Skylake-SP guest): 3 fixed counters.
+w=m5-24xlarge
+cpuid $w 0x00000016 "$INTEL" 0x00050654 $GUEST_ECX 0x84000000 \
+	"0x07300802 0x00000000 0x00000000 0x00000603" "$KVM"
+dmesg_intel $w Skylake 2 3 00000007000000ff
+sysfs_intel $w cpu 4 skylake no 0
+sysfs_common $w
+
+# A guest whose CPUID stops below leaf 0xA: the fixed-counter count is
+# unknown, so nothing may be blocked (fail open).
+w=guest-no-leaf-a
+cpuid $w 0x00000007 "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 - "$KVM"
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+
+# An m6i whose sysfs is unreadable (no sys/ in the snapshot): in a guest,
+# sysfs proves nothing, so CPUID and the log still decide: hazard.
+w=m6i-no-sysfs
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+	"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+dmesg_intel $w Icelake 2 4 0000000f000000ff
+
+# Bare metal advertising counter 3 with sysfs and the log unreadable: the
+# backstop cannot apply, fail open.
+w=metal-no-sysfs
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $METAL_ECX 0xbc010410 \
+	"0x08300805 0x00000000 0x0000000f 0x00008604" -
+
+# A version-5 guest advertising counter 3 only through the ECX bitmap.
+w=v5-guest-ecx-bitmap
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+	"0x08300805 0x00000000 0x0000000f 0x00008603" "$KVM"
+dmesg_intel $w Icelake 5 3 0000000f000000ff
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+
+# Bare-metal Alder Lake (hybrid): cpu_core type 4, cpu_atom type 10.
+w=adl-hybrid-metal
+cpuid $w 0x00000020 "$INTEL" 0x00090672 $METAL_ECX 0xfc18c410 \
+	"0x07300805 0x00000000 0x0000000f 0x00008604" -
+cat >$w/dmesg.txt <<'EOF'
+[    0.129012] Performance Events: XSAVE Architectural LBR, PEBS fmt4+-baseline,  AnyThread deprecated, Alderlake Hybrid events, 32-deep LBR, full-width counters, Intel PMU driver.
+[    0.129012] core: cpu_core PMU driver: PEBS-via-PT
+[    0.129012] ... version:                5
+[    0.129012] ... bit width:              48
+[    0.129012] ... generic registers:      8
+[    0.129012] ... fixed-purpose events:   4
+[    0.129012] ... event mask:             0001000f000000ff
+[    0.129012] core: cpu_atom PMU driver: PEBS-via-PT
+[    0.129012] ... version:                5
+[    0.129012] ... bit width:              48
+[    0.129012] ... generic registers:      6
+[    0.129012] ... fixed-purpose events:   3
+[    0.129012] ... event mask:             000000070000003f
+EOF
+sysfs_intel $w cpu_core 4 alderlake_hybrid yes 8
+sysfs_intel $w cpu_atom 10 alderlake_hybrid no 0
+echo 0-15 >$w/sys/bus/event_source/devices/cpu_core/cpus
+echo 16-23 >$w/sys/bus/event_source/devices/cpu_atom/cpus
+sysfs_common $w
+
+# A hybrid guest advertising counter 3 without perf metrics: the verdict is
+# the machine's and covers both core PMU types.
+w=hybrid-guest-hazard
+cpuid $w 0x00000020 "$INTEL" 0x00090672 $GUEST_ECX 0xfc18c410 \
+	"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+dmesg_intel $w 'Alderlake Hybrid' 2 4 0000000f000000ff
+sysfs_intel $w cpu_core 4 alderlake_hybrid yes 4
+sysfs_intel $w cpu_atom 10 alderlake_hybrid no 0
+sysfs_common $w
+
+# AMD EPYC (Milan) guest: nothing to guard; event 0x00 umask 0x04 is ordinary.
+w=amd-epyc-guest
+cpuid $w 0x00000010 "$AMD" 0x00a00f11 $GUEST_ECX 0x00000000 \
+	"0x00000000 0x00000000 0x00000000 0x00000000" "$KVM"
+cat >$w/dmesg.txt <<'EOF'
+[    0.262000] Performance Events: Fam17h+ core perfctr, AMD PMU driver.
+[    0.262000] ... version:                0
+[    0.262000] ... bit width:              48
+[    0.262000] ... generic registers:      6
+[    0.262000] ... fixed-purpose events:   0
+[    0.262000] ... event mask:             000000000000003f
+EOF
+d=$w/sys/bus/event_source/devices/cpu
+mkdir -p "$d/format" "$d/events"
+echo 4 >"$d/type"
+echo config:0-7,32-35 >"$d/format/event"
+echo config:8-15 >"$d/format/umask"
+sysfs_common $w
+
+# KVM guest on a hybrid (Raptor Lake) host: KVM disabled the vPMU.
+w=kvm-on-hybrid-host
+cpuid $w 0x00000020 "$INTEL" 0x000b0671 $GUEST_ECX 0xfc18c410 \
+	"0x00000000 0x00000000 0x00000000 0x00000000" "$KVM"
+cat >$w/dmesg.txt <<'EOF'
+[    0.174531] Performance Events: unsupported p6 CPU model 183 no PMU driver, software events only.
+EOF
+sysfs_common $w
+
+# VMware guest whose counters are marked in use by the host.
+w=vmware-counters-in-use
+cpuid $w 0x00000016 "$INTEL" 0x00050654 $GUEST_ECX 0x84000000 \
+	"0x07300804 0x00000000 0x00000000 0x00000603" "$VMWARE"
+cat >$w/dmesg.txt <<'EOF'
+[    0.289114] Performance Events: Skylake events, core PMU driver.
+[    0.289114] core: Broken BIOS detected, complain to your hardware vendor.
+[    0.289114] [Firmware Bug]: the BIOS has corrupted hw-PMU resources (MSR 38d is 330)
+[    0.289114] ... version:                4
+[    0.289114] ... fixed-purpose events:   3
+[    0.289114] ... event mask:             00000007000000ff
+EOF
+sysfs_intel $w cpu 4 skylake no 0
+sysfs_common $w
