@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The classifier and the policy per mode, over the encodings of point 3. */
+#include "fixture.h"
+
+static struct world w;
+static struct guard_policy p;
+
+static void setup_m6i(void)
+{
+	world_load(&w, "m6i-16xlarge");
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+}
+
+TestSuite(encodings, .init = setup_m6i);
+
+Test(encodings, slots_denied_whatever_the_modifiers)
+{
+	cr_assert(p.watch && p.enforce);
+	static const uint64_t slots[] = {
+		0x0400,
+		0x0400 | (1ull << 18),            /* edge */
+		0x0400 | (1ull << 23),            /* inv */
+		0x0400 | (0x5ull << 24),          /* cmask */
+		0x0400 | (1ull << 32),            /* in_tx */
+		0x0400 | (1ull << 33),            /* in_tx_cp */
+		0x0400 | (1ull << 16) | (1ull << 17), /* usr, os */
+		0x0400 | (0xffffull << 48),
+	};
+	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+		cr_assert_eq(guard_classify(&p, PROBE_TYPE_RAW, slots[i]), GUARD_HIT_SLOTS,
+			     "config 0x%llx", (unsigned long long)slots[i]);
+}
+
+Test(encodings, every_metric_umask_denied)
+{
+	for (unsigned u = 0x80; u <= 0x87; u++) {
+		uint64_t c = (uint64_t)u << 8;
+		cr_assert_eq(guard_classify(&p, 4, c), GUARD_HIT_METRIC, "0x%x", u);
+		cr_assert_eq(guard_classify(&p, 4, c | (0xffull << 24) | (1ull << 23)),
+			     GUARD_HIT_METRIC, "0x%x with cmask/inv", u);
+		cr_assert_str_neq(guard_hit_name(GUARD_HIT_METRIC, c), "none");
+	}
+	cr_assert_eq(guard_classify(&p, 4, 0x8800), GUARD_HIT_NONE, "0x88 is no metric");
+	cr_assert_eq(guard_classify(&p, 4, 0x7f00), GUARD_HIT_NONE);
+}
+
+Test(encodings, everything_else_allowed)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+		const char *what;
+	} ok[] = {
+		{4, 0x01a4, "TOPDOWN.SLOTS_P"},
+		{4, 0x0300, "ref-cycles"},
+		{4, 0x00c0, "INST_RETIRED.ANY"},
+		{4, 0x003c, "CPU_CLK_UNHALTED.THREAD"},
+		{4, 0x01b7, "OCR.* (offcore_rsp in config1)"},
+		{4, 0x01bb, "OCR.* second MSR"},
+		{4, 0x0401, "event 0x01 umask 0x04"},
+		{4, 0x0073, "v6 atom fixed 4"},
+		{4, 0x019c, "v6 atom fixed 5"},
+		{4, 0x02c2, "v6 atom fixed 6"},
+		{0, 0, "PERF_COUNT_HW_CPU_CYCLES"},
+		{0, 1, "PERF_COUNT_HW_INSTRUCTIONS"},
+		{0, 9, "PERF_COUNT_HW_REF_CPU_CYCLES"},
+		{0, 0x0400, "HARDWARE with a slots-like config is still a generic id"},
+		{0, (4ull << 32) | 1, "HARDWARE, hybrid extended type"},
+		{0, (10ull << 32) | 0, "HARDWARE, cpu_atom extended type"},
+		{3, 0x10000, "HW_CACHE"},
+		{3, (4ull << 32) | 0x0400, "HW_CACHE, extended type"},
+		{1, 0x0400, "software"},
+		{2, 0x0400, "tracepoint id"},
+		{12, 0x0400, "an uncore PMU"},
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		cr_assert_eq(guard_classify(&p, ok[i].type, ok[i].config), GUARD_HIT_NONE,
+			     "%s (type %u config 0x%llx)", ok[i].what, ok[i].type,
+			     (unsigned long long)ok[i].config);
+}
+
+Test(modes, auto_on_healthy_machine_watches_nothing)
+{
+	world_load(&w, "icx-8375c-metal");
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert_not(p.watch);
+	cr_assert_not(p.enforce);
+}
+
+Test(modes, always_blocks_on_healthy_intel)
+{
+	world_load(&w, "icx-8375c-metal");
+	guard_policy_init(&p, GUARD_ALWAYS, &w.f, &w.v);
+	cr_assert(p.watch && p.enforce);
+	cr_assert_eq(guard_classify(&p, 4, 0x0400), GUARD_HIT_SLOTS);
+}
+
+Test(modes, audit_watches_but_never_enforces)
+{
+	world_load(&w, "m6i-16xlarge");
+	guard_policy_init(&p, GUARD_AUDIT, &w.f, &w.v);
+	cr_assert(p.watch);
+	cr_assert_not(p.enforce);
+}
+
+Test(modes, off_does_nothing)
+{
+	world_load(&w, "m6i-16xlarge");
+	guard_policy_init(&p, GUARD_OFF, &w.f, &w.v);
+	cr_assert_not(p.watch);
+	cr_assert_not(p.enforce);
+}
+
+Test(modes, parse)
+{
+	cr_assert_eq(guard_mode_parse("auto"), GUARD_AUTO);
+	cr_assert_eq(guard_mode_parse("always"), GUARD_ALWAYS);
+	cr_assert_eq(guard_mode_parse("audit"), GUARD_AUDIT);
+	cr_assert_eq(guard_mode_parse("off"), GUARD_OFF);
+	cr_assert_eq(guard_mode_parse("OFF"), -1);
+	cr_assert_eq(guard_mode_parse(""), -1);
+	cr_assert_eq(guard_mode_parse("autox"), -1);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The verdict over the snapshot fixtures: the seed's table and beyond. */
+#include "fixture.h"
+
+static struct world w;
+
+static void expect(const char *name, enum probe_state state)
+{
+	world_load(&w, name);
+	cr_assert_eq(w.v.state, state, "%s: state %s, expected %s (%s)", name,
+		     probe_state_name(w.v.state), probe_state_name(state), w.v.reason);
+	cr_assert_eq(w.v.hazard, state == PROBE_HAZARD, "%s: hazard flag", name);
+	cr_assert_not_null(w.v.reason);
+}
+
+/* The four comparable cells of the seed's table keep today's behaviour. */
+Test(seed_table, m6i_16xlarge_is_hazard)
+{
+	expect("m6i-16xlarge", PROBE_HAZARD);
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_eq(w.v.cpu.fixed_counters, 4);
+	cr_assert(w.v.fixed3_advertised);
+	cr_assert_not(w.v.perf_metrics_proven);
+	cr_assert_not(w.v.topdown_listed);
+}
+
+Test(seed_table, icelake_8375c_metal_is_safe)
+{
+	expect("icx-8375c-metal", PROBE_SAFE);
+	cr_assert_not(w.v.cpu.hypervisor);
+	cr_assert(w.v.fixed3_advertised);
+	cr_assert(w.v.perf_metrics_proven);
+	cr_assert(w.v.topdown_listed);
+}
+
+Test(seed_table, m7i_24xlarge_two_fixed_is_safe)
+{
+	expect("m7i-24xlarge", PROBE_SAFE);
+	cr_assert_eq(w.v.cpu.fixed_counters, 2);
+	cr_assert_not(w.v.fixed3_advertised);
+}
+
+Test(seed_table, m5_24xlarge_three_fixed_is_safe)
+{
+	expect("m5-24xlarge", PROBE_SAFE);
+	cr_assert_eq(w.v.cpu.fixed_counters, 3);
+	cr_assert_not(w.v.fixed3_advertised);
+}
+
+/* Beyond the seed's rule: an older guest kernel lists slots anyway. */
+Test(beyond_seed, m6i_old_kernel_listing_slots_is_hazard)
+{
+	expect("m6i-16xlarge-oldkernel", PROBE_HAZARD);
+	cr_assert(w.v.topdown_listed, "fixture must list slots");
+	cr_assert(w.f.klog.mask_seen);
+	cr_assert_not(w.f.klog.perf_metrics_bit);
+}
+
+Test(beyond_seed, v5_guest_advertising_only_through_ecx_bitmap)
+{
+	expect("v5-guest-ecx-bitmap", PROBE_HAZARD);
+	cr_assert_eq(w.v.cpu.pmu_version, 5);
+	cr_assert_eq(w.v.cpu.fixed_counters, 3, "EDX[4:0] says 3");
+	cr_assert_eq(w.v.cpu.fixed_bitmap & 8, 8, "ECX bit 3 says counter 3");
+}
+
+Test(fail_open, no_cpuid_leaf_a_blocks_nothing)
+{
+	expect("guest-no-leaf-a", PROBE_UNKNOWN);
+	cr_assert_not(w.v.cpu.leaf_a_known);
+}
+
+Test(fail_open, missing_snapshot_blocks_nothing)
+{
+	expect("does-not-exist", PROBE_UNKNOWN);
+	cr_assert_eq(w.f.known, 0u);
+}
+
+Test(fail_open, bare_metal_with_unreadable_sysfs_and_log)
+{
+	expect("metal-no-sysfs", PROBE_SAFE);
+	cr_assert(w.v.fixed3_advertised);
+	cr_assert_eq(w.f.known & PROBE_KNOWN_SYSFS, 0u);
+}
+
+/* In a guest, sysfs proves nothing either way: CPUID and the log decide. */
+Test(fail_open, guest_with_unreadable_sysfs_still_hazard)
+{
+	expect("m6i-no-sysfs", PROBE_HAZARD);
+	cr_assert_eq(w.f.n_pmus, 0u);
+}
+
+Test(hybrid, adl_metal_both_core_types_safe)
+{
+	expect("adl-hybrid-metal", PROBE_SAFE);
+	cr_assert(w.v.cpu.hybrid);
+	cr_assert_eq(w.f.n_pmus, 2u);
+	cr_assert_str_eq(w.f.pmus[0].name, "cpu_core");
+	cr_assert_eq(w.f.pmus[0].type, 4u);
+	cr_assert_str_eq(w.f.pmus[1].name, "cpu_atom");
+	cr_assert_eq(w.f.pmus[1].type, 10u);
+	cr_assert_eq(w.f.pmus[0].topdown_listed, 0xff);
+}
+
+Test(hybrid, guest_hazard_covers_every_core_type)
+{
+	expect("hybrid-guest-hazard", PROBE_HAZARD);
+	struct guard_policy p;
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert(p.enforce);
+	cr_assert_eq(guard_classify(&p, 4, 0x0400), GUARD_HIT_SLOTS);
+	cr_assert_eq(guard_classify(&p, 10, 0x0400), GUARD_HIT_SLOTS);
+	cr_assert_eq(guard_classify(&p, 10, 0x8100), GUARD_HIT_METRIC);
+	cr_assert_eq(guard_classify(&p, 11, 0x0400), GUARD_HIT_NONE, "not a core PMU");
+}
+
+Test(vendors, amd_is_not_intel)
+{
+	expect("amd-epyc-guest", PROBE_NOT_INTEL);
+	struct guard_policy p;
+	guard_policy_init(&p, GUARD_ALWAYS, &w.f, &w.v);
+	cr_assert_not(p.watch, "even mode=always spares AMD: 0x0400 is an ordinary event");
+}
+
+Test(vendors, kvm_guest_on_hybrid_host_has_no_pmu)
+{
+	expect("kvm-on-hybrid-host", PROBE_NO_PMU);
+	cr_assert(w.f.klog.unsupported_model);
+	cr_assert(w.f.klog.no_pmu_driver);
+	cr_assert_eq(w.v.cpu.model, 0xb7u);
+}
+
+Test(vendors, vmware_counters_in_use_logged)
+{
+	expect("vmware-counters-in-use", PROBE_SAFE);
+	cr_assert(w.f.klog.bios_corrupted);
+	cr_assert_eq(w.f.klog.n_corrupted_msr, 1u);
+	cr_assert_eq(w.f.klog.corrupted_msr[0], 0x38du);
+	cr_assert_str_eq(w.v.cpu.hv_vendor, "VMwareVMware");
+}
+
+/* Perf metrics proven by the MSR alone also clears a guest. */
+Test(rule, msr_bit15_proves_perf_metrics)
+{
+	world_load(&w, "m6i-16xlarge");
+	w.f.known |= PROBE_KNOWN_MSR;
+	w.f.perf_capabilities = 1u << 15;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE);
+	cr_assert(w.v.perf_metrics_proven);
+}
+
+Test(rule, guest_log_bit48_proves_perf_metrics)
+{
+	world_load(&w, "m6i-16xlarge");
+	w.f.klog.perf_metrics_bit = true;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE);
+}
+
+/* Bare-metal backstop: advertised, no bit 48, nothing listed -> hazard. */
+Test(rule, bare_metal_backstop)
+{
+	world_load(&w, "m6i-16xlarge");
+	struct probe_cpuid_leaf *l1 = (struct probe_cpuid_leaf *)probe_leaf(&w.f, 1, 0);
+	l1->ecx &= ~(1u << 31);
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	w.f.pmus[0].slots_listed = true;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+}
+
+Test(rule, unreadable_log_in_guest_is_not_proof)
+{
+	world_load(&w, "m6i-16xlarge");
+	w.f.known &= ~PROBE_KNOWN_KLOG;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_HAZARD);
+}
