@@ -195,6 +195,9 @@ cpuid $w 0x00000020 "$INTEL" 0x00090672 $GUEST_ECX 0xfc18c410 \
 dmesg_intel $w 'Alderlake Hybrid' 2 4 0000000f000000ff
 sysfs_intel $w cpu_core 4 alderlake_hybrid yes 4
 sysfs_intel $w cpu_atom 10 alderlake_hybrid no 0
+# One CPU each, so that perf's hybrid code finds both online in a 2-CPU test VM.
+echo 0 >$w/sys/bus/event_source/devices/cpu_core/cpus
+echo 1 >$w/sys/bus/event_source/devices/cpu_atom/cpus
 sysfs_common $w
 
 # AMD EPYC (Milan) guest: nothing to guard; event 0x00 umask 0x04 is ordinary.

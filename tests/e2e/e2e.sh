@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# End-to-end: Debian's real, unmodified perf in a simulated world.
+#
+#   e2e.sh CASE
+#
+# Each case runs perf in a private mount namespace with a snapshot's sysfs,
+# PERF_CPUID and PMUGUARD_SNAPSHOT set, under faultsim: a seccomp
+# user-notification supervisor that stands in for the guest kernel and
+# "faults" (kills the tree, exit 86) on any attr that would land on fixed
+# counter 3 in that world, and lets every other call continue to the real
+# kernel.  Every guard case first shows the unguarded run reaching the fault,
+# so the guarded run proves something.
+#
+# Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
+set -euo pipefail
+: "${PMUGUARD:?path to the pmuguard command}" "${FAULTSIM:?path to faultsim}"
+: "${FIXTURES:?path to tests/snapshots}"
+here=$(cd "$(dirname "$0")" && pwd)
+case_name=${1:?usage: e2e.sh CASE}
+
+skip() {
+	echo "SKIP: $*"
+	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
+		echo "FAIL: PMUGUARD_TESTS_MUST_RUN=1 turns this skip into a failure"
+		exit 1
+	fi
+	exit 77
+}
+fail() {
+	echo "FAIL: $*"
+	for f in out err log; do
+		[ -s "$tmp/$f" ] && { echo "--- $f"; tail -n 40 "$tmp/$f"; }
+	done
+	exit 1
+}
+ok() { echo "ok: $*"; }
+
+[ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace (unshare -m)"
+command -v perf >/dev/null || skip "perf is not installed (Debian package linux-perf)"
+unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+M6I=m6i-16xlarge
+ICX_CPUID=GenuineIntel-6-6A-6
+ADL_CPUID=GenuineIntel-6-97-2
+
+# run SNAPSHOT PERF_CPUID FAULTSIM_OPTS... -- CMD...
+# Sets $rc; stdout, stderr and faultsim's log land in $tmp/{out,err,log}.
+run() {
+	local snap=$FIXTURES/$1 cpuid=$2
+	shift 2
+	local fsopts=()
+	while [ "$1" != -- ]; do
+		fsopts+=("$1")
+		shift
+	done
+	shift
+	: >"$tmp/log"
+	set +e
+	unshare -m -- "$here/in-world.sh" "$snap" "$cpuid" \
+		"$FAULTSIM" --log "$tmp/log" "${fsopts[@]}" -- "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	[ "$rc" != 77 ] || skip "faultsim cannot run here: $(cat "$tmp/err")"
+}
+
+guarded() { "$PMUGUARD" run -- "$@"; }
+
+expect_fault() { # CONFIG: the run reached the simulated fault with that config
+	[ "$rc" = 86 ] || fail "$1: expected the simulated fault (exit 86), got exit $rc"
+	grep -q "config=$1 verdict=FAULT" "$tmp/log" || fail "$1: no FAULT line for it"
+	ok "unguarded run reached the simulated fault ($1)"
+}
+expect_clean() { # the run finished with exit 0 and no fault
+	[ "$rc" = 0 ] || fail "expected exit 0, got $rc"
+	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the guarded run reached the fault"
+	ok "guarded run finished cleanly"
+}
+expect_reached() { # TYPE CONFIG: that call continued to the real kernel
+	grep -q "type=$1 config=$2 verdict=continue" "$tmp/log" ||
+		fail "type=$1 config=$2 never reached the kernel"
+	ok "type=$1 config=$2 reached the kernel"
+}
+expect_blocked_once() { # TYPE CONFIG
+	local n
+	n=$(grep -c "^pmuguard: blocked perf_event_open(type=$1, config=$2)" "$tmp/err" || true)
+	[ "$n" = 1 ] || fail "expected one 'pmuguard: blocked' line for type=$1 config=$2, got $n"
+	grep -q "fixed counter 3" "$tmp/err" || fail "the block line gives no reason"
+	ok "block of type=$1 config=$2 logged once with its reason"
+}
+expect_not_supported() { # EVENT-NAME as perf prints it
+	grep -Eq "<not supported>[[:space:]]+$1" "$tmp/err" ||
+		fail "perf did not report $1 as <not supported>"
+	ok "perf reports $1 as <not supported>"
+}
+
+# guard_pair SNAPSHOT CPUID FSOPTS -- PERF-ARGS: unguarded faults, guarded does not.
+stat_pair() {
+	local config=$1 snap=$2 cpuid=$3
+	shift 3
+	run "$snap" "$cpuid" "$@"
+	expect_fault "$config"
+	local fsopts=()
+	while [ "$1" != -- ]; do
+		fsopts+=("$1")
+		shift
+	done
+	shift
+	run "$snap" "$cpuid" "${fsopts[@]}" -- "$PMUGUARD" run -- "$@"
+	expect_clean
+}
+
+case $case_name in
+named-events)
+	stat_pair 0x400 $M6I $ICX_CPUID -- \
+		perf stat -e TOPDOWN.SLOTS,instructions,OCR.READS_TO_CORE.LOCAL_DRAM -- true
+	expect_blocked_once 4 0x400
+	expect_not_supported TOPDOWN.SLOTS
+	expect_reached 0 0x1     # instructions
+	expect_reached 4 0x1b7   # OCR.READS_TO_CORE.LOCAL_DRAM (offcore, MSR 0x1a6)
+	;;
+sysfs-term-slots)
+	stat_pair 0x400 $M6I $ICX_CPUID -- perf stat -e 'cpu/event=0x00,umask=0x4/' -- true
+	expect_blocked_once 4 0x400
+	;;
+raw-r0400)
+	stat_pair 0x400 $M6I $ICX_CPUID -- perf stat -e r0400,r01a4 -- true
+	expect_blocked_once 4 0x400
+	expect_reached 4 0x1a4   # TOPDOWN.SLOTS_P is a general-counter event
+	;;
+metric-with-modifiers)
+	stat_pair 0x81008100 $M6I $ICX_CPUID -- perf stat -e 'cpu/event=0x00,umask=0x81,cmask=0x81/' -- true
+	expect_blocked_once 4 0x81008100
+	;;
+perf-list)
+	# perf 6.1's `perf list` opens only generic events to test them; the
+	# guard must change nothing: same output, same calls to the kernel.
+	run $M6I $ICX_CPUID -- perf list
+	[ "$rc" = 0 ] || fail "unguarded perf list failed ($rc)"
+	cp "$tmp/out" "$tmp/out.unguarded"
+	sed 's/pid=[0-9]*//' "$tmp/log" >"$tmp/log.unguarded"
+	run $M6I $ICX_CPUID -- "$PMUGUARD" run -- perf list
+	expect_clean
+	cmp -s "$tmp/out" "$tmp/out.unguarded" || fail "guarded perf list prints something else"
+	sed 's/pid=[0-9]*//' "$tmp/log" | cmp -s - "$tmp/log.unguarded" ||
+		fail "guarded perf list made other perf_event_open calls"
+	[ -s "$tmp/log.unguarded" ] || fail "perf list made no perf_event_open call at all"
+	ok "perf list: identical output and identical $(wc -l <"$tmp/log.unguarded") kernel calls"
+	;;
+old-kernel-default-stat)
+	# Before 6.11 slots is listed, and a plain `perf stat` adds the topdown
+	# group by itself: the most common way to take an m6i down.
+	run m6i-16xlarge-oldkernel $ICX_CPUID -- perf stat -- true
+	expect_fault 0x400
+	run m6i-16xlarge-oldkernel $ICX_CPUID -- "$PMUGUARD" run -- perf stat -- true
+	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the guarded run reached the fault"
+	expect_blocked_once 4 0x400
+	# slots leads perf's topdown group, and perf treats a group leader's
+	# ENOENT as fatal: it stops with its own message instead of a crash.
+	grep -q "slots event is not supported" "$tmp/err" || fail "perf did not say why it stopped"
+	ok "no fault; perf says the slots event is not supported"
+	;;
+healthy-untouched)
+	for ev in TOPDOWN.SLOTS,instructions r0400 'cpu/event=0x00,umask=0x81/'; do
+		run icx-8375c-metal $ICX_CPUID --healthy -- perf stat -e "$ev" -- true
+		sed 's/pid=[0-9]*//' "$tmp/log" >"$tmp/log.unguarded"
+		run icx-8375c-metal $ICX_CPUID --healthy -- "$PMUGUARD" run -- perf stat -e "$ev" -- true
+		sed 's/pid=[0-9]*//' "$tmp/log" | cmp -s - "$tmp/log.unguarded" ||
+			fail "$ev: the guard changed the calls on a healthy machine"
+		grep -q 'config=0x400 verdict=continue\|config=0x8100 verdict=continue' "$tmp/log" ||
+			fail "$ev: the counter-3 encoding did not reach the healthy kernel"
+		! grep -q '^pmuguard:' "$tmp/err" || fail "$ev: pmuguard spoke on a healthy machine"
+		ok "$ev: reached the healthy kernel untouched"
+	done
+	;;
+mode-audit)
+	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=audit "$PMUGUARD" run -- perf stat -e r0400 -- true
+	expect_fault 0x400
+	grep -q '^pmuguard: audit: would block perf_event_open(type=4, config=0x400)' "$tmp/err" ||
+		fail "audit mode did not say what it would have blocked"
+	ok "audit mode logs and blocks nothing"
+	;;
+mode-off)
+	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=off "$PMUGUARD" run -- perf stat -e r0400 -- true
+	expect_fault 0x400
+	! grep -q '^pmuguard:' "$tmp/err" || fail "mode off still spoke"
+	;;
+mode-always)
+	run icx-8375c-metal $ICX_CPUID --healthy -- env PMUGUARD_MODE=always "$PMUGUARD" run -- \
+		perf stat -e r0400,r01a4 -- true
+	expect_clean
+	! grep -q 'config=0x400' "$tmp/log" || fail "mode always let 0x400 through"
+	expect_reached 4 0x1a4
+	expect_blocked_once 4 0x400
+	;;
+mode-garbage)
+	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=disable "$PMUGUARD" run -- perf stat -e r0400 -- true
+	expect_clean
+	grep -q '^pmuguard: ignoring PMUGUARD_MODE=disable' "$tmp/err" ||
+		fail "a garbage mode was not reported"
+	ok "garbage PMUGUARD_MODE falls back to auto, and says so"
+	;;
+log-once)
+	run $M6I $ICX_CPUID -- "$PMUGUARD" run -- perf stat -r 5 -e r0400,r8000 -- true
+	expect_clean
+	expect_blocked_once 4 0x400
+	expect_blocked_once 4 0x8000
+	;;
+quiet)
+	run $M6I $ICX_CPUID -- env PMUGUARD_LOG=quiet "$PMUGUARD" run -- perf stat -e r0400 -- true
+	expect_clean
+	! grep -q '^pmuguard:' "$tmp/err" || fail "PMUGUARD_LOG=quiet still logged"
+	ok "quiet"
+	;;
+hybrid-both-core-types)
+	for pmu in cpu_atom:10 cpu_core:4; do
+		run hybrid-guest-hazard $ADL_CPUID --core-types 4,10 -- \
+			perf stat -e "${pmu%%:*}/event=0x00,umask=0x4/" -- true
+		expect_fault 0x400
+		run hybrid-guest-hazard $ADL_CPUID --core-types 4,10 -- "$PMUGUARD" run -- \
+			perf stat -e "${pmu%%:*}/event=0x00,umask=0x4/" -- true
+		expect_clean
+		expect_blocked_once "${pmu##*:}" 0x400
+	done
+	;;
+probe-check)
+	run $M6I $ICX_CPUID -- "$PMUGUARD" probe --check
+	[ "$rc" = 3 ] || fail "probe --check on the m6i world: exit $rc, expected 3"
+	grep -q 'Verdict: hazard' "$tmp/out" || fail "no hazard verdict in the report"
+	run icx-8375c-metal $ICX_CPUID -- "$PMUGUARD" probe --check
+	[ "$rc" = 0 ] || fail "probe --check on a healthy world: exit $rc, expected 0"
+	run $M6I $ICX_CPUID -- "$PMUGUARD" probe --json
+	grep -q '^{"hazard":true,' "$tmp/out" || fail "JSON does not start with the hazard"
+	grep -q '"pmus":\[{"name":"cpu","type":4,"fixed_counters":4,"perf_metrics":false,"hazard":true' \
+		"$tmp/out" || fail "JSON pmus array is wrong"
+	ok "probe --check exits 3 on m6i, 0 on a healthy machine; JSON carries the verdict"
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac
+echo "PASS: $case_name"
