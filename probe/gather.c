@@ -4,6 +4,7 @@
  *
  *   DIR/cpuid.txt                          `cpuid -r` output
  *   DIR/dmesg.txt                          kernel log text (optional)
+ *   DIR/msr.txt                            "0x345 0x..." (optional)
  *   DIR/sys/bus/event_source/devices/...   mirror of that sysfs folder
  *
  * With a snapshot nothing live is read.  A missing file is an unknown fact.
@@ -20,7 +21,7 @@ void probe_gather(struct probe_facts *f, const char *snapshot)
 	if (!snapshot) {
 		probe_cpuid_live(f);
 		probe_sysfs(f, PROBE_SYSFS_DEVICES);
-		probe_klog_live(f);
+		probe_klog_gather(f, NULL);
 		probe_msr_live(f);
 		return;
 	}
@@ -34,8 +35,11 @@ void probe_gather(struct probe_facts *f, const char *snapshot)
 	else
 		f->sysfs_err = -ENAMETOOLONG;
 	if (probe_join(path, sizeof(path), snapshot, "dmesg.txt"))
-		probe_klog_file(f, path);
+		probe_klog_gather(f, path);
 	else
 		f->klog_err = -ENAMETOOLONG;
-	f->msr_err = -ENOENT; /* snapshots carry no MSR values */
+	if (probe_join(path, sizeof(path), snapshot, "msr.txt"))
+		probe_msr_snapshot(f, path);
+	else
+		f->msr_err = -ENAMETOOLONG;
 }

@@ -84,46 +84,46 @@ static int klog_cb(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
-void probe_klog_file(struct probe_facts *f, const char *path)
+int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx)
+{
+	if (path)
+		return probe_read_lines(path, fn, ctx);
+
+	/* The kernel's ring buffer through syslog(2): one call, no per-record
+	 * reads.  Needs CAP_SYSLOG where kernel.dmesg_restrict=1. */
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	if (size <= 0)
+		return size < 0 ? -errno : -ENODATA;
+	char *buf = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	if (buf == MAP_FAILED)
+		return -errno;
+	int rc = 0;
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	if (n < 0) {
+		rc = -errno;
+	} else {
+		const char *p = buf, *end = buf + n;
+		while (p < end && rc == 0) {
+			const char *nl = p;
+			while (nl < end && *nl != '\n')
+				nl++;
+			rc = fn(ctx, p, (size_t)(nl - p));
+			p = nl + 1;
+		}
+	}
+	munmap(buf, (size_t)size);
+	return rc < 0 ? rc : 0;
+}
+
+/* path NULL: the live kernel log. */
+void probe_klog_gather(struct probe_facts *f, const char *path)
 {
 	probe_klog_reset(&f->klog);
-	int rc = probe_read_lines(path, klog_cb, &f->klog);
+	int rc = probe_klog_each_line(path, klog_cb, &f->klog);
 	if (rc < 0) {
 		f->klog_err = rc;
 		return;
 	}
 	f->known |= PROBE_KNOWN_KLOG;
-}
-
-/* The kernel's ring buffer through syslog(2): one call, no per-record reads.
- * Needs CAP_SYSLOG where kernel.dmesg_restrict=1; then the fact is unknown. */
-void probe_klog_live(struct probe_facts *f)
-{
-	probe_klog_reset(&f->klog);
-	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
-	if (size <= 0) {
-		f->klog_err = size < 0 ? -errno : -ENODATA;
-		return;
-	}
-	char *buf = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-	if (buf == MAP_FAILED) {
-		f->klog_err = -errno;
-		return;
-	}
-	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
-	if (n < 0) {
-		f->klog_err = -errno;
-	} else {
-		const char *p = buf, *end = buf + n;
-		while (p < end) {
-			const char *nl = p;
-			while (nl < end && *nl != '\n')
-				nl++;
-			probe_klog_line(&f->klog, p, (size_t)(nl - p));
-			p = nl + 1;
-		}
-		f->known |= PROBE_KNOWN_KLOG;
-	}
-	munmap(buf, (size_t)size);
 }

@@ -7,11 +7,36 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "probe.h"
+#include "text.h"
 
-#define MSR_IA32_PERF_CAPABILITIES 0x345
+
+int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val)
+{
+	char path[48] = "/dev/cpu/";
+	size_t n = strlen(path);
+	/* utoa without stdio: this runs inside preloaded processes too. */
+	char digits[12];
+	int d = 0;
+	do {
+		digits[d++] = (char)('0' + cpu % 10);
+		cpu /= 10;
+	} while (cpu && d < 11);
+	while (d > 0)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/msr", 5);
+
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t r = pread(fd, val, sizeof(*val), msr);
+	int rc = r == (ssize_t)sizeof(*val) ? 0 : r < 0 ? -errno : -EIO;
+	close(fd);
+	return rc;
+}
 
 void probe_msr_live(struct probe_facts *f)
 {
@@ -21,18 +46,33 @@ void probe_msr_live(struct probe_facts *f)
 		f->msr_err = -ENODEV; /* CPUID.1:ECX.PDCM clear: no such MSR */
 		return;
 	}
-	int fd = open("/dev/cpu/0/msr", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		f->msr_err = -errno;
-		return;
-	}
-	uint64_t v;
-	ssize_t r = pread(fd, &v, sizeof(v), MSR_IA32_PERF_CAPABILITIES);
-	if (r == (ssize_t)sizeof(v)) {
+	f->msr_err = probe_msr_read(0, PROBE_MSR_PERF_CAPABILITIES, &f->perf_capabilities);
+	if (f->msr_err == 0)
+		f->known |= PROBE_KNOWN_MSR;
+}
+
+/* "0x345 0x0000000000008000": the only MSR a snapshot carries. */
+static int msr_line(void *ctx, const char *line, size_t len)
+{
+	struct probe_facts *f = ctx;
+	struct text t = {line, line + len};
+	uint64_t msr, v;
+	text_skip_space(&t);
+	if (!text_hex(&t, &msr, 8))
+		return 0;
+	text_skip_space(&t);
+	if (msr == PROBE_MSR_PERF_CAPABILITIES && text_hex(&t, &v, 16)) {
 		f->perf_capabilities = v;
 		f->known |= PROBE_KNOWN_MSR;
-	} else {
-		f->msr_err = r < 0 ? -errno : -EIO;
+		f->msr_err = 0;
 	}
-	close(fd);
+	return 0;
+}
+
+void probe_msr_snapshot(struct probe_facts *f, const char *path)
+{
+	f->msr_err = -ENOENT;
+	int rc = probe_read_lines(path, msr_line, f);
+	if (rc < 0)
+		f->msr_err = rc;
 }

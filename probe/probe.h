@@ -143,9 +143,16 @@ bool probe_join(char *out, size_t size, const char *a, const char *b);
 void probe_cpuid_live(struct probe_facts *f);
 void probe_cpuid_snapshot(struct probe_facts *f, const char *path);
 void probe_sysfs(struct probe_facts *f, const char *devices_dir);
-void probe_klog_live(struct probe_facts *f);
-void probe_klog_file(struct probe_facts *f, const char *path);
+/* The kernel log, live (path NULL, through syslog(2)) or from a file. */
+void probe_klog_gather(struct probe_facts *f, const char *path);
+int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx);
 void probe_msr_live(struct probe_facts *f);
+void probe_msr_snapshot(struct probe_facts *f, const char *path);
+
+/* One MSR through /dev/cpu/N/msr (reads only; EIO where it does not exist). */
+#define PROBE_MSR_PERF_CAPABILITIES 0x345
+#define PROBE_MSR_FIXED_CTR3 0x30c
+int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val);
 
 #define PROBE_SYSFS_DEVICES "/sys/bus/event_source/devices"
 

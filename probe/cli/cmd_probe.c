@@ -12,13 +12,50 @@
 
 #include "classify.h"
 #include "cli.h"
+#include "findings.h"
 #include "probe.h"
+
+#define KLOG_QUOTE_MAX 24
 
 struct report {
 	const char *snapshot;
 	struct probe_facts f;
 	struct probe_verdict v;
+	struct finding findings[FINDINGS_MAX];
+	unsigned n_findings;
+	char klog_lines[KLOG_QUOTE_MAX][200];
+	unsigned n_klog_lines;
+	bool msr_asked;
+	int caps_err, ctr3_err;
+	uint64_t caps, ctr3;
 };
+
+/* The PMU driver's lines from the kernel log, for quoting: the last boot's. */
+static const char *const pmu_line_marks[] = {
+	"Performance Events:", "PMU driver", "... version:", "... bit width:",
+	"... generic registers:", "... fixed-purpose", "... event mask:", "... global_ctrl mask:",
+	"Broken BIOS detected", "hw-PMU resources", "PMU not available", "Broken PMU hardware",
+};
+
+static int quote_line(void *ctx, const char *line, size_t len)
+{
+	struct report *r = ctx;
+	bool keep = false;
+	for (size_t i = 0; i < sizeof(pmu_line_marks) / sizeof(pmu_line_marks[0]) && !keep; i++)
+		keep = memmem(line, len, pmu_line_marks[i], strlen(pmu_line_marks[i])) != NULL;
+	if (!keep)
+		return 0;
+	if (memmem(line, len, "Performance Events:", 19))
+		r->n_klog_lines = 0; /* a later boot starts over */
+	if (r->n_klog_lines < KLOG_QUOTE_MAX) {
+		char *dst = r->klog_lines[r->n_klog_lines++];
+		size_t n = len < 199 ? len : 199;
+		for (size_t i = 0; i < n; i++)
+			dst[i] = (line[i] >= 0x20 && line[i] < 0x7f) ? line[i] : '?';
+		dst[n] = '\0';
+	}
+	return 0;
+}
 
 void json_str(FILE *out, const char *s)
 {
@@ -48,45 +85,61 @@ static const char *yes(bool b)
 	return b ? "true" : "false";
 }
 
+static void json_key(FILE *o, const char *key, const char *val, bool comma)
+{
+	fprintf(o, "%s\"%s\":", comma ? "," : "", key);
+	json_str(o, val);
+}
+
 static void json_report(FILE *o, const struct report *r)
 {
 	const struct probe_cpu *c = &r->v.cpu;
 	const struct probe_facts *f = &r->f;
-	fprintf(o, "{\"hazard\":%s,\"state\":", yes(r->v.hazard));
-	json_str(o, probe_state_name(r->v.state));
-	fputs(",\"reason\":", o);
-	json_str(o, r->v.reason);
-	fputs(",\"source\":", o);
-	json_str(o, r->snapshot ? "snapshot" : "live");
-	fputs(",\"snapshot\":", o);
-	json_str(o, r->snapshot);
-	fprintf(o, ",\"cpu\":{\"known\":%s,\"vendor\":", yes(c->known));
-	json_str(o, c->known ? c->vendor : NULL);
-	fprintf(o, ",\"family\":%u,\"model\":%u,\"stepping\":%u,\"hypervisor\":%s,"
-		   "\"hypervisor_vendor\":",
-		c->family, c->model, c->stepping, yes(c->hypervisor));
-	json_str(o, c->hypervisor ? c->hv_vendor : NULL);
+	fprintf(o, "{\"hazard\":%s", yes(r->v.hazard));
+	json_key(o, "state", probe_state_name(r->v.state), true);
+	json_key(o, "reason", r->v.reason, true);
+	json_key(o, "source", r->snapshot ? "snapshot" : "live", true);
+	json_key(o, "snapshot", r->snapshot, true);
+	fprintf(o, ",\"cpu\":{\"known\":%s", yes(c->known));
+	json_key(o, "vendor", c->known ? c->vendor : NULL, true);
+	fprintf(o, ",\"family\":%u,\"model\":%u,\"stepping\":%u,\"hypervisor\":%s", c->family,
+		c->model, c->stepping, yes(c->hypervisor));
+	json_key(o, "hypervisor_vendor", c->hypervisor ? c->hv_vendor : NULL, true);
 	fprintf(o, ",\"hybrid\":%s}", yes(c->hybrid));
 	fprintf(o, ",\"perfmon\":{\"known\":%s,\"version\":%u,\"gp_counters\":%u,"
 		   "\"fixed_counters\":%u,\"fixed_bitmap\":%u}",
 		yes(c->leaf_a_known), c->pmu_version, c->gp_counters, c->fixed_counters,
 		c->fixed_bitmap);
-	fprintf(o, ",\"fixed3_advertised\":%s,\"perf_metrics\":{\"proven\":%s,\"source\":",
+	fprintf(o, ",\"fixed3_advertised\":%s,\"perf_metrics\":{\"proven\":%s",
 		yes(r->v.fixed3_advertised), yes(r->v.perf_metrics_proven));
-	json_str(o, r->v.metrics_source);
-	fprintf(o, "},\"kernel_log\":{\"readable\":%s,\"error\":",
-		yes(f->known & PROBE_KNOWN_KLOG));
-	json_str(o, f->klog_err ? err_text(f->klog_err) : NULL);
+	json_key(o, "source", r->v.metrics_source, true);
+	fprintf(o, "},\"kernel_log\":{\"readable\":%s", yes(f->known & PROBE_KNOWN_KLOG));
+	json_key(o, "error", f->klog_err ? err_text(f->klog_err) : NULL, true);
 	if (f->klog.mask_seen)
 		fprintf(o, ",\"mask\":\"0x%016" PRIx64 "\"", f->klog.mask);
 	else
 		fputs(",\"mask\":null", o);
-	fprintf(o, ",\"perf_metrics_bit\":%s}", yes(f->klog.perf_metrics_bit));
+	fprintf(o, ",\"perf_metrics_bit\":%s,\"pmu_lines\":[", yes(f->klog.perf_metrics_bit));
+	for (unsigned i = 0; i < r->n_klog_lines; i++) {
+		fputs(i ? "," : "", o);
+		json_str(o, r->klog_lines[i]);
+	}
+	fputs("]}", o);
+	if (r->msr_asked) {
+		fputs(",\"msr\":{", o);
+		if (r->caps_err)
+			json_key(o, "perf_capabilities_error", err_text(r->caps_err), false);
+		else
+			fprintf(o, "\"perf_capabilities\":\"0x%" PRIx64 "\"", r->caps);
+		fprintf(o, ",\"fixed_ctr3_readable\":%s", yes(r->ctr3_err == 0));
+		json_key(o, "fixed_ctr3_error", r->ctr3_err ? err_text(r->ctr3_err) : NULL, true);
+		fputs("}", o);
+	}
 	fputs(",\"pmus\":[", o);
 	for (unsigned i = 0; i < f->n_pmus; i++) {
 		const struct probe_pmu *p = &f->pmus[i];
-		fprintf(o, "%s{\"name\":", i ? "," : "");
-		json_str(o, p->name);
+		fprintf(o, "%s{", i ? "," : "");
+		json_key(o, "name", p->name, false);
 		fprintf(o, ",\"type\":%u,\"fixed_counters\":%u,\"perf_metrics\":%s,\"hazard\":%s,"
 			   "\"slots_listed\":%s,\"topdown_listed\":[",
 			p->type, c->fixed_counters, yes(r->v.perf_metrics_proven),
@@ -98,16 +151,55 @@ static void json_report(FILE *o, const struct report *r)
 			}
 		fputs("]}", o);
 	}
+	fputs("],\"findings\":[", o);
+	for (unsigned i = 0; i < r->n_findings; i++) {
+		const struct finding *x = &r->findings[i];
+		fputs(i ? ",{" : "{", o);
+		json_key(o, "id", x->id, false);
+		json_key(o, "severity", x->severity, true);
+		json_key(o, "summary", x->summary, true);
+		json_key(o, "evidence", x->evidence, true);
+		json_key(o, "consequence", x->consequence, true);
+		json_key(o, "remedy", x->remedy, true);
+		fputs("}", o);
+	}
 	fputs("]}\n", o);
 }
 
-static void human_report(FILE *o, const struct report *r)
+/* Print text wrapped at 78 columns, every line after the first indented. */
+static void wrap(FILE *o, const char *label, const char *text)
+{
+	const int width = 78, indent = 15;
+	fprintf(o, "  %-12s ", label);
+	int col = indent;
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		const char *w = p;
+		while (*p && *p != ' ')
+			p++;
+		int len = (int)(p - w);
+		if (len == 0)
+			break;
+		if (col > indent && col + 1 + len > width) {
+			fprintf(o, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', o);
+			col++;
+		}
+		fwrite(w, 1, (size_t)len, o);
+		col += len;
+	}
+	fputc('\n', o);
+}
+
+static void human_facts(FILE *o, const struct report *r)
 {
 	const struct probe_cpu *c = &r->v.cpu;
 	const struct probe_facts *f = &r->f;
 
-	fprintf(o, "pmuguard probe (%s%s)\n\n", r->snapshot ? "snapshot " : "live",
-		r->snapshot ? r->snapshot : "");
 	if (c->known) {
 		fprintf(o, "  CPU             %s family %u model 0x%x stepping %u%s\n", c->vendor,
 			c->family, c->model, c->stepping, c->hybrid ? " (hybrid)" : "");
@@ -120,45 +212,67 @@ static void human_report(FILE *o, const struct report *r)
 		fprintf(o, "  CPU             unknown (CPUID: %s)\n", err_text(f->cpuid_err));
 	}
 	if (c->leaf_a_known)
-		fprintf(o, "  Perfmon         version %u, %u general-purpose counters, %u fixed "
-			   "counters%s\n",
-			c->pmu_version, c->gp_counters, c->fixed_counters,
-			c->pmu_version >= 5 ? "" : " (no fixed-counter bitmap before version 5)");
-	else
+		fprintf(o, "  Perfmon         version %u, %u general-purpose, %u fixed counters\n",
+			c->pmu_version, c->gp_counters, c->fixed_counters);
+	else if (c->known)
 		fprintf(o, "  Perfmon         unknown (CPUID leaf 0xA not available)\n");
 	if (c->pmu_version >= 5)
 		fprintf(o, "  Fixed bitmap    0x%x (CPUID.0AH ECX)\n", c->fixed_bitmap);
-	fprintf(o, "  Fixed counter 3 %s\n",
-		r->v.fixed3_advertised ? "advertised by CPUID.0AH" : "not advertised");
-	fprintf(o, "  Perf metrics    %s%s%s\n", r->v.perf_metrics_proven ? "proven by " : "not proven",
-		r->v.perf_metrics_proven ? r->v.metrics_source : "",
-		r->v.perf_metrics_proven ? "" : " (neither the kernel log nor MSR 0x345 shows it)");
-	if (f->known & PROBE_KNOWN_KLOG) {
-		if (f->klog.mask_seen)
-			fprintf(o, "  Kernel log      PMU mask 0x%016" PRIx64 " (bit 48 %s)\n",
-				f->klog.mask, f->klog.perf_metrics_bit ? "set" : "clear");
-		else
-			fprintf(o, "  Kernel log      readable, but holds no PMU mask line "
-				   "(rotated out, or no PMU driver)\n");
-	} else {
+	if (c->leaf_a_known && c->pmu_version > 0)
+		fprintf(o, "  Fixed counter 3 %s\n",
+			r->v.fixed3_advertised ? "advertised by CPUID.0AH" : "not advertised");
+	if (r->v.perf_metrics_proven)
+		fprintf(o, "  Perf metrics    proven by %s\n", r->v.metrics_source);
+	else
+		fprintf(o, "  Perf metrics    not proven\n");
+	if (!(f->known & PROBE_KNOWN_KLOG))
 		fprintf(o, "  Kernel log      unreadable (%s)\n", err_text(f->klog_err));
+	else if (f->klog.mask_seen)
+		fprintf(o, "  Kernel log      PMU mask 0x%016" PRIx64 " (bit 48 %s)\n", f->klog.mask,
+			f->klog.perf_metrics_bit ? "set" : "clear");
+	else
+		fprintf(o, "  Kernel log      no PMU mask line\n");
+	if (r->msr_asked) {
+		if (r->caps_err)
+			fprintf(o, "  MSR 0x345       unreadable (%s)\n", err_text(r->caps_err));
+		else
+			fprintf(o, "  MSR 0x345       0x%" PRIx64 " (PERF_METRICS bit 15 %s)\n",
+				r->caps, (r->caps >> 15) & 1 ? "set" : "clear");
+		fprintf(o, "  MSR 0x30c       IA32_FIXED_CTR3 %s\n",
+			r->ctr3_err ? err_text(r->ctr3_err) : "reads (not proof that it counts)");
 	}
 	if (!(f->known & PROBE_KNOWN_SYSFS))
 		fprintf(o, "  Core PMUs       unknown (sysfs: %s)\n", err_text(f->sysfs_err));
 	else if (f->n_pmus == 0)
-		fprintf(o, "  Core PMUs       none in sysfs (no hardware PMU driver)\n");
+		fprintf(o, "  Core PMUs       none in sysfs\n");
 	for (unsigned i = 0; i < f->n_pmus; i++) {
 		const struct probe_pmu *p = &f->pmus[i];
-		fprintf(o, "  Core PMU        %s (type %u): slots %s, %d topdown-* events listed\n",
+		fprintf(o, "  Core PMU        %s (perf type %u): slots %s, %d topdown-* listed\n",
 			p->name, p->type, p->slots_listed ? "listed" : "not listed",
 			__builtin_popcount(p->topdown_listed));
 	}
-	fprintf(o, "\nVerdict: %s\n  %s.\n", probe_state_name(r->v.state), r->v.reason);
-	if (r->v.hazard)
-		fprintf(o, "\n  Opening TOPDOWN.SLOTS (raw 0x0400) or a topdown metric here would\n"
-			   "  fault the kernel and hang every later perf user. Run perf tools\n"
-			   "  under the guard:  pmuguard run -- perf stat ...\n"
-			   "  (blocked events then show as <not supported>).\n");
+	if (r->n_klog_lines) {
+		fprintf(o, "\n  The PMU driver said at boot:\n");
+		for (unsigned i = 0; i < r->n_klog_lines; i++)
+			fprintf(o, "    %s\n", r->klog_lines[i]);
+	}
+}
+
+static void human_report(FILE *o, const struct report *r)
+{
+	fprintf(o, "pmuguard probe (%s%s)\n\n", r->snapshot ? "snapshot " : "live",
+		r->snapshot ? r->snapshot : "");
+	human_facts(o, r);
+	fprintf(o, "\nVerdict: %s%s\n", probe_state_name(r->v.state),
+		r->v.hazard ? " (fixed counter 3 would fault this machine)" : "");
+	fprintf(o, "\nFindings:\n");
+	for (unsigned i = 0; i < r->n_findings; i++) {
+		const struct finding *x = &r->findings[i];
+		fprintf(o, "\n[%s] %s: %s\n", x->severity, x->id, x->summary);
+		wrap(o, "Evidence", x->evidence);
+		wrap(o, "Consequence", x->consequence);
+		wrap(o, "Remedy", x->remedy);
+	}
 }
 
 int cmd_probe(int argc, char **argv)
@@ -166,6 +280,7 @@ int cmd_probe(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"check", no_argument, NULL, 'c'},
+		{"msr", no_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -178,7 +293,7 @@ int cmd_probe(int argc, char **argv)
 	if (r->snapshot && !*r->snapshot)
 		r->snapshot = NULL;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+jcs:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+jcms:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;
@@ -186,11 +301,14 @@ int cmd_probe(int argc, char **argv)
 		case 'c':
 			check = true;
 			break;
+		case 'm':
+			r->msr_asked = true;
+			break;
 		case 's':
 			r->snapshot = optarg;
 			break;
 		case 'h':
-			puts("Usage: pmuguard probe [--json] [--check] [--snapshot DIR]");
+			puts("Usage: pmuguard probe [--json] [--check] [--msr] [--snapshot DIR]");
 			free(r);
 			return EXIT_OK;
 		default:
@@ -199,14 +317,31 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("probe: unexpected argument '%s'", argv[optind]);
+	if (r->snapshot && r->msr_asked)
+		die_usage("probe: --msr reads this machine; it cannot go with a snapshot");
 
 	struct stat st;
 	errno = 0;
 	if (r->snapshot && (stat(r->snapshot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		die("snapshot %s: %s", r->snapshot,
-		    errno ? strerror(errno) : "not a directory");
+		die("snapshot %s: %s", r->snapshot, errno ? strerror(errno) : "not a directory");
 	probe_gather(&r->f, r->snapshot);
 	probe_evaluate(&r->f, &r->v);
+	r->n_findings = findings_build(&r->f, &r->v, r->findings);
+
+	char dmesg[PROBE_PATH_MAX];
+	if (!r->snapshot)
+		probe_klog_each_line(NULL, quote_line, r);
+	else if (probe_join(dmesg, sizeof(dmesg), r->snapshot, "dmesg.txt"))
+		probe_klog_each_line(dmesg, quote_line, r);
+	if (r->msr_asked) {
+		/* Reads only, through the msr driver's rdmsr_safe_on_cpu(): an
+		 * MSR that does not exist comes back as EIO, it cannot fault. */
+		r->caps_err = probe_msr_read(0, PROBE_MSR_PERF_CAPABILITIES, &r->caps);
+		r->ctr3_err = probe_msr_read(0, PROBE_MSR_FIXED_CTR3, &r->ctr3);
+		if (r->caps_err == -ENOENT)
+			fprintf(stderr, "pmuguard: /dev/cpu/0/msr is missing: `modprobe msr` first\n");
+	}
+
 	if (json)
 		json_report(stdout, r);
 	else

@@ -52,8 +52,9 @@ static const char usage[] =
 	"not implement (fixed counter 3, TOPDOWN.SLOTS, on AWS m6i and kin).\n"
 	"\n"
 	"Commands:\n"
-	"  probe [--json] [--check] [--snapshot DIR]\n"
-	"                      explain this machine's PMU and whether it is guarded\n"
+	"  probe [--json] [--check] [--msr] [--snapshot DIR]\n"
+	"                      explain this machine's PMU: facts, verdict, findings\n"
+	"  snapshot DIR        capture this machine's PMU facts for --snapshot\n"
 	"  run -- CMD [ARGS]   run CMD with libpmuguard.so preloaded\n"
 	"\n"
 	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check);\n"
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc - 1, argv + 1);
+	if (!strcmp(cmd, "snapshot"))
+		return cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
 	die_usage("unknown command '%s'", cmd);

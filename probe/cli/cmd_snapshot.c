@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pmuguard snapshot DIR: capture this machine in the layout the probe reads
+ * back with --snapshot / PMUGUARD_SNAPSHOT, to attach to a report or replay
+ * elsewhere:
+ *
+ *   DIR/cpuid.txt      every CPU, in `cpuid -r` form
+ *   DIR/dmesg.txt      the kernel log, when readable
+ *   DIR/msr.txt        IA32_PERF_CAPABILITIES, when readable (root, msr driver)
+ *   DIR/sys/bus/event_source/devices/<pmu>/...   sysfs, as plain files
+ *   DIR/snapshot.txt   what was captured, and what could not be and why
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "probe.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+struct snap {
+	const char *dir;
+	FILE *meta;
+	int problems;
+};
+
+__attribute__((format(printf, 2, 3))) static void note(struct snap *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(s->meta, fmt, ap);
+	va_end(ap);
+	fputc('\n', s->meta);
+}
+
+static FILE *create(struct snap *s, const char *rel)
+{
+	char path[PATH_MAX];
+	if (!probe_join(path, sizeof(path), s->dir, rel))
+		die("snapshot %s/%s: path too long", s->dir, rel);
+	FILE *f = fopen(path, "wxe");
+	if (!f)
+		die_errno("cannot create %s", path);
+	return f;
+}
+
+static void finish(FILE *f, const char *what)
+{
+	if (ferror(f) || fclose(f) != 0)
+		die_errno("writing %s", what);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static void leaf(FILE *o, uint32_t l, uint32_t sub)
+{
+	unsigned a, b, c, d;
+	__cpuid_count(l, sub, a, b, c, d);
+	fprintf(o, "   0x%08x 0x%02x: eax=0x%08x ebx=0x%08x ecx=0x%08x edx=0x%08x\n", l, sub, a, b,
+		c, d);
+}
+
+/* The leaves and subleaves `cpuid -r` prints that matter for the PMU and for
+ * telling machines apart; subleaf loops follow the SDM's enumeration rules. */
+static void dump_cpu(FILE *o)
+{
+	unsigned a, b, c, d;
+	__cpuid_count(0, 0, a, b, c, d);
+	uint32_t max = a < 0x40 ? a : 0x40;
+	for (uint32_t l = 0; l <= max; l++) {
+		leaf(o, l, 0);
+		if (l == 4) {
+			for (uint32_t s = 1; s < 16; s++) {
+				__cpuid_count(4, s, a, b, c, d);
+				if ((a & 0x1f) == 0)
+					break;
+				leaf(o, 4, s);
+			}
+		} else if (l == 7 || l == 0x23) {
+			__cpuid_count(l, 0, a, b, c, d);
+			uint32_t subs = l == 7 ? (a < 4 ? a : 4) : 3;
+			for (uint32_t s = 1; s <= subs; s++)
+				leaf(o, l, s);
+		} else if (l == 0xb || l == 0x1f) {
+			for (uint32_t s = 1; s < 8; s++) {
+				__cpuid_count(l, s, a, b, c, d);
+				if (((c >> 8) & 0xff) == 0)
+					break;
+				leaf(o, l, s);
+			}
+		} else if (l == 0xd) {
+			leaf(o, 0xd, 1);
+		}
+	}
+	__cpuid_count(1, 0, a, b, c, d);
+	if ((c >> 31) & 1) {
+		__cpuid_count(0x40000000, 0, a, b, c, d);
+		uint32_t hmax = a >= 0x40000000 && a < 0x40000010 ? a : 0x40000001;
+		for (uint32_t l = 0x40000000; l <= hmax; l++)
+			leaf(o, l, 0);
+	}
+	__cpuid_count(0x80000000, 0, a, b, c, d);
+	uint32_t emax = a >= 0x80000000 && a < 0x80000040 ? a : 0x80000000;
+	for (uint32_t l = 0x80000000; l <= emax; l++)
+		leaf(o, l, 0);
+}
+#endif
+
+static void snap_cpuid(struct snap *s)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	cpu_set_t orig, one;
+	if (sched_getaffinity(0, sizeof(orig), &orig) < 0)
+		die_errno("sched_getaffinity");
+	FILE *o = create(s, "cpuid.txt");
+	int n = 0;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &orig))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0) {
+			note(s, "cpuid: CPU %d skipped: %s", cpu, strerror(errno));
+			continue;
+		}
+		fprintf(o, "CPU %d:\n", cpu);
+		dump_cpu(o);
+		n++;
+	}
+	sched_setaffinity(0, sizeof(orig), &orig);
+	finish(o, "cpuid.txt");
+	note(s, "cpuid.txt: %d CPUs", n);
+#else
+	note(s, "cpuid.txt: not written: CPUID exists only on x86");
+	s->problems++;
+#endif
+}
+
+static int copy_line(void *ctx, const char *line, size_t len)
+{
+	fwrite(line, 1, len, ctx);
+	fputc('\n', ctx);
+	return 0;
+}
+
+static void snap_dmesg(struct snap *s)
+{
+	char path[PATH_MAX];
+	if (!probe_join(path, sizeof(path), s->dir, "dmesg.txt"))
+		die("snapshot %s: path too long", s->dir);
+	FILE *o = create(s, "dmesg.txt");
+	int rc = probe_klog_each_line(NULL, copy_line, o);
+	finish(o, "dmesg.txt");
+	if (rc < 0) {
+		unlink(path); /* absent means unknown, an empty file would mean "read, nothing" */
+		note(s, "dmesg.txt: not written: the kernel log is unreadable: %s%s", strerror(-rc),
+		     rc == -EPERM ? " (kernel.dmesg_restrict=1: run as root)" : "");
+		s->problems++;
+	} else {
+		note(s, "dmesg.txt: the kernel log");
+	}
+}
+
+static void snap_msr(struct snap *s)
+{
+	uint64_t v;
+	int rc = probe_msr_read(0, PROBE_MSR_PERF_CAPABILITIES, &v);
+	if (rc < 0) {
+		note(s, "msr.txt: not written: /dev/cpu/0/msr: %s", strerror(-rc));
+		return;
+	}
+	FILE *o = create(s, "msr.txt");
+	fprintf(o, "0x%x 0x%016" PRIx64 "\n", PROBE_MSR_PERF_CAPABILITIES, v);
+	finish(o, "msr.txt");
+	note(s, "msr.txt: IA32_PERF_CAPABILITIES");
+}
+
+static void mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			die_errno("mkdir %s", buf);
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		die_errno("mkdir %s", buf);
+}
+
+/* Copy the readable regular files of src into dst; recurse into the named
+ * attribute groups only (format, events, caps), never through links. */
+static void copy_dir(struct snap *s, const char *src, const char *dst, int depth)
+{
+	DIR *d = opendir(src);
+	if (!d) {
+		note(s, "sysfs: %s: %s", src, strerror(errno));
+		s->problems++;
+		return;
+	}
+	mkdirs(dst);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "uevent"))
+			continue;
+		char from[PATH_MAX], to[PATH_MAX];
+		if (!probe_join(from, sizeof(from), src, e->d_name) ||
+		    !probe_join(to, sizeof(to), dst, e->d_name))
+			continue;
+		struct stat st;
+		if (lstat(from, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (depth == 0 && (!strcmp(e->d_name, "format") ||
+					   !strcmp(e->d_name, "events") ||
+					   !strcmp(e->d_name, "caps")))
+				copy_dir(s, from, to, depth + 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) || !(st.st_mode & 0444))
+			continue;
+		char buf[4096];
+		long n = probe_read_small(from, buf, sizeof(buf));
+		if (n < 0)
+			continue; /* write-only or failing attributes */
+		FILE *o = fopen(to, "wxe");
+		if (!o)
+			die_errno("cannot create %s", to);
+		fprintf(o, "%s\n", buf);
+		finish(o, to);
+	}
+	closedir(d);
+}
+
+static void snap_sysfs(struct snap *s)
+{
+	char root[PATH_MAX];
+	if (!probe_join(root, sizeof(root), s->dir, "sys/bus/event_source/devices"))
+		die("snapshot %s: path too long", s->dir);
+	mkdirs(root);
+	DIR *d = opendir(PROBE_SYSFS_DEVICES);
+	if (!d) {
+		note(s, "sys/: %s: %s", PROBE_SYSFS_DEVICES, strerror(errno));
+		s->problems++;
+		return;
+	}
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char from[PATH_MAX], to[PATH_MAX];
+		if (!probe_join(from, sizeof(from), PROBE_SYSFS_DEVICES, e->d_name) ||
+		    !probe_join(to, sizeof(to), root, e->d_name))
+			continue;
+		copy_dir(s, from, to, 0);
+		n++;
+	}
+	closedir(d);
+	note(s, "sys/bus/event_source/devices: %d PMUs", n);
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			puts("Usage: pmuguard snapshot DIR");
+			return EXIT_OK;
+		}
+		die_usage("snapshot: exactly one argument, the directory to create");
+	}
+	struct snap s = {.dir = argv[1]};
+	if (mkdir(s.dir, 0755) < 0) {
+		if (errno != EEXIST)
+			die_errno("cannot create %s", s.dir);
+		DIR *d = opendir(s.dir);
+		if (!d)
+			die_errno("%s", s.dir);
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				closedir(d);
+				die("snapshot %s: the directory is not empty", s.dir);
+			}
+		closedir(d);
+	}
+	s.meta = create(&s, "snapshot.txt");
+	struct utsname u;
+	uname(&u);
+	time_t now = time(NULL);
+	char when[64];
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	note(&s, "pmuguard %s snapshot of %s, kernel %s %s, taken %s", PMUGUARD_VERSION, u.nodename,
+	     u.release, u.machine, when);
+	snap_cpuid(&s);
+	snap_dmesg(&s);
+	snap_msr(&s);
+	snap_sysfs(&s);
+	finish(s.meta, "snapshot.txt");
+	fprintf(stderr, "pmuguard: snapshot written to %s%s\n", s.dir,
+		s.problems ? " (some facts missing: see snapshot.txt)" : "");
+	return EXIT_OK;
+}
