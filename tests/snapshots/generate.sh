@@ -228,6 +228,35 @@ cat >$w/dmesg.txt <<'EOF'
 EOF
 sysfs_common $w
 
+# The same host seen from a 6.15+ guest kernel: the message changed wording
+# ("Simplify Intel PMU initialization") but still blames the model.
+w=kvm-on-hybrid-host-6.18
+cpuid $w 0x00000020 "$INTEL" 0x000b0671 $GUEST_ECX 0xfc18c410 \
+	"0x00000000 0x00000000 0x00000000 0x00000000" "$KVM"
+cat >$w/dmesg.txt <<'EOF'
+[    0.181207] Performance Events: unsupported CPU family 6 model 183 no PMU driver, software events only.
+EOF
+sysfs_common $w
+
+# An m6i whose ring buffer has rotated past the boot lines, and one whose
+# dmesg.txt is empty: the log proves nothing, CPUID still decides.
+w=m6i-rotated-log
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+	"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+cat >$w/dmesg.txt <<'EOF'
+[1209551.120331] systemd-journald[412]: Data hash table of /var/log/journal/system.journal has a fill level at 75.0 (1536 of 2047 items), suggesting rotation.
+[1209551.883190] audit: type=1400 audit(1700000000.123:98): apparmor="DENIED" operation="open" profile="snap"
+EOF
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+
+w=m6i-empty-log
+cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+	"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+: >$w/dmesg.txt
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+
 # VMware guest whose counters are marked in use by the host.
 w=vmware-counters-in-use
 cpuid $w 0x00000016 "$INTEL" 0x00050654 $GUEST_ECX 0x84000000 \

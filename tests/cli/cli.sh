@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The pmuguard command, unprivileged: exit codes, JSON validity, the
+# snapshot round trip.  cli.sh CASE; needs $PMUGUARD and $FIXTURES.
+set -euo pipefail
+: "${PMUGUARD:?}" "${FIXTURES:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+status() { # expected-status CMD...
+	local want=$1 rc=0
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = "$want" ] || { cat "$tmp/out" "$tmp/err"; fail "$* exited $rc, expected $want"; }
+}
+
+case $1 in
+check-exit-codes)
+	# --check: 3 exactly where the hazard is, 0 elsewhere.
+	for w in "$FIXTURES"/*/; do
+		name=$(basename "$w")
+		case $name in
+		m6i-16xlarge | m6i-16xlarge-oldkernel | m6i-no-sysfs | m6i-rotated-log | \
+			m6i-empty-log | v5-guest-ecx-bitmap | hybrid-guest-hazard) want=3 ;;
+		*) want=0 ;;
+		esac
+		status $want "$PMUGUARD" probe --check --snapshot "$w"
+		echo "ok: $name --check exits $want"
+	done
+	;;
+json-valid)
+	for w in "$FIXTURES"/*/; do
+		"$PMUGUARD" probe --json --snapshot "$w" >"$tmp/j"
+		python3 -m json.tool "$tmp/j" >/dev/null || fail "$(basename "$w"): invalid JSON"
+		python3 - "$tmp/j" <<'PY' || fail "$(basename "$w"): JSON shape"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d["hazard"], bool)
+assert d["state"] in ("safe", "hazard", "not-intel", "no-pmu", "unknown")
+for p in d["pmus"]:
+    assert {"name", "type", "fixed_counters", "perf_metrics", "hazard"} <= p.keys()
+assert d["findings"], "no findings"
+for f in d["findings"]:
+    assert {"id", "summary", "evidence", "consequence", "remedy"} <= f.keys()
+    assert all(isinstance(f[k], str) and f[k] for k in ("id", "summary", "evidence", "remedy"))
+assert any(f["id"] == "fixed3-unimplemented" for f in d["findings"]) == d["hazard"]
+PY
+	done
+	echo "ok: every fixture's JSON parses and carries the stable keys"
+	;;
+snapshot-round-trip)
+	"$PMUGUARD" snapshot "$tmp/snap" 2>"$tmp/err" || fail "snapshot failed: $(cat "$tmp/err")"
+	[ -s "$tmp/snap/cpuid.txt" ] || fail "no cpuid.txt"
+	[ -d "$tmp/snap/sys/bus/event_source/devices" ] || fail "no sysfs mirror"
+	# The report's first line names its source; JSON is one line, compared
+	# whole minus its source keys.
+	"$PMUGUARD" probe | sed 1d >"$tmp/live.txt"
+	"$PMUGUARD" probe --snapshot "$tmp/snap" | sed 1d >"$tmp/snap.txt"
+	"$PMUGUARD" probe --json | sed 's/"source":"[a-z]*","snapshot":[^,]*,//' >"$tmp/live.json"
+	"$PMUGUARD" probe --json --snapshot "$tmp/snap" |
+		sed 's/"source":"[a-z]*","snapshot":[^,]*,//' >"$tmp/snap.json"
+	diff -u "$tmp/live.json" "$tmp/snap.json" || fail "JSON differs between live and snapshot"
+	diff -u "$tmp/live.txt" "$tmp/snap.txt" || fail "report differs between live and snapshot"
+	status 1 "$PMUGUARD" snapshot "$tmp/snap"
+	grep -q "not empty" "$tmp/err" || fail "snapshot into a full directory: no clear error"
+	echo "ok: snapshot -> probe equals the live probe ($(wc -l <"$tmp/live.txt") report lines)"
+	;;
+usage-errors)
+	status 2 "$PMUGUARD"
+	status 2 "$PMUGUARD" frobnicate
+	status 2 "$PMUGUARD" probe --bogus
+	status 2 "$PMUGUARD" probe --msr --snapshot "$FIXTURES/m6i-16xlarge"
+	status 2 "$PMUGUARD" run
+	status 2 "$PMUGUARD" snapshot
+	status 1 "$PMUGUARD" probe --snapshot /nonexistent
+	grep -q "/nonexistent" "$tmp/err" || fail "the error does not name the snapshot"
+	status 127 "$PMUGUARD" run -- /nonexistent/cmd
+	status 0 "$PMUGUARD" --help
+	status 0 "$PMUGUARD" run -- true
+	status 7 "$PMUGUARD" run -- sh -c 'exit 7'
+	echo "ok: usage 2, internal 1, run returns the command's status"
+	;;
+run-preload-order)
+	# run puts the shim first and keeps an existing LD_PRELOAD after it.
+	out=$(LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 "$PMUGUARD" run -- sh -c 'echo "$LD_PRELOAD"')
+	case $out in
+	/*libpmuguard.so:/lib/x86_64-linux-gnu/libc.so.6) echo "ok: $out" ;;
+	*) fail "LD_PRELOAD=$out" ;;
+	esac
+	;;
+*)
+	fail "unknown case $1"
+	;;
+esac
