@@ -32,7 +32,7 @@
 #define UMASK_METRIC_FIRST 0x80u
 #define UMASK_METRIC_LAST 0x87u
 
-static bool is_core(const struct guard_policy *p, uint32_t type)
+bool guard_core_type(const struct guard_policy *p, uint32_t type)
 {
 	if (type == PROBE_TYPE_RAW)
 		return true;
@@ -44,7 +44,7 @@ static bool is_core(const struct guard_policy *p, uint32_t type)
 
 enum guard_hit guard_classify(const struct guard_policy *p, uint32_t type, uint64_t config)
 {
-	if (EVENT(config) != 0x00 || !is_core(p, type))
+	if (EVENT(config) != 0x00 || !guard_core_type(p, type))
 		return GUARD_HIT_NONE;
 	unsigned umask = UMASK(config);
 	if (umask == UMASK_SLOTS)

@@ -30,6 +30,8 @@ struct guard_policy {
 	const char *reason; /* the verdict's reason, static storage */
 };
 
+/* Is type one of this machine's core PMU types (PERF_TYPE_RAW always is)? */
+bool guard_core_type(const struct guard_policy *p, uint32_t type);
 enum guard_hit guard_classify(const struct guard_policy *p, uint32_t type, uint64_t config);
 const char *guard_hit_name(enum guard_hit hit, uint64_t config);
 

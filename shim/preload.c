@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "denial.h"
 #include "log.h"
 #include "probe.h"
 
@@ -268,22 +269,8 @@ static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t 
 	if (s->log == LOG_QUIET || !first_sighting(type, config))
 		return;
 	struct logline l;
-	log_begin(&l);
-	log_str(&l, s->policy.enforce ? "blocked" : "audit: would block");
-	log_str(&l, " perf_event_open(type=");
-	log_dec(&l, type);
-	log_str(&l, ", config=");
-	log_hex(&l, config);
-	log_str(&l, ") in ");
-	log_str(&l, program_invocation_short_name);
-	log_str(&l, "[");
-	log_dec(&l, (uint64_t)getpid());
-	log_str(&l, "]: ");
-	log_str(&l, guard_hit_name(hit, config));
-	log_str(&l, ": ");
-	log_str(&l, s->policy.reason);
-	log_str(&l, s->policy.enforce ? ". Returned ENOENT: the tool sees the event as not supported."
-				      : ". Allowed (PMUGUARD_MODE=audit).");
+	guard_format_denial(&l, &s->policy, hit, type, config, program_invocation_short_name,
+			    getpid());
 	log_emit(&l, STDERR_FILENO);
 }
 

@@ -19,6 +19,7 @@ __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, 
 int cmd_probe(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* JSON output helpers. */
 void json_str(FILE *out, const char *s);

@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pmuguard run -- CMD [ARGS]: exec CMD with libpmuguard.so first in
- * LD_PRELOAD.  exec, not fork: CMD's exit status and signals are its own.
+ * pmuguard run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD
+ *
+ * preload: exec CMD with libpmuguard.so first in LD_PRELOAD (CMD's status
+ *          and signals are its own; nothing of ours stays behind).
+ * seccomp: stay as CMD's parent and supervise its perf_event_open calls.
+ * auto:    read CMD's ELF and pick (see elfcheck.c).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "elfcheck.h"
+#include "supervise.h"
+
+enum run_mode { RUN_AUTO, RUN_PRELOAD, RUN_SECCOMP };
 
 static bool readable(const char *p)
 {
@@ -47,29 +57,136 @@ static char *find_shim(void)
 	die("cannot find libpmuguard.so next to %s; set PMUGUARD_LIB", exe);
 }
 
-int cmd_run(int argc, char **argv)
+static int run_preload(char **argv, const char *snapshot)
 {
-	int i = 1;
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
-	else if (i < argc && argv[i][0] == '-')
-		die_usage("run: unknown option '%s' (usage: pmuguard run -- CMD [ARGS])", argv[i]);
-	if (i >= argc)
-		die_usage("run: a command is required (usage: pmuguard run -- CMD [ARGS])");
-
 	char *shim = find_shim();
 	const char *old = getenv("LD_PRELOAD");
-	size_t len = strlen(shim) + (old && *old ? strlen(old) + 1 : 0) + 1;
+	bool keep = old && *old;
+	size_t len = strlen(shim) + (keep ? strlen(old) + 1 : 0) + 1;
 	char *preload = malloc(len);
 	if (!preload)
 		die_errno("out of memory");
-	snprintf(preload, len, "%s%s%s", shim, old && *old ? ":" : "", old && *old ? old : "");
-	if (setenv("LD_PRELOAD", preload, 1) < 0)
-		die_errno("setenv LD_PRELOAD");
+	snprintf(preload, len, "%s%s%s", shim, keep ? ":" : "", keep ? old : "");
+	if (setenv("LD_PRELOAD", preload, 1) < 0 ||
+	    (snapshot && setenv("PMUGUARD_SNAPSHOT", snapshot, 1) < 0))
+		die_errno("setenv");
 	free(preload);
 	free(shim);
-	execvp(argv[i], argv + i);
+	execvp(argv[0], argv);
 	int err = errno;
-	fprintf(stderr, "pmuguard: run: cannot execute %s: %s\n", argv[i], strerror(err));
+	fprintf(stderr, "pmuguard: run: cannot execute %s: %s\n", argv[0], strerror(err));
 	return err == ENOENT ? 127 : 126;
+}
+
+static bool debug_log(void)
+{
+	const char *l = secure_getenv("PMUGUARD_LOG");
+	return l && !strcmp(l, "debug");
+}
+
+static int run_seccomp(char **argv, const char *snapshot, bool audit)
+{
+	const char *lv = secure_getenv("PMUGUARD_LOG");
+	const char *md = secure_getenv("PMUGUARD_MODE");
+	int mode = md && *md ? guard_mode_parse(md) : GUARD_AUTO;
+	if (mode < 0) {
+		fprintf(stderr, "pmuguard: ignoring PMUGUARD_MODE=%s (not a known value); using auto\n",
+			md);
+		mode = GUARD_AUTO;
+	}
+	if (audit)
+		mode = GUARD_AUDIT;
+
+	struct probe_facts *f = calloc(1, sizeof(*f));
+	struct probe_verdict v;
+	if (!f)
+		die_errno("out of memory");
+	probe_gather(f, snapshot);
+	probe_evaluate(f, &v);
+	struct sup_options o = {.audit = audit,
+				.quiet = lv && !strcmp(lv, "quiet"),
+				.facts_src = snapshot ? snapshot : "this machine",
+				.facts = f};
+	guard_policy_init(&o.policy, (enum guard_mode)mode, f, &v);
+	if (audit && !snapshot && v.hazard)
+		fprintf(stderr, "pmuguard: warning: this machine has the fixed-counter-3 hazard and "
+				"--audit blocks nothing: counter-3 encodings will reach the kernel\n");
+	if (debug_log())
+		fprintf(stderr, "pmuguard: probe: %s (mode %s, facts from %s): %s\n",
+			probe_state_name(v.state), guard_mode_name(o.policy.mode), o.facts_src,
+			o.policy.reason);
+	int rc = sup_run(argv, &o);
+	free(f);
+	return rc < 0 ? EXIT_INTERNAL : rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'm'},
+		{"audit", no_argument, NULL, 'a'},
+		{"snapshot", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum run_mode mode = RUN_AUTO;
+	bool audit = false;
+	const char *snapshot = NULL;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+m:as:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			if (!strcmp(optarg, "auto"))
+				mode = RUN_AUTO;
+			else if (!strcmp(optarg, "preload"))
+				mode = RUN_PRELOAD;
+			else if (!strcmp(optarg, "seccomp"))
+				mode = RUN_SECCOMP;
+			else
+				die_usage("run: --mode is auto, preload or seccomp, not '%s'", optarg);
+			break;
+		case 'a':
+			audit = true;
+			break;
+		case 's':
+			snapshot = optarg;
+			break;
+		case 'h':
+			puts("Usage: pmuguard run [--mode auto|preload|seccomp] [--audit] "
+			     "[--snapshot DIR] -- CMD [ARGS]");
+			return EXIT_OK;
+		default:
+			die_usage("run: bad option (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
+		}
+	}
+	if (!snapshot) {
+		snapshot = secure_getenv("PMUGUARD_SNAPSHOT");
+		if (snapshot && !*snapshot)
+			snapshot = NULL;
+	}
+	if (optind >= argc)
+		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
+	struct stat st;
+	if (snapshot && (stat(snapshot, &st) < 0 || !S_ISDIR(st.st_mode)))
+		die("snapshot %s: not a readable directory", snapshot);
+	char **cmd = argv + optind;
+
+	if (audit && mode == RUN_PRELOAD)
+		die_usage("run: --audit needs to see every call: it runs in seccomp mode");
+	if (audit)
+		mode = RUN_SECCOMP;
+	if (mode == RUN_AUTO) {
+		struct elf_report *r = malloc(sizeof(*r));
+		if (!r)
+			die_errno("out of memory");
+		elf_analyse(cmd[0], r);
+		mode = r->guard == ELF_GUARD_PRELOAD ? RUN_PRELOAD : RUN_SECCOMP;
+		if (debug_log())
+			fprintf(stderr, "pmuguard: run: %s mode for %s: %s\n",
+				mode == RUN_PRELOAD ? "preload" : "seccomp", r->path, r->why);
+		free(r);
+	}
+	if (mode == RUN_PRELOAD)
+		return run_preload(cmd, snapshot);
+	return run_seccomp(cmd, snapshot, audit);
 }

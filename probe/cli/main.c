@@ -55,7 +55,11 @@ static const char usage[] =
 	"  probe [--json] [--check] [--msr] [--snapshot DIR]\n"
 	"                      explain this machine's PMU: facts, verdict, findings\n"
 	"  snapshot DIR        capture this machine's PMU facts for --snapshot\n"
-	"  run -- CMD [ARGS]   run CMD with libpmuguard.so preloaded\n"
+	"  run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"
+	"                      run CMD guarded: preload for dynamic programs that use\n"
+	"                      syscall(), a seccomp supervisor for static and Go ones;\n"
+	"                      --audit blocks nothing and reports every call at exit\n"
+	"  check PROGRAM...    say which guard fits each program, and why\n"
 	"\n"
 	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check);\n"
 	"run returns CMD's own status.\n";
@@ -75,6 +79,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "snapshot"))
 		return cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The seccomp user-notification supervisor (see supervise.h).
+ *
+ * The child installs the filter and hands us the listener over an AF_UNIX
+ * socket (SCM_RIGHTS), as libseccomp's tests/51-live-user_notification.c
+ * does, then execs the command; the filter is inherited by every thread,
+ * child and exec of it.  We stay the parent: the command's status is ours,
+ * and SIGINT/SIGTERM/SIGHUP/SIGQUIT are forwarded to it.
+ *
+ * Races we treat as benign, as crun and LXC do: receive returning EINTR
+ * (a Go target's SIGURG preemption interrupts its pending call, which the
+ * kernel then restarts) and ENOENT (the caller died, or was interrupted,
+ * before we answered).  After reading the attr we check the notification
+ * is still valid (SECCOMP_IOCTL_NOTIF_ID_VALID), so the memory we read
+ * belonged to the caller.  If we die, the kernel answers every pending and
+ * later perf_event_open of the tree with ENOSYS: fail closed, never the fault.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "denial.h"
+#include "supervise.h"
+
+#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
+#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
+
+#define ATTR_HEAD 64 /* PERF_ATTR_SIZE_VER0: type at 0, size at 4, config at 8 */
+#define AUDIT_MAX 1024
+
+struct audit_row {
+	uint32_t type;
+	uint64_t config;
+	unsigned long calls;
+	enum guard_hit hit;
+	bool denied;
+};
+
+struct sup {
+	const struct sup_options *o;
+	int nfd;
+	pid_t child;
+	struct audit_row rows[AUDIT_MAX];
+	unsigned n_rows;
+	unsigned long unreadable;
+	bool rows_full;
+};
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+/* ---- the child: filter, hand over the listener, exec ---------------------- */
+
+static int send_fd(int sock, int fd, int err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	memset(cbuf, 0, sizeof(cbuf));
+	struct iovec iov = {&err, sizeof(err)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+/* Returns the listener fd, or -errno. */
+static int install_filter(void)
+{
+	/* Root keeps setuid programs working in the tree (they stay under the
+	 * filter); everyone else needs no_new_privs to load a filter. */
+	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	int rc;
+	/* 32-bit and x32 callers reach perf_event_open through other numbers. */
+#if defined(__x86_64__)
+	seccomp_arch_add(ctx, SCMP_ARCH_X86);
+	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+#endif
+#ifdef SCMP_FLTATR_CTL_WAITKILL
+	/* Go's SIGURG would otherwise interrupt a pending notification over
+	 * and over; where kernel and libseccomp offer it, wait killably. */
+	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_WAITKILL, 1);
+#endif
+	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
+	if (rc == 0) {
+		rc = seccomp_load(ctx);
+		/* libseccomp 2.5 maps unknown kernel errors to -EFAULT/-ECANCELED;
+		 * errno still holds the kernel's (EBUSY: another listener). */
+		if (rc < 0 && (rc == -ECANCELED || rc == -EFAULT) && errno)
+			rc = -errno;
+	}
+	if (rc == 0)
+		rc = seccomp_notify_fd(ctx);
+	seccomp_release(ctx);
+	return rc;
+}
+
+static void __attribute__((noreturn)) child_main(int sock, char *const argv[],
+						 const sigset_t *oldmask)
+{
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		signal(forwarded[i], SIG_DFL);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	int fd = install_filter();
+	if (send_fd(sock, fd, fd < 0 ? -fd : 0) < 0 || fd < 0)
+		_exit(127);
+	close(fd);
+	close(sock);
+	execvp(argv[0], argv);
+	int err = errno;
+	fprintf(stderr, "pmuguard: run: cannot execute %s: %s\n", argv[0], strerror(err));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+static int recv_fd(int sock, int *err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {err, sizeof(*err)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	*err = 0;
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		*err = n < 0 ? errno : EPIPE;
+		return -1;
+	}
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (*err || !c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* ---- the supervisor ------------------------------------------------------- */
+
+/* The caller's attr, without trusting it to be mapped. */
+static bool read_attr(pid_t pid, uint64_t addr, unsigned char *buf)
+{
+	if (addr == 0)
+		return false;
+	struct iovec local = {buf, ATTR_HEAD};
+	struct iovec remote = {(void *)(uintptr_t)addr, ATTR_HEAD};
+	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (r >= 0)
+		return r == ATTR_HEAD;
+	if (errno == EFAULT || errno == ESRCH)
+		return false;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	r = addr > (uint64_t)INT64_MAX ? -1 : pread(fd, buf, ATTR_HEAD, (off_t)addr);
+	close(fd);
+	return r == ATTR_HEAD;
+}
+
+static struct audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config, bool *first)
+{
+	for (unsigned i = 0; i < s->n_rows; i++)
+		if (s->rows[i].type == type && s->rows[i].config == config) {
+			*first = false;
+			return &s->rows[i];
+		}
+	*first = true;
+	if (s->n_rows == AUDIT_MAX) {
+		s->rows_full = true;
+		return NULL;
+	}
+	struct audit_row *r = &s->rows[s->n_rows++];
+	*r = (struct audit_row){.type = type, .config = config};
+	return r;
+}
+
+static void prog_name(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	long n = probe_read_small(path, buf, size);
+	if (n <= 0)
+		snprintf(buf, size, "pid");
+}
+
+static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+	unsigned char attr[ATTR_HEAD];
+	bool readable = read_attr(req->pid, req->data.args[0], attr);
+	/* The caller may have died and its pid been reused while we read. */
+	if (seccomp_notify_id_valid(s->nfd, req->id) != 0)
+		return;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->id = req->id;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (!readable) {
+		s->unreadable++; /* the kernel will answer EFAULT */
+	} else {
+		uint32_t type, size;
+		uint64_t config;
+		memcpy(&type, attr, 4);
+		memcpy(&size, attr + 4, 4);
+		memcpy(&config, attr + 8, 8);
+		const struct guard_policy *p = &s->o->policy;
+		/* Sizes the kernel rejects before scheduling anything go through,
+		 * as in the shim (perf_copy_attr: 0 means VER0, max PAGE_SIZE). */
+		bool sized = size == 0 || (size >= ATTR_HEAD && size <= 4096);
+		enum guard_hit hit = sized ? guard_classify(p, type, config) : GUARD_HIT_NONE;
+		bool deny = hit != GUARD_HIT_NONE && p->watch && p->enforce;
+		bool first;
+		struct audit_row *row = audit_row(s, type, config, &first);
+		if (row) {
+			row->calls++;
+			row->hit = hit;
+			row->denied = deny;
+		}
+		if (hit != GUARD_HIT_NONE && p->watch && first && !s->o->quiet) {
+			char comm[32];
+			prog_name(req->pid, comm, sizeof(comm));
+			struct logline l;
+			guard_format_denial(&l, p, hit, type, config, comm, req->pid);
+			log_emit(&l, STDERR_FILENO);
+		}
+		if (deny) {
+			resp->flags = 0;
+			resp->error = -ENOENT;
+		}
+	}
+	if (seccomp_notify_respond(s->nfd, resp) < 0 && errno != ENOENT && errno != EINTR)
+		fprintf(stderr, "pmuguard: supervisor: respond: %s\n", strerror(errno));
+}
+
+static const char *pmu_name(const struct sup *s, uint32_t type, char *buf, size_t size)
+{
+	static const char *const fixed[] = {"hardware", "software", "tracepoint", "hw_cache",
+					    "cpu (raw)", "breakpoint"};
+	if (type < sizeof(fixed) / sizeof(fixed[0]))
+		return fixed[type];
+	const struct probe_facts *f = s->o->facts;
+	for (unsigned i = 0; f && i < f->n_pmus; i++)
+		if (f->pmus[i].type == type)
+			return f->pmus[i].name;
+	snprintf(buf, size, "type %u", type);
+	return buf;
+}
+
+static void audit_summary(const struct sup *s)
+{
+	const struct guard_policy *p = &s->o->policy;
+	bool reached = false;
+	fprintf(stderr, "\npmuguard audit: %u distinct perf_event_open encodings (facts: %s)\n",
+		s->n_rows, s->o->facts_src);
+	fprintf(stderr, "  %-11s %5s  %-18s %5s %5s %6s  %s\n", "PMU", "type", "config", "event",
+		"umask", "calls", "decision");
+	for (unsigned i = 0; i < s->n_rows; i++) {
+		const struct audit_row *r = &s->rows[i];
+		char nb[32], ev[8] = "-", um[8] = "-";
+		if (guard_core_type(p, r->type)) {
+			snprintf(ev, sizeof(ev), "0x%02x", (unsigned)(r->config & 0xff));
+			snprintf(um, sizeof(um), "0x%02x", (unsigned)((r->config >> 8) & 0xff));
+		}
+		const char *what;
+		if (r->hit == GUARD_HIT_NONE)
+			what = "allowed";
+		else if (r->denied)
+			what = "denied";
+		else if (p->watch)
+			what = "would be denied";
+		else
+			what = "allowed here; would be denied on an affected machine";
+		reached |= r->hit != GUARD_HIT_NONE;
+		fprintf(stderr, "  %-11s %5u  0x%-16" PRIx64 " %5s %5s %6lu  %s%s%s\n",
+			pmu_name(s, r->type, nb, sizeof(nb)), r->type, r->config, ev, um, r->calls,
+			what, r->hit ? ": " : "", r->hit ? guard_hit_name(r->hit, r->config) : "");
+	}
+	if (s->unreadable)
+		fprintf(stderr, "  (%lu calls with an unreadable attr went to the kernel, which "
+				"answers EFAULT)\n",
+			s->unreadable);
+	if (s->rows_full)
+		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
+			AUDIT_MAX);
+	fprintf(stderr, "This run would have reached fixed counter 3 on an affected machine: %s\n",
+		reached ? "yes" : "no");
+}
+
+static int exit_status(int st)
+{
+	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}
+
+int sup_run(char *const argv[], const struct sup_options *o)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+
+	sigset_t block, oldmask;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+
+	pid_t child = fork();
+	if (child < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return -e;
+	}
+	if (child == 0) {
+		close(sv[0]);
+		child_main(sv[1], argv, &oldmask);
+	}
+	close(sv[1]);
+
+	struct sup *s = calloc(1, sizeof(*s));
+	int err = 0, rc = 0, status = 0;
+	int sfd = -1, pfd = -1;
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	if (!s) {
+		err = ENOMEM;
+		goto fail;
+	}
+	s->o = o;
+	s->child = child;
+	s->nfd = recv_fd(sv[0], &err);
+	if (s->nfd < 0) {
+		fprintf(stderr, "pmuguard: run: cannot install the seccomp filter: %s%s\n",
+			strerror(err ? err : EPROTO),
+			err == EBUSY ? " (another seccomp listener already watches this process "
+				       "tree, e.g. a container runtime; use --mode preload)"
+				     : "");
+		goto fail;
+	}
+	sfd = signalfd(-1, &block, SFD_CLOEXEC);
+	pfd = (int)syscall(SYS_pidfd_open, child, 0);
+	if (sfd < 0 || pfd < 0 || seccomp_notify_alloc(&req, &resp) != 0) {
+		err = errno ? errno : ENOMEM;
+		fprintf(stderr, "pmuguard: run: supervisor setup: %s\n", strerror(err));
+		goto fail;
+	}
+
+	for (;;) {
+		struct pollfd pf[3] = {{s->nfd, POLLIN, 0}, {sfd, POLLIN, 0}, {pfd, POLLIN, 0}};
+		if (poll(pf, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			fprintf(stderr, "pmuguard: run: poll: %s\n", strerror(err));
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			memset(req, 0, sizeof(*req));
+			if (seccomp_notify_receive(s->nfd, req) == 0)
+				handle(s, req, resp);
+			else if (errno != EINTR && errno != ENOENT)
+				fprintf(stderr, "pmuguard: supervisor: receive: %s\n", strerror(errno));
+		}
+		if (pf[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			/* A terminal's signal reached the child's process group
+			 * already (SI_KERNEL); forward only what was sent to us. */
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_code != SI_KERNEL)
+				kill(child, (int)si.ssi_signo);
+		}
+		if (pf[2].revents & POLLIN) {
+			if (waitpid(child, &status, 0) == child)
+				break;
+		}
+	}
+	if (o->audit)
+		audit_summary(s);
+	rc = err ? -err : exit_status(status);
+	goto out;
+fail:
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	rc = -(err ? err : EPROTO);
+out:
+	seccomp_notify_free(req, resp);
+	if (sfd >= 0)
+		close(sfd);
+	if (pfd >= 0)
+		close(pfd);
+	if (s && s->nfd >= 0)
+		close(s->nfd);
+	close(sv[0]);
+	free(s);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return rc;
+}
