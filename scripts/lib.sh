@@ -6,7 +6,7 @@
 PMUGUARD_DEB_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev
 	libcriterion-dev libseccomp-dev libelf-dev
-	linux-perf util-linux python3
+	linux-perf util-linux python3 golang-go
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
