@@ -83,11 +83,68 @@ usage-errors)
 	;;
 run-preload-order)
 	# run puts the shim first and keeps an existing LD_PRELOAD after it.
-	out=$(LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 "$PMUGUARD" run -- sh -c 'echo "$LD_PRELOAD"')
+	out=$(LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 "$PMUGUARD" run --mode preload -- sh -c 'echo "$LD_PRELOAD"')
 	case $out in
 	/*libpmuguard.so:/lib/x86_64-linux-gnu/libc.so.6) echo "ok: $out" ;;
 	*) fail "LD_PRELOAD=$out" ;;
 	esac
+	;;
+seccomp-supervisor-killed)
+	# If the supervisor dies, the tree's perf_event_open fails with ENOSYS
+	# (the kernel's answer for a dead listener): it never reaches the kernel
+	# body, whose answer on this machine would be ENOENT or a real fd.
+	: "${PEO:?}"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" run --mode seccomp -- \
+		"$PEO" --ppid-file "$tmp/ppid" --wait-file "$tmp/go" 4:0x400 4:0x1a4 1:0 \
+		>"$tmp/out" 2>"$tmp/err" &
+	for _ in $(seq 500); do [ -s "$tmp/ppid" ] && break; sleep 0.01; done
+	sup=$(cat "$tmp/ppid")
+	kill -9 "$sup"
+	wait || true
+	touch "$tmp/go"
+	for _ in $(seq 500); do [ "$(wc -l <"$tmp/out")" -ge 3 ] && break; sleep 0.01; done
+	cat "$tmp/out"
+	[ "$(grep -c 'errno=ENOSYS' "$tmp/out")" = 3 ] || fail "expected ENOSYS for every call"
+	echo "ok: with the supervisor dead, every perf_event_open fails with ENOSYS"
+	;;
+seccomp-status-and-signals)
+	status 7 "$PMUGUARD" run --mode seccomp -- sh -c 'exit 7'
+	status 143 "$PMUGUARD" run --mode seccomp -- sh -c 'kill -TERM $$'
+	"$PMUGUARD" run --mode seccomp -- sh -c \
+		"trap 'exit 42' TERM; echo ready >$tmp/ready; while :; do sleep 0.05; done" &
+	pid=$!
+	for _ in $(seq 500); do [ -s "$tmp/ready" ] && break; sleep 0.01; done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 42 ] || fail "SIGTERM was not forwarded (exit $rc, expected 42)"
+	echo "ok: the command's status is pmuguard's; SIGTERM reaches the command"
+	;;
+seccomp-burst)
+	# 4 processes x 64 threads x 50 calls x 3 encodings, answered one by one:
+	# every repetition must get the same answer as the first (no lost or
+	# mixed-up replies), denied ones ENOENT, the software event a real fd.
+	: "${PEO:?}"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge PMUGUARD_LOG=quiet "$PMUGUARD" run --mode seccomp -- \
+		"$PEO" --threads 64 --forks 3 --repeat 50 4:0x400 1:0 4:0x8000 >"$tmp/out" ||
+		fail "answers disagreed: $(grep DISAGREE "$tmp/out" | head -3)"
+	[ "$(grep -c 'config=0x0 ret=fd' "$tmp/out")" = 4 ] || fail "software events broke"
+	[ "$(grep -c 'config=0x400 ret=-1 errno=ENOENT' "$tmp/out")" = 4 ] || fail "0x400 not denied"
+	echo "ok: 38400 notified calls answered consistently"
+	;;
+auto-mode-choice)
+	: "${PEO:?}"
+	PMUGUARD_LOG=debug "$PMUGUARD" run -- "$PEO" 1:0 >"$tmp/out" 2>"$tmp/err"
+	grep -q 'seccomp mode for .*peo: statically linked' "$tmp/err" ||
+		fail "auto mode did not pick seccomp for a static binary: $(cat "$tmp/err")"
+	PMUGUARD_LOG=debug "$PMUGUARD" run -- perf --version >"$tmp/out" 2>"$tmp/err"
+	grep -q 'preload mode for .*perf: dynamically linked and imports syscall' "$tmp/err" ||
+		fail "auto mode did not pick preload for perf: $(cat "$tmp/err")"
+	status 0 "$PMUGUARD" check "$PEO" "$(command -v perf)"
+	grep -q 'guard: seccomp (statically linked' "$tmp/out" || fail "check output"
+	status 1 "$PMUGUARD" check "$FIXTURES/m6i-16xlarge/cpuid.txt"
+	grep -q 'not an ELF binary' "$tmp/err" || fail "check on a text file: no clear error"
+	echo "ok: auto picks seccomp for static, preload for perf; check explains"
 	;;
 *)
 	fail "unknown case $1"

@@ -197,6 +197,18 @@ static void log_call(int logfd, pid_t pid, bool readable, uint32_t type,
 		write_all(logfd, line, (size_t)n);
 }
 
+static void print_fault(uint32_t type, uint64_t config, pid_t pid)
+{
+	char msg[200];
+	int len = snprintf(msg, sizeof(msg),
+		"faultsim: simulated guest kernel fault: perf_event_open "
+		"type=%u config=0x%llx reached fixed counter 3 (pid %d)\n",
+		(unsigned int)type, (unsigned long long)config, (int)pid);
+
+	if (len > 0 && (size_t)len < sizeof(msg))
+		write_all(STDERR_FILENO, msg, (size_t)len);
+}
+
 /*
  * Read up to ATTR_READ_SIZE bytes at addr in the target.  Returns the
  * number of bytes read (>= ATTR_MIN_SIZE) or a negative errno.
@@ -500,15 +512,7 @@ static int handle_notification(struct supervisor *s)
 	memset(s->resp, 0, s->resp_size);
 	s->resp->id = s->req->id;
 	if (fault) {
-		char msg[200];
-		int len = snprintf(msg, sizeof(msg),
-			"faultsim: simulated guest kernel fault: perf_event_open "
-			"type=%u config=0x%llx reached fixed counter 3 (pid %d)\n",
-			(unsigned int)type, (unsigned long long)config,
-			(int)pid);
-
-		if (len > 0 && (size_t)len < sizeof(msg))
-			write_all(STDERR_FILENO, msg, (size_t)len);
+		print_fault(type, config, pid);
 		/*
 		 * The "guest" is dead: kill the tree first so that nobody in
 		 * it observes a return from this call, then fail the call
