@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Gather every fact, live or from a snapshot directory:
+ * Gather the facts, live or from a snapshot directory:
  *
  *   DIR/cpuid.txt                          `cpuid -r` output
  *   DIR/dmesg.txt                          kernel log text (optional)
@@ -14,32 +14,88 @@
 
 #include "probe.h"
 
-void probe_gather(struct probe_facts *f, const char *snapshot)
+struct sources {
+	char cpuid[PROBE_PATH_MAX], sysfs[PROBE_PATH_MAX], dmesg[PROBE_PATH_MAX],
+		msr[PROBE_PATH_MAX];
+	bool live, ok;
+};
+
+static void sources(struct sources *s, const char *snapshot)
+{
+	s->live = !snapshot;
+	s->ok = s->live || (probe_join(s->cpuid, sizeof(s->cpuid), snapshot, "cpuid.txt") &&
+			    probe_join(s->sysfs, sizeof(s->sysfs), snapshot,
+				       "sys/bus/event_source/devices") &&
+			    probe_join(s->dmesg, sizeof(s->dmesg), snapshot, "dmesg.txt") &&
+			    probe_join(s->msr, sizeof(s->msr), snapshot, "msr.txt"));
+}
+
+static void get_cpuid(struct probe_facts *f, const struct sources *s)
+{
+	if (s->live)
+		probe_cpuid_live(f);
+	else
+		probe_cpuid_snapshot(f, s->cpuid);
+}
+
+static void get_sysfs(struct probe_facts *f, const struct sources *s, bool events)
+{
+	probe_sysfs(f, s->live ? PROBE_SYSFS_DEVICES : s->sysfs, events);
+}
+
+static void get_klog(struct probe_facts *f, const struct sources *s, bool whole)
+{
+	probe_klog_gather(f, s->live ? NULL : s->dmesg, whole);
+}
+
+static void get_msr(struct probe_facts *f, const struct sources *s)
+{
+	if (s->live)
+		probe_msr_live(f);
+	else
+		probe_msr_snapshot(f, s->msr);
+}
+
+static bool begin(struct probe_facts *f, struct sources *s, const char *snapshot)
 {
 	memset(f, 0, sizeof(*f));
 	probe_klog_reset(&f->klog);
-	if (!snapshot) {
-		probe_cpuid_live(f);
-		probe_sysfs(f, PROBE_SYSFS_DEVICES);
-		probe_klog_gather(f, NULL);
-		probe_msr_live(f);
+	sources(s, snapshot);
+	if (!s->ok)
+		f->cpuid_err = f->sysfs_err = f->klog_err = f->msr_err = -ENAMETOOLONG;
+	return s->ok;
+}
+
+void probe_gather(struct probe_facts *f, const char *snapshot)
+{
+	struct sources s;
+	if (!begin(f, &s, snapshot))
 		return;
+	get_cpuid(f, &s);
+	get_sysfs(f, &s, true);
+	get_klog(f, &s, true);
+	get_msr(f, &s);
+}
+
+void probe_gather_verdict(struct probe_facts *f, const char *snapshot)
+{
+	struct sources s;
+	if (!begin(f, &s, snapshot))
+		return;
+	get_cpuid(f, &s);
+	struct probe_cpu c;
+	probe_decode_cpu(f, &c);
+	bool advertised = probe_fixed3_advertised(&c);
+	/* Only where counter 3 is advertised can the rest change the verdict;
+	 * the MSR is one pread where it exists at all, the log hundreds of
+	 * records: cheapest proof first. */
+	if (advertised) {
+		get_msr(f, &s);
+		struct probe_verdict v;
+		probe_evaluate(f, &v);
+		if (!v.perf_metrics_proven)
+			get_klog(f, &s, false);
 	}
-	char path[PROBE_PATH_MAX];
-	if (probe_join(path, sizeof(path), snapshot, "cpuid.txt"))
-		probe_cpuid_snapshot(f, path);
-	else
-		f->cpuid_err = -ENAMETOOLONG;
-	if (probe_join(path, sizeof(path), snapshot, "sys/bus/event_source/devices"))
-		probe_sysfs(f, path);
-	else
-		f->sysfs_err = -ENAMETOOLONG;
-	if (probe_join(path, sizeof(path), snapshot, "dmesg.txt"))
-		probe_klog_gather(f, path);
-	else
-		f->klog_err = -ENAMETOOLONG;
-	if (probe_join(path, sizeof(path), snapshot, "msr.txt"))
-		probe_msr_snapshot(f, path);
-	else
-		f->msr_err = -ENAMETOOLONG;
+	/* slots/topdown-* matter only to the bare-metal backstop. */
+	get_sysfs(f, &s, advertised && !c.hypervisor);
 }

@@ -16,8 +16,11 @@
  * perf metrics.  A text may hold several boots: the last one wins.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "probe.h"
 #include "text.h"
@@ -39,11 +42,22 @@ static bool after(const char *line, const char *end, const char *needle, struct 
 	return true;
 }
 
+/* Every line we parse carries one of these; the rest of the log is skipped
+ * with a few memmem() calls instead of a dozen patterns. */
+static bool maybe_pmu_line(const char *line, size_t len)
+{
+	return memmem(line, len, "... ", 4) || memmem(line, len, "Performance Events", 18) ||
+	       memmem(line, len, "PMU", 3) || memmem(line, len, "BIOS", 4);
+}
+
 void probe_klog_line(struct probe_klog *k, const char *line, size_t len)
 {
 	const char *end = line + len;
 	struct text t;
 	uint64_t v;
+
+	if (!maybe_pmu_line(line, len))
+		return;
 
 	if (after(line, end, "Performance Events:", &t)) {
 		probe_klog_reset(k); /* a new boot starts here */
@@ -78,19 +92,78 @@ void probe_klog_line(struct probe_klog *k, const char *line, size_t len)
 	}
 }
 
-static int klog_cb(void *ctx, const char *line, size_t len)
+/* Parse until the driver's block is over: everything the PMU driver prints
+ * at boot follows its "Performance Events:" line within a few dozen records
+ * (init_hw_perf_events() prints the block in one go; a hybrid part prints
+ * two).  Stopping there spares reading the rest of a long log. */
+#define KLOG_BLOCK_LINES 48
+
+struct klog_ctx {
+	struct probe_klog *k;
+	int after_block; /* lines since "Performance Events:", -1 before it */
+	bool stop_early;
+};
+
+static int klog_cb(void *p, const char *line, size_t len)
 {
-	probe_klog_line(ctx, line, len);
-	return 0;
+	struct klog_ctx *c = p;
+	bool was = c->k->pmu_driver_seen;
+	bool ended = c->k->mask_seen || c->k->no_pmu_driver || c->k->virt_unavailable;
+	probe_klog_line(c->k, line, len);
+	if (c->k->pmu_driver_seen && !was)
+		c->after_block = 0;
+	else if (c->after_block >= 0)
+		c->after_block++;
+	if (!c->stop_early || c->after_block < 0)
+		return 0;
+	/* The block is over at the first line after its end (the mask, or the
+	 * "software events only" verdict) that is neither a "... " detail nor
+	 * the next hybrid PMU's "PMU driver" header. */
+	if (ended && c->after_block > 0 && !memmem(line, len, "... ", 4) &&
+	    !memmem(line, len, "PMU driver", 10))
+		return 1;
+	return c->after_block >= KLOG_BLOCK_LINES;
 }
 
-int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx)
+/* One record of /dev/kmsg: "6,149,312844,-;text\n" plus " KEY=value"
+ * continuation lines; hand on the text. */
+static int kmsg_record(const char *rec, size_t n, probe_line_fn fn, void *ctx)
 {
-	if (path)
-		return probe_read_lines(path, fn, ctx);
+	const char *semi = memchr(rec, ';', n);
+	if (!semi)
+		return 0;
+	const char *text = semi + 1;
+	const char *nl = memchr(text, '\n', n - (size_t)(text - rec));
+	size_t len = nl ? (size_t)(nl - text) : n - (size_t)(text - rec);
+	return fn(ctx, text, len);
+}
 
-	/* The kernel's ring buffer through syslog(2): one call, no per-record
-	 * reads.  Needs CAP_SYSLOG where kernel.dmesg_restrict=1. */
+static int read_kmsg(probe_line_fn fn, void *ctx)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char rec[8192]; /* a read must hold a whole record (CONSOLE_EXT_LOG_MAX) */
+	int rc = 0;
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec));
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue; /* records overwritten under us: go on */
+		if (n < 0) {
+			if (errno != EAGAIN)
+				rc = -errno;
+			break;
+		}
+		if (n == 0 || (rc = kmsg_record(rec, (size_t)n, fn, ctx)) != 0)
+			break;
+	}
+	close(fd);
+	return rc;
+}
+
+/* The ring buffer in one syslog(2) call, where /dev/kmsg does not exist. */
+static int read_syslog(probe_line_fn fn, void *ctx)
+{
 	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
 	if (size <= 0)
 		return size < 0 ? -errno : -ENODATA;
@@ -105,22 +178,34 @@ int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx)
 	} else {
 		const char *p = buf, *end = buf + n;
 		while (p < end && rc == 0) {
-			const char *nl = p;
-			while (nl < end && *nl != '\n')
-				nl++;
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				nl = end;
 			rc = fn(ctx, p, (size_t)(nl - p));
 			p = nl + 1;
 		}
 	}
 	munmap(buf, (size_t)size);
+	return rc;
+}
+
+/* Both need CAP_SYSLOG where kernel.dmesg_restrict=1. */
+int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx)
+{
+	int rc;
+	if (path)
+		rc = probe_read_lines(path, fn, ctx);
+	else if ((rc = read_kmsg(fn, ctx)) == -ENOENT)
+		rc = read_syslog(fn, ctx);
 	return rc < 0 ? rc : 0;
 }
 
 /* path NULL: the live kernel log. */
-void probe_klog_gather(struct probe_facts *f, const char *path)
+void probe_klog_gather(struct probe_facts *f, const char *path, bool whole)
 {
 	probe_klog_reset(&f->klog);
-	int rc = probe_klog_each_line(path, klog_cb, &f->klog);
+	struct klog_ctx c = {&f->klog, -1, !whole && !path}; /* a file may hold boots */
+	int rc = probe_klog_each_line(path, klog_cb, &c);
 	if (rc < 0) {
 		f->klog_err = rc;
 		return;

@@ -112,9 +112,17 @@ struct probe_verdict {
  * Never fails as a whole: each unreadable fact is left unknown. */
 void probe_gather(struct probe_facts *f, const char *snapshot);
 
+/* Gather only what the verdict needs, in order of cost: CPUID and the core
+ * PMU types always; the MSR and the kernel log only where counter 3 is
+ * advertised; sysfs events only on bare metal.  What the shim and the
+ * supervisor use; the report wants probe_gather(). */
+void probe_gather_verdict(struct probe_facts *f, const char *snapshot);
+
 /* Pure: decode CPUID and decide. */
 void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
 void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v);
+/* Intel, perfmon present, and CPUID.0AH EDX[4:0] > 3 or ECX bit 3 (v5+). */
+bool probe_fixed3_advertised(const struct probe_cpu *c);
 const char *probe_state_name(enum probe_state s);
 
 /* Look up one gathered CPUID leaf; NULL when unknown. */
@@ -142,9 +150,9 @@ bool probe_join(char *out, size_t size, const char *a, const char *b);
 /* Live sources, each filling its part of the facts. */
 void probe_cpuid_live(struct probe_facts *f);
 void probe_cpuid_snapshot(struct probe_facts *f, const char *path);
-void probe_sysfs(struct probe_facts *f, const char *devices_dir);
+void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events);
 /* The kernel log, live (path NULL, through syslog(2)) or from a file. */
-void probe_klog_gather(struct probe_facts *f, const char *path);
+void probe_klog_gather(struct probe_facts *f, const char *path, bool whole);
 int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx);
 void probe_msr_live(struct probe_facts *f);
 void probe_msr_snapshot(struct probe_facts *f, const char *path);

@@ -45,7 +45,7 @@ static bool read_type(const char *pmu_dir, uint32_t *type)
 	return true;
 }
 
-void probe_sysfs(struct probe_facts *f, const char *devices_dir)
+void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 {
 	int dfd = open(devices_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
@@ -63,9 +63,9 @@ void probe_sysfs(struct probe_facts *f, const char *devices_dir)
 			continue;
 		strncpy(p->name, core_names[i], sizeof(p->name) - 1);
 		p->name[sizeof(p->name) - 1] = '\0';
-		p->slots_listed = file_exists(dir, "events/slots");
+		p->slots_listed = events && file_exists(dir, "events/slots");
 		p->topdown_listed = 0;
-		for (unsigned m = 0; m < 8; m++) {
+		for (unsigned m = 0; events && m < 8; m++) {
 			char rel[64] = "events/";
 			strncat(rel, probe_topdown_names[m], sizeof(rel) - strlen(rel) - 1);
 			if (file_exists(dir, rel))

@@ -79,6 +79,12 @@ void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu)
 	}
 }
 
+bool probe_fixed3_advertised(const struct probe_cpu *c)
+{
+	return c->known && !strcmp(c->vendor, "GenuineIntel") && c->leaf_a_known &&
+	       c->pmu_version > 0 && (c->fixed_counters > 3 || (c->fixed_bitmap >> 3) & 1);
+}
+
 const char *probe_state_name(enum probe_state s)
 {
 	static const char *const names[] = {
@@ -131,7 +137,7 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 			    "nothing to guard";
 		return;
 	}
-	v->fixed3_advertised = c->fixed_counters > 3 || (c->fixed_bitmap >> 3) & 1;
+	v->fixed3_advertised = probe_fixed3_advertised(c);
 
 	if (!v->fixed3_advertised) {
 		v->state = PROBE_SAFE;

@@ -206,7 +206,7 @@ static void build_state(struct shim_state *s)
 	struct probe_facts facts;
 	struct probe_verdict v;
 	if (mode != GUARD_OFF) {
-		probe_gather(&facts, snap);
+		probe_gather_verdict(&facts, snap);
 		probe_evaluate(&facts, &v);
 	} else {
 		/* Off: no probe work at all. */

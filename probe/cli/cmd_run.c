@@ -101,7 +101,7 @@ static int run_seccomp(char **argv, const char *snapshot, bool audit)
 	struct probe_verdict v;
 	if (!f)
 		die_errno("out of memory");
-	probe_gather(f, snapshot);
+	probe_gather_verdict(f, snapshot);
 	probe_evaluate(f, &v);
 	struct sup_options o = {.audit = audit,
 				.quiet = lv && !strcmp(lv, "quiet"),

@@ -1,7 +1,8 @@
 /*
  * faultsim - simulate a guest kernel that crashes on fixed-counter-3 events
  *
- * Usage: faultsim --log FILE [--core-types LIST] [--healthy] -- CMD [ARGS...]
+ * Usage: faultsim [--via notify|ptrace] --log FILE [--core-types LIST]
+ *                 [--healthy] -- CMD [ARGS...]
  *
  * Runs CMD under a seccomp filter that turns every perf_event_open(2) of
  * the whole process tree into a user notification.  The supervisor (this
@@ -17,9 +18,16 @@
  * driver puts on fixed counter 3 / PERF_METRICS, which is what takes down
  * AWS m6i guests.
  *
+ * --via ptrace (x86_64 only) observes the tree with ptrace instead, for
+ * targets that install their own seccomp listener (only one listener is
+ * allowed per filter chain).  It tells calls that reach the kernel from
+ * calls a seccomp supervisor denied by marking the flags argument; see
+ * the "--via ptrace" section below and README.md.
+ *
  * Exit status: the child's exit code (128+signal if killed), 86 on a
  * simulated fault, 2 on usage errors, 77 when seccomp user notification
- * is unavailable (test "skip"), 1 on other setup errors.
+ * (or, with --via ptrace, ptrace) is unavailable (test "skip"), 1 on
+ * other setup errors.
  *
  * Build: gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -O2 faultsim.c -lseccomp
  */
@@ -92,10 +100,12 @@ struct world {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: faultsim --log FILE [--core-types LIST] [--healthy] "
-		"-- CMD [ARGS...]\n"
+		"usage: faultsim [--via notify|ptrace] --log FILE "
+		"[--core-types LIST] [--healthy] -- CMD [ARGS...]\n"
 		"  LIST: comma-separated perf PMU type numbers treated as "
-		"Intel core PMUs (default 4)\n");
+		"Intel core PMUs (default 4)\n"
+		"  --via: seccomp user notification (default) or ptrace "
+		"(x86_64; works under another seccomp supervisor)\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -630,10 +640,602 @@ out:
 	return code;
 }
 
+/* ------------------------------------------------------------------ */
+/* --via ptrace                                                       */
+
+/*
+ * A seccomp supervisor in the target (pmuguard run --mode seccomp) rules
+ * out the notify mode: only one listener per filter chain.  Instead, the
+ * whole tree is traced with PTRACE_SYSCALL.  Syscall-entry stops come
+ * before seccomp, so at entry we cannot know whether a filter or a
+ * supervisor will let the call through.  Hence the marker:
+ *
+ *   entry  perf_event_open with valid flags: set an unknown flag bit in
+ *          the flags register.  The kernel rejects unknown flags with
+ *          EINVAL before it even reads the attr.
+ *   exit   EINVAL: the call got past seccomp into the kernel body.  A
+ *          fault encoding is a simulated guest crash (exit 86); any other
+ *          attr is restarted with the original registers (ip -= 2) so it
+ *          runs for real, and the restarted call is let through unmarked.
+ *          Anything else (ENOENT from a supervisor, ENOSYS from a dead
+ *          listener, ...): the kernel body never ran -> verdict=denied.
+ */
+
+#if defined(__x86_64__)
+
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#define FS_PTRACE_GET_SYSCALL_INFO	0x420e
+#define FS_SYSCALL_INFO_ENTRY		1
+#define FS_SYSCALL_INFO_EXIT		2
+#define FS_AUDIT_ARCH_X86_64		0xc000003eu
+#define FS_AUDIT_ARCH_I386		0x40000003u
+#define NR_PERF_EVENT_OPEN_64		298u
+#define NR_PERF_EVENT_OPEN_32		336u
+#define FS_PERF_FLAG_ALL		0xfull
+#define MARK_FLAG			(1ull << 20)
+
+#define TRACE_OPTIONS	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | \
+			 PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+			 PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+
+/* struct ptrace_syscall_info (linux/ptrace.h), without the header clash */
+struct fs_syscall_info {
+	uint8_t op;
+	uint8_t pad[3];
+	uint32_t arch;
+	uint64_t instruction_pointer;
+	uint64_t stack_pointer;
+	union {
+		struct {
+			uint64_t nr;
+			uint64_t args[6];
+		} entry;
+		struct {
+			int64_t rval;
+			uint8_t is_error;
+		} exit;
+		struct {
+			uint64_t nr;
+			uint64_t args[6];
+			uint32_t ret_data;
+		} seccomp;
+	};
+};
+
+enum call_state {
+	CALL_NONE,	/* no perf_event_open in flight */
+	CALL_MARKED,	/* entered with the marker flag set */
+	CALL_PASS,	/* the restarted call: let it through untouched */
+};
+
+struct tracee {
+	pid_t tid;
+	enum call_state call;
+	uint32_t type;
+	uint64_t config;
+	struct user_regs_struct entry;	/* registers at entry, unmarked */
+	bool restart;			/* restarted call not yet re-entered */
+};
+
+struct tracer {
+	const struct world *w;
+	int logfd;
+	pid_t child;
+	struct tracee *t;
+	size_t n, cap;
+	bool warned_compat;
+};
+
+static volatile sig_atomic_t trace_child;
+
+static void forward_signal(int sig)
+{
+	int saved = errno;
+
+	if (trace_child > 0)
+		kill((pid_t)trace_child, sig);
+	errno = saved;
+}
+
+static long xptrace(int req, pid_t tid, uintptr_t addr, uintptr_t data)
+{
+	return ptrace((enum __ptrace_request)req, tid, (void *)addr,
+		      (void *)data);
+}
+
+static struct tracee *tracee_find(struct tracer *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->t[i].tid == tid)
+			return &p->t[i];
+	return NULL;
+}
+
+/* find or add; NULL only when out of memory */
+static struct tracee *tracee_get(struct tracer *p, pid_t tid)
+{
+	struct tracee *t = tracee_find(p, tid);
+
+	if (t != NULL)
+		return t;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct tracee *nt = realloc(p->t, cap * sizeof(*nt));
+
+		if (nt == NULL)
+			return NULL;
+		p->t = nt;
+		p->cap = cap;
+	}
+	t = &p->t[p->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static void tracee_del(struct tracer *p, pid_t tid)
+{
+	struct tracee *t = tracee_find(p, tid);
+
+	if (t != NULL)
+		*t = p->t[--p->n];
+}
+
+static void log_verdict(int logfd, pid_t pid, uint32_t type, uint64_t config,
+			const char *verdict)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line),
+			 "call pid=%d type=%" PRIu32 " config=0x%" PRIx64
+			 " verdict=%s\n", (int)pid, type, config, verdict);
+
+	if (n > 0 && (size_t)n < sizeof(line))
+		write_all(logfd, line, (size_t)n);
+}
+
+/* wait until pid has exited; returns its exit code */
+static int reap_exit(pid_t pid)
+{
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, __WALL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return EXIT_SETUP;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return exit_code_of(status);
+	}
+}
+
+/* SIGKILL everything traced, then reap the direct child */
+static void kill_traced_tree(struct tracer *p)
+{
+	kill(-p->child, SIGKILL);
+	for (size_t i = 0; i < p->n; i++)
+		kill(p->t[i].tid, SIGKILL);	/* whole thread group */
+	kill(p->child, SIGKILL);
+	(void)reap_exit(p->child);
+}
+
+static int trace_fatal(struct tracer *p, const char *what, int err)
+{
+	fprintf(stderr, "faultsim: %s: %s\n", what, strerror(err));
+	kill_traced_tree(p);
+	return EXIT_SETUP;
+}
+
+/* is the tracee gone?  (killed from outside between stop and request) */
+static bool gone(int err)
+{
+	return err == ESRCH;
+}
+
+static bool same_args(const struct user_regs_struct *r,
+		      const struct fs_syscall_info *si)
+{
+	return si->entry.args[0] == r->rdi && si->entry.args[1] == r->rsi &&
+	       si->entry.args[2] == r->rdx && si->entry.args[3] == r->r10 &&
+	       si->entry.args[4] == r->r8 && si->entry.args[5] == r->r9 &&
+	       si->instruction_pointer == r->rip;
+}
+
+/* returns 0 to resume the tracee, else faultsim's exit code */
+static int on_entry(struct tracer *p, struct tracee *t,
+		    const struct fs_syscall_info *si)
+{
+	unsigned char attr[ATTR_READ_SIZE];
+	struct user_regs_struct regs;
+	uint64_t flags;
+	ssize_t n;
+
+	if (si->arch == FS_AUDIT_ARCH_I386 &&
+	    si->entry.nr == NR_PERF_EVENT_OPEN_32) {
+		if (!p->warned_compat)
+			fprintf(stderr, "faultsim: warning: 32-bit "
+				"perf_event_open (pid %d) is not inspected in "
+				"ptrace mode\n", (int)t->tid);
+		p->warned_compat = true;
+		return 0;
+	}
+	if (si->arch != FS_AUDIT_ARCH_X86_64 ||
+	    si->entry.nr != NR_PERF_EVENT_OPEN_64)
+		return 0;
+
+	/* the call we restarted at its exit stop comes back: let it run */
+	if (t->restart && same_args(&t->entry, si)) {
+		t->restart = false;
+		t->call = CALL_PASS;
+		return 0;
+	}
+	t->call = CALL_NONE;
+
+	n = read_target(t->tid, si->entry.args[0], attr);
+	if (n < ATTR_MIN_SIZE) {
+		log_call(p->logfd, t->tid, false, 0, 0, false);
+		return 0;
+	}
+	t->type = get_u32(attr + 0);
+	t->config = get_u64(attr + 8);
+
+	flags = si->entry.args[4];
+	if (flags & ~FS_PERF_FLAG_ALL) {
+		/* the kernel rejects these flags before it looks at the attr */
+		log_call(p->logfd, t->tid, true, t->type, t->config, false);
+		return 0;
+	}
+
+	if (xptrace(PTRACE_GETREGS, t->tid, 0, (uintptr_t)&regs) < 0)
+		return gone(errno) ? 0 : trace_fatal(p, "PTRACE_GETREGS", errno);
+	if (regs.r8 != flags || regs.orig_rax != NR_PERF_EVENT_OPEN_64) {
+		fprintf(stderr, "faultsim: registers of pid %d do not match "
+			"its perf_event_open entry (r8=0x%llx flags=0x%llx)\n",
+			(int)t->tid, (unsigned long long)regs.r8,
+			(unsigned long long)flags);
+		kill_traced_tree(p);
+		return EXIT_SETUP;
+	}
+	t->entry = regs;
+	regs.r8 = flags | MARK_FLAG;
+	if (xptrace(PTRACE_SETREGS, t->tid, 0, (uintptr_t)&regs) < 0)
+		return gone(errno) ? 0 : trace_fatal(p, "PTRACE_SETREGS", errno);
+	t->call = CALL_MARKED;
+	return 0;
+}
+
+static int on_exit_stop(struct tracer *p, struct tracee *t,
+			const struct fs_syscall_info *si)
+{
+	enum call_state call = t->call;
+	struct user_regs_struct regs;
+	int64_t rval = si->exit.rval;
+
+	t->call = CALL_NONE;
+	if (call != CALL_MARKED)
+		return 0;	/* nothing in flight, or the restarted call */
+
+	if (xptrace(PTRACE_GETREGS, t->tid, 0, (uintptr_t)&regs) < 0)
+		return gone(errno) ? 0 : trace_fatal(p, "PTRACE_GETREGS", errno);
+	regs.r8 = t->entry.r8;	/* the original flags */
+
+	if (rval == -EINVAL) {
+		/* past seccomp, in the kernel body: the guest sees the attr */
+		const struct world *w = p->w;
+		bool fault = !w->healthy && is_core_type(w, t->type) &&
+			     is_fixed3_encoding(t->config);
+		long word;
+
+		if (fault) {
+			log_verdict(p->logfd, t->tid, t->type, t->config,
+				    "FAULT");
+			print_fault(t->type, t->config, t->tid);
+			kill_traced_tree(p);
+			return EXIT_FAULT;
+		}
+		log_verdict(p->logfd, t->tid, t->type, t->config, "continue");
+
+		/* restart: back over the 2-byte `syscall`, original args */
+		errno = 0;
+		word = xptrace(PTRACE_PEEKTEXT, t->tid,
+			       (uintptr_t)(regs.rip - 2), 0);
+		if (errno != 0)
+			return gone(errno) ? 0 :
+			       trace_fatal(p, "PTRACE_PEEKTEXT", errno);
+		if (regs.rip != t->entry.rip ||
+		    ((unsigned long)word & 0xffff) != 0x050f) {
+			fprintf(stderr, "faultsim: cannot restart "
+				"perf_event_open of pid %d: no syscall "
+				"instruction before rip 0x%llx (bytes %02lx %02lx)\n",
+				(int)t->tid, (unsigned long long)regs.rip,
+				(unsigned long)word & 0xff,
+				((unsigned long)word >> 8) & 0xff);
+			kill_traced_tree(p);
+			return EXIT_SETUP;
+		}
+		regs.rip -= 2;
+		regs.rax = t->entry.orig_rax;
+		regs.rdi = t->entry.rdi;
+		regs.rsi = t->entry.rsi;
+		regs.rdx = t->entry.rdx;
+		regs.r10 = t->entry.r10;
+		regs.r8 = t->entry.r8;
+		regs.r9 = t->entry.r9;
+		t->restart = true;
+	} else {
+		char verdict[48];
+
+		snprintf(verdict, sizeof(verdict), "denied errno=%lld",
+			 rval < 0 ? (long long)-rval : 0LL);
+		log_verdict(p->logfd, t->tid, t->type, t->config, verdict);
+	}
+	if (xptrace(PTRACE_SETREGS, t->tid, 0, (uintptr_t)&regs) < 0) {
+		t->restart = false;
+		return gone(errno) ? 0 : trace_fatal(p, "PTRACE_SETREGS", errno);
+	}
+	return 0;
+}
+
+static int on_syscall_stop(struct tracer *p, struct tracee *t)
+{
+	struct fs_syscall_info si;
+
+	memset(&si, 0, sizeof(si));
+	if (xptrace(FS_PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(si),
+		    (uintptr_t)&si) < 0)
+		return gone(errno) ? 0 :
+		       trace_fatal(p, "PTRACE_GET_SYSCALL_INFO", errno);
+	if (si.op == FS_SYSCALL_INFO_ENTRY)
+		return on_entry(p, t, &si);
+	if (si.op == FS_SYSCALL_INFO_EXIT)
+		return on_exit_stop(p, t, &si);
+	return 0;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+static int trace_loop(struct tracer *p)
+{
+	for (;;) {
+		unsigned long msg;
+		struct tracee *t;
+		int status, sig, event, rc;
+		uintptr_t inject = 0;
+		pid_t tid = waitpid(-1, &status, __WALL);
+
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			return trace_fatal(p, "waitpid", errno);
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			tracee_del(p, tid);
+			if (tid == p->child)
+				return exit_code_of(status);
+			continue;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+
+		t = tracee_get(p, tid);	/* new tasks may stop before their
+					   creation event is seen */
+		if (t == NULL)
+			return trace_fatal(p, "tracee table", ENOMEM);
+		sig = WSTOPSIG(status);
+		event = (int)((unsigned int)status >> 16);
+
+		if (sig == (SIGTRAP | 0x80)) {
+			rc = on_syscall_stop(p, t);
+			if (rc != 0)
+				return rc;
+		} else if (event == PTRACE_EVENT_STOP) {
+			if (is_stop_signal(sig)) {
+				/* group-stop: stay stopped until SIGCONT */
+				xptrace(PTRACE_LISTEN, tid, 0, 0);
+				continue;
+			}
+		} else if (event == PTRACE_EVENT_EXEC) {
+			/* a non-leader exec takes over the leader's tid */
+			if (xptrace(PTRACE_GETEVENTMSG, tid, 0,
+				    (uintptr_t)&msg) == 0 && (pid_t)msg != tid)
+				tracee_del(p, (pid_t)msg);
+			t = tracee_find(p, tid);
+			if (t != NULL) {
+				t->call = CALL_NONE;
+				t->restart = false;
+			}
+		} else if (event == PTRACE_EVENT_CLONE ||
+			   event == PTRACE_EVENT_FORK ||
+			   event == PTRACE_EVENT_VFORK) {
+			if (xptrace(PTRACE_GETEVENTMSG, tid, 0,
+				    (uintptr_t)&msg) == 0 &&
+			    tracee_get(p, (pid_t)msg) == NULL)
+				return trace_fatal(p, "tracee table", ENOMEM);
+		} else if (event == 0) {
+			inject = (uintptr_t)sig;	/* signal-delivery-stop */
+		}
+		xptrace(PTRACE_SYSCALL, tid, 0, inject);
+	}
+}
+
+static int run_ptrace(const struct world *w, const char *log_path,
+		      char **cmd)
+{
+	struct tracer p = { .w = w };
+	struct sigaction sa, oldact[3];
+	sigset_t mask, oldmask;
+	struct fs_syscall_info si;
+	int pfd[2] = { -1, -1 };
+	int code = EXIT_SETUP, status, err;
+	pid_t child;
+	char go = 'g';
+
+	p.logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		       0644);
+	if (p.logfd < 0) {
+		fprintf(stderr, "faultsim: %s: %s\n", log_path,
+			strerror(errno));
+		return EXIT_SETUP;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "faultsim: pipe: %s\n", strerror(errno));
+		close(p.logfd);
+		return EXIT_SETUP;
+	}
+
+	/* forward SIGINT/SIGTERM to the child; wait for tracees ourselves */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &oldact[0]);
+	sigaction(SIGTERM, &sa, &oldact[1]);
+	sa.sa_handler = SIG_DFL;	/* SIG_IGN would auto-reap the child */
+	sa.sa_flags = 0;
+	sigaction(SIGCHLD, &sa, &oldact[2]);
+
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "faultsim: fork: %s\n", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		ssize_t r;
+
+		close(pfd[1]);
+		close(p.logfd);
+		setpgid(0, 0);
+		sigaction(SIGINT, &oldact[0], NULL);
+		sigaction(SIGTERM, &oldact[1], NULL);
+		sigaction(SIGCHLD, &oldact[2], NULL);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		/* wait until the parent has seized us */
+		do {
+			r = read(pfd[0], &go, 1);
+		} while (r < 0 && errno == EINTR);
+		if (r != 1)
+			_exit(EXIT_SETUP);
+		close(pfd[0]);
+		execvp(cmd[0], cmd);
+		err = errno;
+		fprintf(stderr, "faultsim: exec %s: %s\n", cmd[0],
+			strerror(err));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	setpgid(child, child);
+	close(pfd[0]);
+	pfd[0] = -1;
+	p.child = child;
+
+	if (xptrace(PTRACE_SEIZE, child, 0, TRACE_OPTIONS) < 0) {
+		err = errno;
+		fprintf(stderr, "faultsim: ptrace(PTRACE_SEIZE): %s\n",
+			strerror(err));
+		if (err == EPERM || err == EACCES || err == ENOSYS)
+			code = EXIT_SKIP;
+		kill(child, SIGKILL);
+		reap_exit(child);
+		goto out;
+	}
+	if (xptrace(PTRACE_INTERRUPT, child, 0, 0) < 0) {
+		code = trace_fatal(&p, "ptrace(PTRACE_INTERRUPT)", errno);
+		goto out;
+	}
+	for (;;) {
+		pid_t r = waitpid(child, &status, __WALL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			code = trace_fatal(&p, "waitpid", errno);
+			goto out;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			code = exit_code_of(status);
+			goto out;
+		}
+		if (WIFSTOPPED(status) &&
+		    ((unsigned int)status >> 16) == PTRACE_EVENT_STOP)
+			break;
+		/* a signal got there first; the interrupt is still pending */
+		if (WIFSTOPPED(status))
+			xptrace(PTRACE_CONT, child, 0,
+				((unsigned int)status >> 16) ? 0 :
+				(uintptr_t)WSTOPSIG(status));
+	}
+	memset(&si, 0, sizeof(si));
+	if (xptrace(FS_PTRACE_GET_SYSCALL_INFO, child, sizeof(si),
+		    (uintptr_t)&si) < 0) {
+		err = errno;
+		code = trace_fatal(&p, "ptrace(PTRACE_GET_SYSCALL_INFO)", err);
+		if (err == EIO || err == EINVAL)
+			code = EXIT_SKIP;	/* kernel older than 5.3 */
+		goto out;
+	}
+	if (xptrace(PTRACE_SYSCALL, child, 0, 0) < 0) {
+		code = trace_fatal(&p, "ptrace(PTRACE_SYSCALL)", errno);
+		goto out;
+	}
+	if (tracee_get(&p, child) == NULL) {
+		code = trace_fatal(&p, "tracee table", ENOMEM);
+		goto out;
+	}
+
+	trace_child = child;
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (write(pfd[1], &go, 1) != 1) {
+		code = trace_fatal(&p, "write", errno);
+		goto out;
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+
+	code = trace_loop(&p);
+
+out:
+	trace_child = 0;
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	free(p.t);
+	close(p.logfd);
+	return code;
+}
+
+#else /* !__x86_64__ */
+
+static int run_ptrace(const struct world *w, const char *log_path,
+		      char **cmd)
+{
+	(void)w;
+	(void)log_path;
+	(void)cmd;
+	fprintf(stderr, "faultsim: --via ptrace is only implemented on "
+		"x86_64\n");
+	return EXIT_SKIP;
+}
+
+#endif /* __x86_64__ */
+
 int main(int argc, char **argv)
 {
 	struct world w = { .n_core_types = 1, .core_types = { 4 } };
 	const char *log_path = NULL;
+	bool via_ptrace = false;
 	struct sigaction dfl, oldact[2];
 	sigset_t mask, oldmask;
 	int sv[2] = { -1, -1 };
@@ -666,6 +1268,20 @@ int main(int argc, char **argv)
 				usage();
 				return EXIT_USAGE;
 			}
+		} else if ((strcmp(a, "--via") == 0 && i + 1 < argc) ||
+			   strncmp(a, "--via=", 6) == 0) {
+			const char *v = a[5] == '=' ? a + 6 : argv[++i];
+
+			if (strcmp(v, "ptrace") == 0) {
+				via_ptrace = true;
+			} else if (strcmp(v, "notify") == 0) {
+				via_ptrace = false;
+			} else {
+				fprintf(stderr, "faultsim: bad --via '%s'\n",
+					v);
+				usage();
+				return EXIT_USAGE;
+			}
 		} else if (strcmp(a, "--healthy") == 0) {
 			w.healthy = true;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -684,6 +1300,9 @@ int main(int argc, char **argv)
 		usage();
 		return EXIT_USAGE;
 	}
+
+	if (via_ptrace)
+		return run_ptrace(&w, log_path, argv + i);
 
 	api = seccomp_api_get();
 	if (api < 5) {

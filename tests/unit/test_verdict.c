@@ -178,3 +178,29 @@ Test(rule, unreadable_log_in_guest_is_not_proof)
 	probe_evaluate(&w.f, &w.v);
 	cr_assert_eq(w.v.state, PROBE_HAZARD);
 }
+
+/* The shim's lazy gather must reach the same verdict as the full one. */
+Test(rule, lazy_gather_agrees_with_full_gather_on_every_fixture)
+{
+	static const char *const all[] = {
+		"m6i-16xlarge", "m6i-16xlarge-oldkernel", "icx-8375c-metal", "m7i-24xlarge",
+		"m5-24xlarge", "guest-no-leaf-a", "m6i-no-sysfs", "metal-no-sysfs",
+		"v5-guest-ecx-bitmap", "adl-hybrid-metal", "hybrid-guest-hazard",
+		"amd-epyc-guest", "kvm-on-hybrid-host", "kvm-on-hybrid-host-6.18",
+		"m6i-rotated-log", "m6i-empty-log", "vmware-counters-in-use", "does-not-exist",
+	};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		char dir[1024];
+		snprintf(dir, sizeof(dir), "%s/%s", PMUGUARD_FIXTURES, all[i]);
+		struct probe_facts lazy;
+		struct probe_verdict lv;
+		probe_gather_verdict(&lazy, dir);
+		probe_evaluate(&lazy, &lv);
+		world_load(&w, all[i]);
+		cr_assert_eq(lv.state, w.v.state, "%s: lazy %s, full %s", all[i],
+			     probe_state_name(lv.state), probe_state_name(w.v.state));
+		cr_assert_eq(lazy.n_pmus, w.f.n_pmus, "%s: core PMU types", all[i]);
+		for (unsigned p = 0; p < lazy.n_pmus; p++)
+			cr_assert_eq(lazy.pmus[p].type, w.f.pmus[p].type);
+	}
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Micro-benchmarks for scripts/bench.  Each prints one number: nanoseconds
+ * per operation (median of several timed batches inside this process).
+ * Whether the shim is in front is decided by the caller (LD_PRELOAD, or
+ * `pmuguard run`), so guarded and unguarded runs execute the same code.
+ *
+ *   bench getppid N | futex N | peo-denied N | peo-allowed N
+ *   bench probe-live N | probe-snapshot DIR N
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+#define BATCHES 9
+#define BAD_FLAGS (1ul << 20) /* the kernel answers EINVAL at once */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static struct perf_event_attr attr;
+static int futex_word;
+static const char *snap;
+
+static void op(const char *what)
+{
+	if (!strcmp(what, "getppid"))
+		syscall(SYS_getppid);
+	else if (!strcmp(what, "futex"))
+		syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	else if (!strncmp(what, "peo", 3))
+		syscall(SYS_perf_event_open, &attr, 0, -1, -1, BAD_FLAGS);
+	else {
+		struct probe_facts f;
+		struct probe_verdict v;
+		probe_gather_verdict(&f, snap);
+		probe_evaluate(&f, &v);
+	}
+}
+
+/* The loop for the syscall() cases is written out so that the only
+ * difference between guarded and unguarded is what syscall() resolves to. */
+static double batch(const char *what, long n)
+{
+	double t0 = now_ns();
+	if (!strcmp(what, "getppid")) {
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+	} else {
+		for (long i = 0; i < n; i++)
+			op(what);
+	}
+	return (now_ns() - t0) / (double)n;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	const char *what = argv[1];
+	if (!strcmp(what, "probe-snapshot")) {
+		if (argc < 4)
+			return 2;
+		snap = argv[2];
+		argv++;
+	}
+	long n = atol(argv[2]);
+	if (n <= 0)
+		return 2;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_RAW;
+	attr.size = sizeof(attr);
+	attr.config = !strcmp(what, "peo-denied") ? 0x0400 : 0x01a4;
+	op(what); /* warm up: the shim's one probe happens here */
+	double t[BATCHES];
+	for (int b = 0; b < BATCHES; b++)
+		t[b] = batch(what, n);
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	printf("%.3f\n", t[BATCHES / 2]);
+	return 0;
+}
