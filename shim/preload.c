@@ -268,9 +268,13 @@ static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t 
 {
 	if (s->log == LOG_QUIET || !first_sighting(type, config))
 		return;
+	/* The program's name from /proc, not program_invocation_short_name:
+	 * a data relocation every preloaded process would pay for at start. */
+	char comm[32];
+	if (probe_read_small("/proc/self/comm", comm, sizeof(comm)) <= 0)
+		__builtin_memcpy(comm, "?", 2);
 	struct logline l;
-	guard_format_denial(&l, &s->policy, hit, type, config, program_invocation_short_name,
-			    getpid());
+	guard_format_denial(&l, &s->policy, hit, type, config, comm, getpid());
 	log_emit(&l, STDERR_FILENO);
 }
 

@@ -6,15 +6,19 @@
  * `pmuguard run`), so guarded and unguarded runs execute the same code.
  *
  *   bench getppid N | futex N | peo-denied N | peo-allowed N
- *   bench probe-live N | probe-snapshot DIR N
+ *   bench probe-live N | probe-snapshot DIR N | klog-live N
+ *   bench spawn N CMD [ARGS]      (microseconds per fork+exec+wait of CMD)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,12 +52,43 @@ static void op(const char *what)
 		syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	else if (!strncmp(what, "peo", 3))
 		syscall(SYS_perf_event_open, &attr, 0, -1, -1, BAD_FLAGS);
-	else {
+	else if (!strcmp(what, "klog-live")) {
+		struct probe_facts f;
+		probe_klog_gather(&f, NULL, false);
+	} else {
 		struct probe_facts f;
 		struct probe_verdict v;
 		probe_gather_verdict(&f, snap);
 		probe_evaluate(&f, &v);
 	}
+}
+
+extern char **environ;
+
+/* Median microseconds per spawn+wait of argv, over BATCHES batches of n. */
+static int spawn_bench(long n, char **argv)
+{
+	double t[BATCHES];
+	for (int b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+		for (long i = 0; i < n; i++) {
+			pid_t pid;
+			int st;
+			posix_spawn_file_actions_t fa;
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+			posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+			if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0)
+				return 1;
+			posix_spawn_file_actions_destroy(&fa);
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+				return 1;
+		}
+		t[b] = (now_ns() - t0) / (double)n / 1e3;
+	}
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	printf("%.3f\n", t[BATCHES / 2]);
+	return 0;
 }
 
 /* The loop for the syscall() cases is written out so that the only
@@ -85,6 +120,8 @@ int main(int argc, char **argv)
 	long n = atol(argv[2]);
 	if (n <= 0)
 		return 2;
+	if (!strcmp(what, "spawn"))
+		return argc > 3 ? spawn_bench(n, argv + 3) : 2;
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_RAW;
 	attr.size = sizeof(attr);
