@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -48,6 +51,30 @@ void log_emit(struct logline *l, int fd)
 		if (w <= 0)
 			break;
 		off += (size_t)w;
+	}
+	errno = saved;
+}
+
+/* To syslog/journald through /dev/log, without glibc's syslog() (it takes
+ * locks and may allocate): one datagram, "<12>" = facility user, severity
+ * warning (RFC 3164).  Where there is no /dev/log the line is dropped: in
+ * fleet mode nothing may go to fd 2 instead. */
+void log_syslog(const struct logline *l, size_t skip)
+{
+	int saved = errno;
+	struct logline m = {.len = 0};
+	log_str(&m, "<12>pmuguard[");
+	log_dec(&m, (uint64_t)getpid());
+	log_str(&m, "]: ");
+	for (size_t i = skip; i < l->len && m.len < sizeof(m.buf) - 1; i++)
+		m.buf[m.len++] = l->buf[i];
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		memcpy(a.sun_path, "/dev/log", sizeof("/dev/log"));
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			send(fd, m.buf, m.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		close(fd);
 	}
 	errno = saved;
 }

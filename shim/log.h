@@ -19,5 +19,7 @@ void log_hex(struct logline *l, uint64_t v);
 void log_dec(struct logline *l, uint64_t v);
 /* Append a newline and write the line to fd; errno is preserved. */
 void log_emit(struct logline *l, int fd);
+/* Send the line (minus its first skip bytes) to /dev/log; errno is preserved. */
+void log_syslog(const struct logline *l, size_t skip);
 
 #endif

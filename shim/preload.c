@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "conf.h"
 #include "denial.h"
 #include "log.h"
 #include "probe.h"
@@ -122,11 +123,30 @@ enum log_level { LOG_QUIET, LOG_WARN, LOG_DEBUG };
 struct shim_state {
 	struct guard_policy policy;
 	enum log_level log;
+	enum guard_dest dest; /* GUARD_DEST_STDERR or _SYSLOG (or _QUIET) */
 };
 
 enum { STATE_NONE, STATE_BUSY, STATE_READY };
 static atomic_int g_state;
 static struct shim_state g_shim;
+
+/* Loaded through /etc/ld.so.preload rather than LD_PRELOAD?  Then fd 2 is
+ * whatever an arbitrary daemon made of it (a socket, a protocol stream, a
+ * data file): never write there.  Setuid programs see no LD_PRELOAD here
+ * (secure_getenv), and the loader only honours ld.so.preload for them. */
+static bool fleet_loaded(void)
+{
+	const char *lp = secure_getenv("LD_PRELOAD");
+	return !lp || !__builtin_strstr(lp, "libpmuguard");
+}
+
+static void emit(const struct shim_state *s, struct logline *l)
+{
+	if (s->dest == GUARD_DEST_SYSLOG)
+		log_syslog(l, sizeof("pmuguard: ") - 1);
+	else if (s->dest == GUARD_DEST_STDERR)
+		log_emit(l, STDERR_FILENO);
+}
 
 static void log_begin(struct logline *l)
 {
@@ -134,20 +154,18 @@ static void log_begin(struct logline *l)
 	log_str(l, "pmuguard: ");
 }
 
-static void log_env_garbage(enum log_level lvl, const char *var, const char *val,
-			    const char *fallback)
+static void log_ignored(const struct shim_state *s, const char *what, const char *val,
+			const char *why)
 {
-	if (lvl == LOG_QUIET)
+	if (s->log == LOG_QUIET)
 		return;
 	struct logline l;
 	log_begin(&l);
 	log_str(&l, "ignoring ");
-	log_str(&l, var);
-	log_str(&l, "=");
+	log_str(&l, what);
 	log_str(&l, val);
-	log_str(&l, " (not a known value); using ");
-	log_str(&l, fallback);
-	log_emit(&l, STDERR_FILENO);
+	log_str(&l, why);
+	emit(s, &l);
 }
 
 static void log_verdict(const struct shim_state *s, const struct probe_verdict *v,
@@ -169,20 +187,33 @@ static void log_verdict(const struct shim_state *s, const struct probe_verdict *
 	}
 	log_str(&l, "): ");
 	log_str(&l, s->policy.reason);
-	log_emit(&l, STDERR_FILENO);
+	emit(s, &l);
 }
 
-/* Environment and probe -> state.  Pure reads; safe to run concurrently. */
+/*
+ * Policy file, environment and probe -> state.  Pure reads; safe to run
+ * concurrently.  Precedence: defaults < /etc/pmuguard.conf < environment,
+ * except that with "lock = yes" the environment may only make the mode
+ * stricter and cannot point the probe at a snapshot.
+ */
 static void build_state(struct shim_state *s)
 {
+	struct guard_conf conf;
+	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
 	const char *lv = secure_getenv("PMUGUARD_LOG");
 	const char *md = secure_getenv("PMUGUARD_MODE");
 	const char *snap = secure_getenv("PMUGUARD_SNAPSHOT");
+	bool fleet = fleet_loaded();
 
-	s->log = LOG_WARN;
+	s->dest = conf.dest != GUARD_DEST_DEFAULT ? conf.dest
+		  : fleet		      ? GUARD_DEST_SYSLOG
+					      : GUARD_DEST_STDERR;
+	if (fleet && s->dest == GUARD_DEST_STDERR)
+		s->dest = GUARD_DEST_SYSLOG; /* never fd 2 in fleet mode */
+	s->log = s->dest == GUARD_DEST_QUIET ? LOG_QUIET : LOG_WARN;
 	bool bad_log = false;
-	if (lv && *lv) {
-		if (lv[0] == 'q' && lv[1] == 'u' && !__builtin_strcmp(lv, "quiet"))
+	if (lv && *lv && s->dest != GUARD_DEST_QUIET) {
+		if (!__builtin_strcmp(lv, "quiet"))
 			s->log = LOG_QUIET;
 		else if (!__builtin_strcmp(lv, "debug"))
 			s->log = LOG_DEBUG;
@@ -190,17 +221,17 @@ static void build_state(struct shim_state *s)
 			bad_log = true;
 	}
 	if (bad_log)
-		log_env_garbage(s->log, "PMUGUARD_LOG", lv, "warn");
+		log_ignored(s, "PMUGUARD_LOG=", lv, " (not quiet, warn or debug)");
+	if (conf_err < 0)
+		log_ignored(s, GUARD_CONF_PATH, "", ": unreadable; using the defaults");
+	else if (conf.bad_lines)
+		log_ignored(s, GUARD_CONF_PATH, "", ": lines it does not understand");
 
-	int mode = GUARD_AUTO;
-	if (md && *md) {
-		mode = guard_mode_parse(md);
-		if (mode < 0) {
-			log_env_garbage(s->log, "PMUGUARD_MODE", md, "auto");
-			mode = GUARD_AUTO;
-		}
-	}
-	if (snap && !*snap)
+	const char *ignored;
+	int mode = guard_conf_mode(&conf, md, &ignored);
+	if (ignored)
+		log_ignored(s, "PMUGUARD_MODE=", md, ignored);
+	if (snap && (!*snap || conf.lock))
 		snap = NULL;
 
 	struct probe_facts facts;
@@ -213,7 +244,7 @@ static void build_state(struct shim_state *s)
 		__builtin_memset(&facts, 0, sizeof(facts));
 		__builtin_memset(&v, 0, sizeof(v));
 		v.state = PROBE_UNKNOWN;
-		v.reason = "PMUGUARD_MODE=off: nothing is checked";
+		v.reason = "mode off: nothing is checked";
 	}
 	guard_policy_init(&s->policy, (enum guard_mode)mode, &facts, &v);
 	if (s->log == LOG_DEBUG)
@@ -275,7 +306,7 @@ static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t 
 		__builtin_memcpy(comm, "?", 2);
 	struct logline l;
 	guard_format_denial(&l, &s->policy, hit, type, config, comm, getpid());
-	log_emit(&l, STDERR_FILENO);
+	emit(s, &l);
 }
 
 /* ---- perf_event_open ------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "conf.h"
 #include "elfcheck.h"
 #include "supervise.h"
 
@@ -84,16 +85,15 @@ static bool debug_log(void)
 	return l && !strcmp(l, "debug");
 }
 
-static int run_seccomp(char **argv, const char *snapshot, bool audit)
+static int run_seccomp(char **argv, const char *snapshot, bool audit,
+		       const struct guard_conf *conf)
 {
 	const char *lv = secure_getenv("PMUGUARD_LOG");
 	const char *md = secure_getenv("PMUGUARD_MODE");
-	int mode = md && *md ? guard_mode_parse(md) : GUARD_AUTO;
-	if (mode < 0) {
-		fprintf(stderr, "pmuguard: ignoring PMUGUARD_MODE=%s (not a known value); using auto\n",
-			md);
-		mode = GUARD_AUTO;
-	}
+	const char *ignored;
+	int mode = guard_conf_mode(conf, md, &ignored);
+	if (ignored)
+		fprintf(stderr, "pmuguard: ignoring PMUGUARD_MODE=%s%s\n", md, ignored);
 	if (audit)
 		mode = GUARD_AUDIT;
 
@@ -159,7 +159,13 @@ int cmd_run(int argc, char **argv)
 			die_usage("run: bad option (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
 		}
 	}
-	if (!snapshot) {
+	/* The system policy; with lock = yes the environment cannot point the
+	 * probe elsewhere (an explicit --snapshot still can). */
+	struct guard_conf conf;
+	if (guard_conf_read(&conf, GUARD_CONF_PATH) < 0)
+		fprintf(stderr, "pmuguard: ignoring %s: unreadable; using the defaults\n",
+			GUARD_CONF_PATH);
+	if (!snapshot && !conf.lock) {
 		snapshot = secure_getenv("PMUGUARD_SNAPSHOT");
 		if (snapshot && !*snapshot)
 			snapshot = NULL;
@@ -188,5 +194,5 @@ int cmd_run(int argc, char **argv)
 	}
 	if (mode == RUN_PRELOAD)
 		return run_preload(cmd, snapshot);
-	return run_seccomp(cmd, snapshot, audit);
+	return run_seccomp(cmd, snapshot, audit, &conf);
 }

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+
+#include "classify.h"
+#include "conf.h"
+
+static void trim(const char **s, const char **e)
+{
+	while (*s < *e && (**s == ' ' || **s == '\t' || **s == '\r'))
+		(*s)++;
+	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r'))
+		(*e)--;
+}
+
+static bool is(const char *s, const char *e, const char *word)
+{
+	size_t n = strlen(word);
+	return (size_t)(e - s) == n && memcmp(s, word, n) == 0;
+}
+
+void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lineno)
+{
+	const char *s = line, *e = line + len;
+	const char *hash = memchr(s, '#', len);
+	if (hash)
+		e = hash;
+	trim(&s, &e);
+	if (s == e)
+		return;
+	const char *eq = memchr(s, '=', (size_t)(e - s));
+	bool ok = false;
+	if (eq) {
+		const char *ks = s, *ke = eq, *vs = eq + 1, *ve = e;
+		trim(&ks, &ke);
+		trim(&vs, &ve);
+		if (is(ks, ke, "mode")) {
+			static const char *const modes[] = {"auto", "always", "audit", "off"};
+			static const int vals[] = {GUARD_AUTO, GUARD_ALWAYS, GUARD_AUDIT, GUARD_OFF};
+			for (int i = 0; i < 4; i++)
+				if (is(vs, ve, modes[i])) {
+					c->mode = vals[i];
+					ok = true;
+				}
+		} else if (is(ks, ke, "log")) {
+			if ((ok = is(vs, ve, "syslog")))
+				c->dest = GUARD_DEST_SYSLOG;
+			else if ((ok = is(vs, ve, "stderr")))
+				c->dest = GUARD_DEST_STDERR;
+			else if ((ok = is(vs, ve, "quiet")))
+				c->dest = GUARD_DEST_QUIET;
+		} else if (is(ks, ke, "lock")) {
+			if ((ok = is(vs, ve, "yes")))
+				c->lock = true;
+			else if ((ok = is(vs, ve, "no")))
+				c->lock = false;
+		}
+	}
+	if (!ok && c->bad_lines++ == 0)
+		c->first_bad = lineno;
+}
+
+struct conf_ctx {
+	struct guard_conf *c;
+	int lineno;
+};
+
+static int conf_cb(void *p, const char *line, size_t len)
+{
+	struct conf_ctx *x = p;
+	guard_conf_line(x->c, line, len, ++x->lineno);
+	return 0;
+}
+
+int guard_conf_read(struct guard_conf *c, const char *path)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = -1;
+	struct conf_ctx x = {c, 0};
+	int rc = probe_read_lines(path, conf_cb, &x);
+	if (rc == 0)
+		c->present = true;
+	return rc == -ENOENT ? 0 : rc;
+}
+
+int guard_mode_strictness(int mode)
+{
+	switch (mode) {
+	case GUARD_OFF:
+		return 0;
+	case GUARD_AUDIT:
+		return 1;
+	case GUARD_AUTO:
+		return 2;
+	case GUARD_ALWAYS:
+		return 3;
+	}
+	return -1;
+}
+
+int guard_conf_mode(const struct guard_conf *c, const char *env_mode, const char **ignored)
+{
+	int mode = c->mode >= 0 ? c->mode : GUARD_AUTO;
+	*ignored = NULL;
+	if (!env_mode || !*env_mode)
+		return mode;
+	int env = guard_mode_parse(env_mode);
+	if (env < 0)
+		*ignored = " (not auto, always, audit or off)";
+	else if (c->lock && guard_mode_strictness(env) < guard_mode_strictness(mode))
+		*ignored = ": " GUARD_CONF_PATH " has lock = yes";
+	else
+		mode = env;
+	return mode;
+}

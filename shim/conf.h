@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The system policy, /etc/pmuguard.conf:
+ *
+ *   mode = auto | always | audit | off
+ *   log  = syslog | stderr | quiet
+ *   lock = yes | no
+ *
+ * '#' starts a comment; unknown keys or values are counted and ignored.
+ * Precedence (README "System policy"): built-in defaults, then this file,
+ * then the environment; with lock = yes the environment may only make the
+ * mode stricter (off < audit < auto < always) and PMUGUARD_SNAPSHOT is
+ * ignored.  Read with plain open/read: no stdio, no malloc.
+ */
+#ifndef PMUGUARD_CONF_H
+#define PMUGUARD_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GUARD_CONF_PATH "/etc/pmuguard.conf"
+
+enum guard_dest { GUARD_DEST_DEFAULT = 0, GUARD_DEST_SYSLOG, GUARD_DEST_STDERR, GUARD_DEST_QUIET };
+
+struct guard_conf {
+	bool present;   /* the file was read */
+	int mode;       /* enum guard_mode, or -1 when not set */
+	enum guard_dest dest;
+	bool lock;
+	int bad_lines;  /* lines that named no known key or value */
+	int first_bad;  /* line number of the first of them */
+};
+
+/* Parse one line (no newline needed, never reads past len). */
+void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lineno);
+/* Read path; a missing file leaves *c empty (present = false). */
+int guard_conf_read(struct guard_conf *c, const char *path);
+
+/* The mode after the precedence rules; *ignored is set to the reason when
+ * env_mode (PMUGUARD_MODE) was not taken. */
+int guard_conf_mode(const struct guard_conf *c, const char *env_mode, const char **ignored);
+
+/* off < audit < auto < always */
+int guard_mode_strictness(int mode);
+
+#endif
