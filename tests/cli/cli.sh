@@ -83,6 +83,7 @@ usage-errors)
 	;;
 run-preload-order)
 	# run puts the shim first and keeps an existing LD_PRELOAD after it.
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	out=$(LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 "$PMUGUARD" run --mode preload -- sh -c 'echo "$LD_PRELOAD"')
 	case $out in
 	/*libpmuguard.so:/lib/x86_64-linux-gnu/libc.so.6) echo "ok: $out" ;;
