@@ -49,6 +49,12 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 				c->dest = GUARD_DEST_STDERR;
 			else if ((ok = is(vs, ve, "quiet")))
 				c->dest = GUARD_DEST_QUIET;
+		} else if (is(ks, ke, "snapshot")) {
+			size_t n = (size_t)(ve - vs);
+			if ((ok = n > 0 && n < sizeof(c->snapshot) && *vs == '/')) {
+				memcpy(c->snapshot, vs, n);
+				c->snapshot[n] = '\0';
+			}
 		} else if (is(ks, ke, "lock")) {
 			if ((ok = is(vs, ve, "yes")))
 				c->lock = true;

@@ -5,6 +5,7 @@
  *   mode = auto | always | audit | off
  *   log  = syslog | stderr | quiet
  *   lock = yes | no
+ *   snapshot = DIR      (read the facts from a snapshot: replay and tests)
  *
  * '#' starts a comment; unknown keys or values are counted and ignored.
  * Precedence (README "System policy"): built-in defaults, then this file,
@@ -27,6 +28,7 @@ struct guard_conf {
 	int mode;       /* enum guard_mode, or -1 when not set */
 	enum guard_dest dest;
 	bool lock;
+	char snapshot[256]; /* "" when not set */
 	int bad_lines;  /* lines that named no known key or value */
 	int first_bad;  /* line number of the first of them */
 };

@@ -233,6 +233,8 @@ static void build_state(struct shim_state *s)
 		log_ignored(s, "PMUGUARD_MODE=", md, ignored);
 	if (snap && (!*snap || conf.lock))
 		snap = NULL;
+	if (!snap && conf.snapshot[0])
+		snap = conf.snapshot;
 
 	struct probe_facts facts;
 	struct probe_verdict v;

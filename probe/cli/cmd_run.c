@@ -170,6 +170,8 @@ int cmd_run(int argc, char **argv)
 		if (snapshot && !*snapshot)
 			snapshot = NULL;
 	}
+	if (!snapshot && conf.snapshot[0])
+		snapshot = conf.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
 	struct stat st;

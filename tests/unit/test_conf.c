@@ -26,6 +26,14 @@ Test(conf, keys_values_comments)
 	cr_assert_eq(c.bad_lines, 0);
 }
 
+Test(conf, snapshot_must_be_absolute)
+{
+	const char *l[] = {"snapshot = relative/dir", "snapshot = /var/lib/pmuguard/m6i"};
+	struct guard_conf c = parse(l, 2);
+	cr_assert_eq(c.bad_lines, 1);
+	cr_assert_str_eq(c.snapshot, "/var/lib/pmuguard/m6i");
+}
+
 Test(conf, garbage_is_counted_and_ignored)
 {
 	const char *l[] = {"mode = sometimes", "colour = blue", "lock", "= yes", "log = Stderr",

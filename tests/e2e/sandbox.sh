@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sandbox.sh DIR CMD [ARGS...]
+# Run inside `unshare -m`: overlay /etc and /dev with writable layers under
+# DIR, so a test can write /etc/ld.so.preload, /etc/pmuguard.conf and bind
+# /dev/log while the machine's real files stay untouched (they may not even
+# exist, so a bind mount over them is not possible).  A syslog listener on
+# /dev/log appends each datagram as one line to DIR/syslog.
+set -euo pipefail
+dir=$1
+shift
+mount --make-rprivate /
+for d in etc dev; do
+	mkdir -p "$dir/$d-up" "$dir/$d-work"
+	mount -t overlay overlay -o "lowerdir=/$d,upperdir=$dir/$d-up,workdir=$dir/$d-work" "/$d"
+done
+rm -f /dev/log
+: >"$dir/syslog"
+python3 - "$dir/syslog" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+with open(sys.argv[1], "ab", buffering=0) as out:
+    while True:
+        out.write(s.recv(65536).rstrip(b"\n") + b"\n")
+PY
+listener=$!
+for _ in $(seq 500); do [ -S /dev/log ] && break; sleep 0.01; done
+[ -S /dev/log ] || { echo "sandbox: the syslog listener did not start" >&2; exit 1; }
+set +e
+"$@"
+rc=$?
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+exit $rc
