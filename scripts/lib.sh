@@ -7,6 +7,7 @@ PMUGUARD_DEB_PACKAGES=(
 	meson ninja-build pkg-config gcc libc6-dev
 	libcriterion-dev libseccomp-dev libelf-dev
 	linux-perf util-linux python3 golang-go
+	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
 )
 
 log() { printf '==> %s\n' "$*" >&2; }

@@ -710,13 +710,27 @@ enum call_state {
 	CALL_PASS,	/* the restarted call: let it through untouched */
 };
 
+/*
+ * A restarted call that has not come back yet.  A signal handler can run
+ * between the restart and the re-entry (and make perf_event_open calls of
+ * its own, which may be restarted in turn), so there is a small stack of
+ * them, recognised by ip, sp and arguments.
+ */
+#define MAX_RESTARTS	8
+
+struct restart {
+	uint64_t ip, sp;
+	uint64_t args[6];
+};
+
 struct tracee {
 	pid_t tid;
 	enum call_state call;
 	uint32_t type;
 	uint64_t config;
 	struct user_regs_struct entry;	/* registers at entry, unmarked */
-	bool restart;			/* restarted call not yet re-entered */
+	unsigned int n_restarts;
+	struct restart restarts[MAX_RESTARTS];
 };
 
 struct tracer {
@@ -836,13 +850,42 @@ static bool gone(int err)
 	return err == ESRCH;
 }
 
-static bool same_args(const struct user_regs_struct *r,
-		      const struct fs_syscall_info *si)
+static void push_restart(struct tracee *t)
 {
-	return si->entry.args[0] == r->rdi && si->entry.args[1] == r->rsi &&
-	       si->entry.args[2] == r->rdx && si->entry.args[3] == r->r10 &&
-	       si->entry.args[4] == r->r8 && si->entry.args[5] == r->r9 &&
-	       si->instruction_pointer == r->rip;
+	struct restart *r;
+
+	if (t->n_restarts == MAX_RESTARTS) {	/* drop the oldest */
+		memmove(&t->restarts[0], &t->restarts[1],
+			(MAX_RESTARTS - 1) * sizeof(t->restarts[0]));
+		t->n_restarts--;
+	}
+	r = &t->restarts[t->n_restarts++];
+	r->ip = t->entry.rip;
+	r->sp = t->entry.rsp;
+	r->args[0] = t->entry.rdi;
+	r->args[1] = t->entry.rsi;
+	r->args[2] = t->entry.rdx;
+	r->args[3] = t->entry.r10;
+	r->args[4] = t->entry.r8;
+	r->args[5] = t->entry.r9;
+}
+
+/* is this entry one of our restarted calls coming back?  (pops it) */
+static bool pop_restart(struct tracee *t, const struct fs_syscall_info *si)
+{
+	for (unsigned int i = t->n_restarts; i-- > 0;) {
+		const struct restart *r = &t->restarts[i];
+
+		if (r->ip != si->instruction_pointer ||
+		    r->sp != si->stack_pointer ||
+		    memcmp(r->args, si->entry.args, sizeof(r->args)) != 0)
+			continue;
+		memmove(&t->restarts[i], &t->restarts[i + 1],
+			(t->n_restarts - i - 1) * sizeof(t->restarts[0]));
+		t->n_restarts--;
+		return true;
+	}
+	return false;
 }
 
 /* returns 0 to resume the tracee, else faultsim's exit code */
@@ -868,8 +911,7 @@ static int on_entry(struct tracer *p, struct tracee *t,
 		return 0;
 
 	/* the call we restarted at its exit stop comes back: let it run */
-	if (t->restart && same_args(&t->entry, si)) {
-		t->restart = false;
+	if (pop_restart(t, si)) {
 		t->call = CALL_PASS;
 		return 0;
 	}
@@ -965,7 +1007,6 @@ static int on_exit_stop(struct tracer *p, struct tracee *t,
 		regs.r10 = t->entry.r10;
 		regs.r8 = t->entry.r8;
 		regs.r9 = t->entry.r9;
-		t->restart = true;
 	} else {
 		char verdict[48];
 
@@ -973,10 +1014,10 @@ static int on_exit_stop(struct tracer *p, struct tracee *t,
 			 rval < 0 ? (long long)-rval : 0LL);
 		log_verdict(p->logfd, t->tid, t->type, t->config, verdict);
 	}
-	if (xptrace(PTRACE_SETREGS, t->tid, 0, (uintptr_t)&regs) < 0) {
-		t->restart = false;
+	if (xptrace(PTRACE_SETREGS, t->tid, 0, (uintptr_t)&regs) < 0)
 		return gone(errno) ? 0 : trace_fatal(p, "PTRACE_SETREGS", errno);
-	}
+	if (rval == -EINVAL)
+		push_restart(t);
 	return 0;
 }
 
@@ -1050,7 +1091,7 @@ static int trace_loop(struct tracer *p)
 			t = tracee_find(p, tid);
 			if (t != NULL) {
 				t->call = CALL_NONE;
-				t->restart = false;
+				t->n_restarts = 0;
 			}
 		} else if (event == PTRACE_EVENT_CLONE ||
 			   event == PTRACE_EVENT_FORK ||
