@@ -69,7 +69,7 @@ dpkg -i $deb >/dev/null
 echo "package installed; preload untouched"
 set +e; /usr/bin/pmuguard probe --check --snapshot $M6I >/dev/null; echo "check=\$?"; set -e
 /usr/bin/pmuguard run --mode preload -- sh -c 'echo "preload=\$LD_PRELOAD"'
-man -w pmuguard
+ls /usr/share/man/man1/pmuguard.1.gz
 PMUGUARD_SNAPSHOT=$M6I /usr/sbin/pmuguard-fleet install
 grep -c libpmuguard /etc/ld.so.preload
 dpkg -r pmuguard >/dev/null
