@@ -162,6 +162,32 @@ void probe_msr_snapshot(struct probe_facts *f, const char *path);
 #define PROBE_MSR_FIXED_CTR3 0x30c
 int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val);
 
+/* sysfs values (sysfs_values.c).  format/<term>: "config:0-7,32-35". */
+struct probe_format {
+	unsigned word;  /* 0 config, 1 config1, 2 config2, 3 config3 */
+	uint64_t mask;  /* the bits the term occupies */
+};
+struct probe_named_format {
+	const char *name;
+	struct probe_format format;
+};
+/* events/<name>: "event=0x00,umask=0x4,edge". */
+#define PROBE_EVENT_TERMS 8
+struct probe_term {
+	char name[24];
+	uint64_t value;
+};
+struct probe_event {
+	struct probe_term terms[PROBE_EVENT_TERMS];
+	unsigned n_terms;
+};
+int probe_format_parse(const char *s, size_t len, struct probe_format *out);
+int probe_event_parse(const char *s, size_t len, struct probe_event *out);
+/* Encode an event through the PMU's formats: config[0..3] = config..config3.
+ * -ENOENT for a term with no format, -ERANGE for a value that does not fit. */
+int probe_event_config(const struct probe_event *ev, const struct probe_named_format *fmts,
+		       unsigned n_fmts, uint64_t config[4]);
+
 #define PROBE_SYSFS_DEVICES "/sys/bus/event_source/devices"
 
 extern const char *const probe_topdown_names[8];

@@ -71,7 +71,10 @@ static inline bool text_dec(struct text *t, uint64_t *out, uint64_t limit)
 	if (p >= t->end || *p < '0' || *p > '9')
 		return false;
 	while (p < t->end && *p >= '0' && *p <= '9') {
-		v = v * 10 + (uint64_t)(*p - '0');
+		uint64_t d = (uint64_t)(*p - '0');
+		if (v > (limit - d) / 10) /* v * 10 + d would reach limit (or wrap) */
+			return false;
+		v = v * 10 + d;
 		if (v >= limit)
 			return false;
 		p++;

@@ -120,3 +120,55 @@ Test(snapshot_files, first_cpu_block_only)
 	world_load(&w, "m6i-16xlarge");
 	cr_assert_str_eq(w.v.cpu.vendor, "GenuineIntel", "CPU 1 in the file is AMD");
 }
+
+Test(sysfs_values, formats)
+{
+	struct probe_format f;
+	const char *s = "config:0-7,32-35";
+	cr_assert_eq(probe_format_parse(s, strlen(s), &f), 0);
+	cr_assert_eq(f.word, 0u);
+	cr_assert_eq(f.mask, 0xf000000ffull);
+	s = "config1:0-63\n";
+	cr_assert_eq(probe_format_parse(s, strlen(s), &f), 0);
+	cr_assert_eq(f.word, 1u);
+	cr_assert_eq(f.mask, ~0ull);
+	s = "config:18";
+	cr_assert_eq(probe_format_parse(s, strlen(s), &f), 0);
+	cr_assert_eq(f.mask, 1ull << 18);
+	static const char *const bad[] = {"", "config", "config:", "config:7-0", "config:64",
+					  "config:0-64", "conf:1", "config:1,", "config:1x",
+					  "config:99999999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(probe_format_parse(bad[i], strlen(bad[i]), &f), -EINVAL, "'%s'", bad[i]);
+}
+
+Test(sysfs_values, events_encode_through_formats)
+{
+	struct probe_event ev;
+	const char *s = "event=0x00,umask=0x4";
+	cr_assert_eq(probe_event_parse(s, strlen(s), &ev), 0);
+	cr_assert_eq(ev.n_terms, 2u);
+	struct probe_named_format fmts[] = {
+		{"event", {0, 0xff}}, {"umask", {0, 0xff00}}, {"edge", {0, 1u << 18}},
+		{"ldlat", {1, 0xffff}},
+	};
+	uint64_t cfg[4];
+	cr_assert_eq(probe_event_config(&ev, fmts, 4, cfg), 0);
+	cr_assert_eq(cfg[0], 0x400ull);
+	s = "event=0xcd,umask=0x1,ldlat=3,edge\n";
+	cr_assert_eq(probe_event_parse(s, strlen(s), &ev), 0);
+	cr_assert_eq(probe_event_config(&ev, fmts, 4, cfg), 0);
+	cr_assert_eq(cfg[0], 0x1cdull | (1ull << 18));
+	cr_assert_eq(cfg[1], 3ull);
+	s = "event=0x1ff";
+	cr_assert_eq(probe_event_parse(s, strlen(s), &ev), 0);
+	cr_assert_eq(probe_event_config(&ev, fmts, 4, cfg), -ERANGE, "0x1ff does not fit 8 bits");
+	s = "frob=1";
+	cr_assert_eq(probe_event_parse(s, strlen(s), &ev), 0);
+	cr_assert_eq(probe_event_config(&ev, fmts, 4, cfg), -ENOENT);
+	static const char *const bad[] = {"", "=1", "event=", "event=0x", "event=zz", "a,b,c,d,e,f,g,h,i",
+					  "event=0x00,", "EVENT=1",
+					  "event=0x10000000000000000"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_neq(probe_event_parse(bad[i], strlen(bad[i]), &ev), 0, "'%s'", bad[i]);
+}
