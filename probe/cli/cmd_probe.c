@@ -195,6 +195,44 @@ static void wrap(FILE *o, const char *label, const char *text)
 	fputc('\n', o);
 }
 
+/* What a PMU's events/<name> file encodes, through its format/ files:
+ * "event=0x00,umask=0x4 -> config 0x400". */
+static bool describe_event(const struct report *r, const char *pmu, const char *name, char *out,
+			   size_t size)
+{
+	char dir[PROBE_PATH_MAX], path[PROBE_PATH_MAX], text[256];
+	int n = r->snapshot ? snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s",
+				       r->snapshot, pmu)
+			    : snprintf(dir, sizeof(dir), "%s/%s", PROBE_SYSFS_DEVICES, pmu);
+	if (n >= (int)sizeof(dir) ||
+	    snprintf(path, sizeof(path), "%s/events/%s", dir, name) >= (int)sizeof(path) ||
+	    probe_read_small(path, text, sizeof(text)) <= 0)
+		return false;
+	struct probe_event ev;
+	if (probe_event_parse(text, strlen(text), &ev) < 0) {
+		snprintf(out, size, "%s (not understood)", text);
+		return true;
+	}
+	struct probe_named_format fmts[PROBE_EVENT_TERMS];
+	for (unsigned i = 0; i < ev.n_terms; i++) {
+		char ftext[128];
+		fmts[i].name = ev.terms[i].name;
+		if (snprintf(path, sizeof(path), "%s/format/%s", dir, ev.terms[i].name) >=
+			    (int)sizeof(path) ||
+		    probe_read_small(path, ftext, sizeof(ftext)) <= 0 ||
+		    probe_format_parse(ftext, strlen(ftext), &fmts[i].format) < 0) {
+			snprintf(out, size, "%s (no format for %s)", text, ev.terms[i].name);
+			return true;
+		}
+	}
+	uint64_t cfg[4];
+	if (probe_event_config(&ev, fmts, ev.n_terms, cfg) < 0)
+		snprintf(out, size, "%s (does not fit its formats)", text);
+	else
+		snprintf(out, size, "%s -> config 0x%" PRIx64, text, cfg[0]);
+	return true;
+}
+
 static void human_facts(FILE *o, const struct report *r)
 {
 	const struct probe_cpu *c = &r->v.cpu;
@@ -250,6 +288,9 @@ static void human_facts(FILE *o, const struct report *r)
 		fprintf(o, "  Core PMU        %s (perf type %u): slots %s, %d topdown-* listed\n",
 			p->name, p->type, p->slots_listed ? "listed" : "not listed",
 			__builtin_popcount(p->topdown_listed));
+		char ev[320];
+		if (p->slots_listed && describe_event(r, p->name, "slots", ev, sizeof(ev)))
+			fprintf(o, "                  events/slots: %s\n", ev);
 	}
 	if (r->n_klog_lines) {
 		fprintf(o, "\n  The PMU driver said at boot:\n");
