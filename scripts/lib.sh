@@ -8,6 +8,7 @@ PMUGUARD_DEB_PACKAGES=(
 	libcriterion-dev libseccomp-dev libelf-dev
 	linux-perf util-linux python3 golang-go
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
+	clang-14 libclang-rt-14-dev
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
