@@ -44,7 +44,7 @@ esac
 reg="$src/tests/fuzz/regressions/$name"
 if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
 	"$tmp/fuzz" "$reg"/* >"$tmp/replay.log" 2>&1 || { cat "$tmp/replay.log"; echo "FAIL: a regression input crashes again"; exit 1; }
-	echo "ok: $(ls "$reg" | wc -l) regression inputs replayed"
+	echo "ok: $(find "$reg" -type f | wc -l) regression inputs replayed"
 fi
 cd "$tmp"
 if ! "$tmp/fuzz" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=1024 \
