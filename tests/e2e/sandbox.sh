@@ -30,6 +30,10 @@ for _ in $(seq 500); do [ -S /dev/log ] && break; sleep 0.01; done
 set +e
 "$@"
 rc=$?
+# Drain: a datagram sent just before the command ended may not be written
+# yet.  Send a last one and wait until the listener has written it.
+python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect("/dev/log"); s.send(b"<12>sandbox: end")'
+for _ in $(seq 500); do grep -q 'sandbox: end' "$dir/syslog" && break; sleep 0.01; done
 kill "$listener" 2>/dev/null
 wait "$listener" 2>/dev/null
 exit $rc

@@ -809,20 +809,25 @@ static void log_verdict(int logfd, pid_t pid, uint32_t type, uint64_t config,
 		write_all(logfd, line, (size_t)n);
 }
 
-/* wait until pid has exited; returns its exit code */
+/*
+ * Wait until pid (already sent SIGKILL) has exited; returns its exit code.
+ * Waits for every tracee: a traced thread that died stays a zombie until
+ * its tracer reaps it, and a thread group leader is only reported once
+ * all its threads are gone.
+ */
 static int reap_exit(pid_t pid)
 {
 	int status;
 
 	for (;;) {
-		pid_t r = waitpid(pid, &status, __WALL);
+		pid_t r = waitpid(-1, &status, __WALL);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return EXIT_SETUP;
 		}
-		if (WIFEXITED(status) || WIFSIGNALED(status))
+		if (r == pid && (WIFEXITED(status) || WIFSIGNALED(status)))
 			return exit_code_of(status);
 	}
 }
