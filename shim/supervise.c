@@ -259,7 +259,7 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 static const char *pmu_name(const struct sup *s, uint32_t type, char *buf, size_t size)
 {
 	static const char *const fixed[] = {"hardware", "software", "tracepoint", "hw_cache",
-					    "cpu (raw)", "breakpoint"};
+					    "raw", "breakpoint"};
 	if (type < sizeof(fixed) / sizeof(fixed[0]))
 		return fixed[type];
 	const struct probe_facts *f = s->o->facts;

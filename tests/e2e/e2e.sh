@@ -45,6 +45,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 M6I=m6i-16xlarge
+PEO=${PEO:-}
 ICX_CPUID=GenuineIntel-6-6A-6
 ADL_CPUID=GenuineIntel-6-97-2
 
@@ -226,6 +227,97 @@ hybrid-both-core-types)
 		expect_clean
 		expect_blocked_once "${pmu##*:}" 0x400
 	done
+	;;
+static-seccomp)
+	# A static binary with an inline syscall instruction: preload cannot see
+	# it; the seccomp supervisor must.  faultsim watches through ptrace here
+	# (only one seccomp listener may watch a tree: the supervisor's).
+	run $M6I $ICX_CPUID --via ptrace -- "$PEO" 4:0x400
+	expect_fault 0x400
+	run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run --mode seccomp -- "$PEO" 4:0x400 4:0x1a4 1:0
+	expect_clean
+	grep -q 'type=4 config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "peo did not get ENOENT"
+	grep -q 'type=4 config=0x400 verdict=denied errno=2' "$tmp/log" || fail "0x400 was not denied before the kernel"
+	expect_reached 4 0x1a4
+	grep -q 'type=1 config=0x0 ret=fd' "$tmp/out" || fail "the software event did not open"
+	expect_blocked_once 4 0x400
+	;;
+static-auto-picks-seccomp)
+	run $M6I $ICX_CPUID --via ptrace -- env PMUGUARD_LOG=debug "$PMUGUARD" run -- "$PEO" 4:0x400
+	expect_clean
+	grep -q 'seccomp mode for .*peo: statically linked' "$tmp/err" || fail "auto did not pick seccomp"
+	grep -q 'verdict=denied errno=2' "$tmp/log" || fail "not denied"
+	;;
+go-seccomp)
+	command -v go >/dev/null || skip "no Go toolchain (Debian package golang-go)"
+	(cd "$tmp" && CGO_ENABLED=0 GOCACHE=$tmp/gocache GOPATH=$tmp/gopath HOME=$tmp GOFLAGS=-mod=mod \
+		go build -o "$tmp/gopeo" "$here/../targets/peo.go") >"$tmp/out" 2>&1 ||
+		fail "go build failed: $(cat "$tmp/out")"
+	"$PMUGUARD" check "$tmp/gopeo" | grep -q 'guard: seccomp (a Go binary' || fail "check does not see Go"
+	run $M6I $ICX_CPUID --via ptrace -- "$tmp/gopeo" 4:0x400
+	expect_fault 0x400
+	run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run -- "$tmp/gopeo" 4:0x400 4:0x1a4 1:0
+	expect_clean
+	grep -q 'type=4 config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "the Go program did not get ENOENT"
+	grep -q 'type=1 config=0x0 ret=fd' "$tmp/out" || fail "the software event did not open"
+	expect_reached 4 0x1a4
+	;;
+seccomp-equals-preload)
+	# Real perf, guarded both ways: same perf output, same calls reaching
+	# the kernel.
+	ev=TOPDOWN.SLOTS,instructions,OCR.READS_TO_CORE.LOCAL_DRAM,r8100
+	norm() { sed -E -e 's/[0-9.]+ seconds (time elapsed|user|sys)/T/' -e 's/\[[0-9]+\]/[PID]/' "$1"; }
+	calls() { grep 'verdict=continue' "$1" | sed 's/pid=[0-9]* //' | sort -u; }
+	run $M6I $ICX_CPUID -- "$PMUGUARD" run --mode preload -- perf stat -e $ev -- true
+	expect_clean
+	norm "$tmp/err" >"$tmp/err.preload"
+	calls "$tmp/log" >"$tmp/calls.preload"
+	run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run --mode seccomp -- perf stat -e $ev -- true
+	expect_clean
+	norm "$tmp/err" | diff -u "$tmp/err.preload" - || fail "perf prints differently under seccomp"
+	calls "$tmp/log" | diff -u "$tmp/calls.preload" - || fail "other calls reached the kernel under seccomp"
+	[ "$(grep -c 'verdict=denied' "$tmp/log")" -ge 2 ] || fail "slots and the metric were not denied"
+	ok "perf under seccomp mode: same output and same $(wc -l <"$tmp/calls.preload") kernel calls as under preload"
+	;;
+seccomp-perf-list)
+	run $M6I $ICX_CPUID --via ptrace -- perf list
+	[ "$rc" = 0 ] || fail "perf list unguarded failed"
+	cp "$tmp/out" "$tmp/out.unguarded"
+	run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run --mode seccomp -- perf list
+	expect_clean
+	cmp -s "$tmp/out" "$tmp/out.unguarded" || fail "perf list prints something else under seccomp"
+	ok "perf list under seccomp: identical output"
+	;;
+audit-matches-the-simulator)
+	# On a healthy kernel (so the run completes), audit with the m6i facts:
+	# exactly the encodings the simulator saw, and the verdict.
+	run icx-8375c-metal $ICX_CPUID --via ptrace --healthy -- "$PMUGUARD" run --audit \
+		--snapshot "$FIXTURES/$M6I" -- perf stat -e TOPDOWN.SLOTS,instructions,r01a4 -- true
+	expect_clean
+	grep 'verdict=continue' "$tmp/log" | sed -E 's/.*type=([0-9]+) config=(0x[0-9a-f]+).*/\1 \2/' |
+		sort -u >"$tmp/seen"
+	sed -n '/^pmuguard audit:/,/^This run/p' "$tmp/err" | awk '$2 ~ /^[0-9]+$/ && $3 ~ /^0x/ {print $2, $3}' |
+		sort -u >"$tmp/audited"
+	[ -s "$tmp/seen" ] || fail "the simulator saw no call"
+	diff -u "$tmp/seen" "$tmp/audited" || fail "the audit does not list exactly what reached the kernel"
+	grep -q 'raw  *4  *0x400 .*would be denied: TOPDOWN.SLOTS' "$tmp/err" || fail "slots not marked"
+	grep -q '^This run would have reached fixed counter 3 on an affected machine: yes' "$tmp/err" ||
+		fail "wrong verdict"
+	run icx-8375c-metal $ICX_CPUID --via ptrace --healthy -- "$PMUGUARD" run --audit \
+		--snapshot "$FIXTURES/$M6I" -- perf stat -e instructions,r01a4 -- true
+	grep -q '^This run would have reached fixed counter 3 on an affected machine: no' "$tmp/err" ||
+		fail "wrong verdict for a harmless run"
+	ok "audit lists the $(wc -l <"$tmp/seen") encodings the simulator saw, and says yes/no rightly"
+	;;
+seccomp-threads-and-forks)
+	run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run --mode seccomp -- \
+		"$PEO" --threads 8 --forks 2 --repeat 5 4:0x400 4:0x8300 4:0x1a4
+	expect_clean
+	n=$(grep -c 'config=0x400 verdict=denied' "$tmp/log")
+	[ "$n" = 120 ] || fail "expected 120 denied slots calls (3 processes x 8 threads x 5), saw $n"
+	[ "$(grep -c 'config=0x1a4 verdict=continue' "$tmp/log")" = 120 ] || fail "harmless calls lost"
+	! grep -q DISAGREE "$tmp/out" || fail "answers got mixed up"
+	ok "360 calls from 24 threads in 3 processes: every one answered rightly"
 	;;
 probe-check)
 	run $M6I $ICX_CPUID -- "$PMUGUARD" probe --check
