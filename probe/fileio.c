@@ -51,30 +51,35 @@ bool probe_join(char *out, size_t size, const char *a, const char *b)
 
 long probe_read_small(const char *path, char *buf, size_t size)
 {
-	if (size == 0)
+	if (size < 2)
 		return -EINVAL;
 	int fd = open_regular(path);
 	if (fd < 0)
 		return fd;
+	/* One byte more than fits: a value cut short is no value at all. */
 	size_t n = 0;
-	while (n + 1 < size) {
-		ssize_t r = read(fd, buf + n, size - 1 - n);
+	int rc = 0;
+	while (n < size) {
+		ssize_t r = read(fd, buf + n, size - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			int e = -errno;
-			close(fd);
-			return e;
+			rc = -errno;
+			break;
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
 	close(fd);
+	if (rc < 0)
+		return rc;
+	if (n == size)
+		return -EFBIG;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';
-	return (long)n;
+	return (long)n; /* the length read: a NUL inside is the caller's to judge */
 }
 
 int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)

@@ -141,7 +141,8 @@ typedef int (*probe_line_fn)(void *ctx, const char *line, size_t len);
 int probe_read_lines(const char *path, probe_line_fn fn, void *ctx);
 
 /* Read a small file into buf (NUL-terminated, trailing newline stripped).
- * Returns the length or -errno; refuses FIFOs and devices (-EINVAL). */
+ * Returns the length read (which may hold NULs) or -errno; refuses FIFOs
+ * and devices (-EINVAL) and files that do not fit (-EFBIG). */
 long probe_read_small(const char *path, char *buf, size_t size);
 
 /* Build "a/b" into out; returns false when it would not fit. */

@@ -24,20 +24,24 @@ const char *const probe_topdown_names[8] = {
 	"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat", "topdown-mem-bound",
 };
 
+/* A readable regular file (its value may be longer than we care to read). */
 static bool file_exists(const char *dir, const char *rel)
 {
 	char path[PROBE_PATH_MAX], buf[64];
-	return probe_join(path, sizeof(path), dir, rel) &&
-	       probe_read_small(path, buf, sizeof(buf)) >= 0;
+	if (!probe_join(path, sizeof(path), dir, rel))
+		return false;
+	long n = probe_read_small(path, buf, sizeof(buf));
+	return n >= 0 || n == -EFBIG;
 }
 
 static bool read_type(const char *pmu_dir, uint32_t *type)
 {
 	char path[PROBE_PATH_MAX], buf[32];
+	long n;
 	if (!probe_join(path, sizeof(path), pmu_dir, "type") ||
-	    probe_read_small(path, buf, sizeof(buf)) <= 0)
+	    (n = probe_read_small(path, buf, sizeof(buf))) <= 0)
 		return false;
-	struct text t = {buf, buf + strlen(buf)};
+	struct text t = {buf, buf + n}; /* all of it: "4\0junk" is no number */
 	uint64_t v;
 	if (!text_dec(&t, &v, UINT32_MAX) || t.p != t.end)
 		return false;

@@ -278,9 +278,15 @@ static const struct shim_state *shim_state(struct shim_state *local)
 
 #define SEEN_SLOTS 128
 static _Atomic uint64_t g_seen[SEEN_SLOTS];
+static atomic_int g_seen_pid; /* whose table it is: a fork child starts afresh */
 
 static bool first_sighting(uint32_t type, uint64_t config)
 {
+	int me = (int)getpid(), owner = atomic_load(&g_seen_pid);
+	if (owner != me && atomic_compare_exchange_strong(&g_seen_pid, &owner, me))
+		for (unsigned i = 0; i < SEEN_SLOTS; i++)
+			atomic_store_explicit(&g_seen[i], 0, memory_order_relaxed);
+
 	uint64_t key = (config ^ ((uint64_t)type << 56) ^ type) * 0x9e3779b97f4a7c15ull;
 	key ^= key >> 29;
 	if (key == 0)

@@ -201,26 +201,28 @@ static bool describe_event(const struct report *r, const char *pmu, const char *
 			   size_t size)
 {
 	char dir[PROBE_PATH_MAX], path[PROBE_PATH_MAX], text[256];
+	long tlen;
 	int n = r->snapshot ? snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s",
 				       r->snapshot, pmu)
 			    : snprintf(dir, sizeof(dir), "%s/%s", PROBE_SYSFS_DEVICES, pmu);
 	if (n >= (int)sizeof(dir) ||
 	    snprintf(path, sizeof(path), "%s/events/%s", dir, name) >= (int)sizeof(path) ||
-	    probe_read_small(path, text, sizeof(text)) <= 0)
+	    (tlen = probe_read_small(path, text, sizeof(text))) <= 0)
 		return false;
 	struct probe_event ev;
-	if (probe_event_parse(text, strlen(text), &ev) < 0) {
+	if (probe_event_parse(text, (size_t)tlen, &ev) < 0) {
 		snprintf(out, size, "%s (not understood)", text);
 		return true;
 	}
 	struct probe_named_format fmts[PROBE_EVENT_TERMS];
 	for (unsigned i = 0; i < ev.n_terms; i++) {
 		char ftext[128];
+		long flen = -1;
 		fmts[i].name = ev.terms[i].name;
 		if (snprintf(path, sizeof(path), "%s/format/%s", dir, ev.terms[i].name) >=
 			    (int)sizeof(path) ||
-		    probe_read_small(path, ftext, sizeof(ftext)) <= 0 ||
-		    probe_format_parse(ftext, strlen(ftext), &fmts[i].format) < 0) {
+		    (flen = probe_read_small(path, ftext, sizeof(ftext))) <= 0 ||
+		    probe_format_parse(ftext, (size_t)flen, &fmts[i].format) < 0) {
 			snprintf(out, size, "%s (no format for %s)", text, ev.terms[i].name);
 			return true;
 		}

@@ -233,14 +233,15 @@ static void copy_dir(struct snap *s, const char *src, const char *dst, int depth
 		}
 		if (!S_ISREG(st.st_mode) || !(st.st_mode & 0444))
 			continue;
-		char buf[4096];
+		char buf[8192]; /* a sysfs attribute is at most a page */
 		long n = probe_read_small(from, buf, sizeof(buf));
 		if (n < 0)
 			continue; /* write-only or failing attributes */
 		FILE *o = fopen(to, "wxe");
 		if (!o)
 			die_errno("cannot create %s", to);
-		fprintf(o, "%s\n", buf);
+		fwrite(buf, 1, (size_t)n, o);
+		fputc('\n', o);
 		finish(o, to);
 	}
 	closedir(d);
