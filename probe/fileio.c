@@ -38,6 +38,16 @@ static int open_regular(const char *path)
 	return fd;
 }
 
+/* read(2) retried on EINTR: bytes read, 0 at the end, or -errno. */
+static ssize_t read_some(int fd, char *buf, size_t n)
+{
+	ssize_t r;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
 bool probe_join(char *out, size_t size, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -59,16 +69,12 @@ long probe_read_small(const char *path, char *buf, size_t size)
 	/* One byte more than fits: a value cut short is no value at all. */
 	size_t n = 0;
 	int rc = 0;
-	while (n < size) {
-		ssize_t r = read(fd, buf + n, size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
+	ssize_t r;
+	while (n < size && (r = read_some(fd, buf + n, size - n)) != 0) {
 		if (r < 0) {
-			rc = -errno;
+			rc = (int)r;
 			break;
 		}
-		if (r == 0)
-			break;
 		n += (size_t)r;
 	}
 	close(fd);
@@ -92,15 +98,11 @@ int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)
 	size_t len = 0, total = 0;
 	int rc = 0;
 	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
+		ssize_t r = read_some(fd, chunk, sizeof(chunk));
+		if (r <= 0) {
+			rc = (int)r;
 			break;
 		}
-		if (r == 0)
-			break;
 		total += (size_t)r;
 		for (ssize_t i = 0; i < r && rc == 0; i++) {
 			if (chunk[i] == '\n') {

@@ -70,16 +70,23 @@ static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
 }
 #endif
 
+/* The six arguments of a variadic syscall(), as musl reads them. */
+#define SIX_ARGS(n, a)                                                     \
+	long a[6];                                                         \
+	do {                                                               \
+		va_list ap_;                                               \
+		va_start(ap_, n);                                          \
+		for (int i_ = 0; i_ < 6; i_++)                             \
+			a[i_] = va_arg(ap_, long);                         \
+		va_end(ap_);                                               \
+	} while (0)
+
 /* Used only if dlsym cannot find libc's syscall(): the same contract,
  * errno set in one place as musl's __syscall_ret does. */
 static long fallback_syscall(long n, ...)
 {
-	va_list ap;
-	va_start(ap, n);
-	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
-	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
-	va_end(ap);
-	long r = raw_syscall6(n, a, b, c, d, e, f);
+	SIX_ARGS(n, a);
+	long r = raw_syscall6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if ((unsigned long)r > -4096UL) {
 		errno = (int)-r;
 		return -1;
@@ -102,12 +109,8 @@ static syscall_fn resolve_next(void)
 /* Only reached if syscall() is called before our constructor ran. */
 static long bootstrap_syscall(long n, ...)
 {
-	va_list ap;
-	va_start(ap, n);
-	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
-	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
-	va_end(ap);
-	return resolve_next()(n, a, b, c, d, e, f);
+	SIX_ARGS(n, a);
+	return resolve_next()(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 __attribute__((constructor)) static void pmug_init(void)

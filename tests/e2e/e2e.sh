@@ -15,27 +15,13 @@
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
 : "${PMUGUARD:?path to the pmuguard command}" "${FAULTSIM:?path to faultsim}"
 : "${FIXTURES:?path to tests/snapshots}"
 here=$(cd "$(dirname "$0")" && pwd)
 case_name=${1:?usage: e2e.sh CASE}
 
-skip() {
-	echo "SKIP: $*"
-	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
-		echo "FAIL: PMUGUARD_TESTS_MUST_RUN=1 turns this skip into a failure"
-		exit 1
-	fi
-	exit 77
-}
-fail() {
-	echo "FAIL: $*"
-	for f in out err log; do
-		[ -s "$tmp/$f" ] && { echo "--- $f"; tail -n 40 "$tmp/$f"; }
-	done
-	exit 1
-}
-ok() { echo "ok: $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace (unshare -m)"
 command -v perf >/dev/null || skip "perf is not installed (Debian package linux-perf)"
@@ -61,8 +47,11 @@ run() {
 	done
 	shift
 	: >"$tmp/log"
+	# LeakSanitizer cannot work in a traced process (sanitizer builds).
+	local asan=${ASAN_OPTIONS:-}
+	case " ${fsopts[*]} " in *" ptrace "*) asan="$asan:detect_leaks=0" ;; esac
 	set +e
-	unshare -m -- "$here/in-world.sh" "$snap" "$cpuid" \
+	ASAN_OPTIONS=$asan unshare -m -- "$here/in-world.sh" "$snap" "$cpuid" \
 		"$FAULTSIM" --log "$tmp/log" "${fsopts[@]}" -- "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	set -e

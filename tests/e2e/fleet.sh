@@ -8,23 +8,12 @@
 #
 #   fleet.sh CASE        exit 0 pass, 1 fail, 77 skip
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
 : "${PMUGUARD:?}" "${FAULTSIM:?}" "${FIXTURES:?}" "${LIB:?}" "${FLEET:?}" "${PEO_DYN:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 case_name=${1:?usage: fleet.sh CASE}
 
-skip() {
-	echo "SKIP: $*"
-	[ "${PMUGUARD_TESTS_MUST_RUN:-0}" != 1 ] || { echo "FAIL: skips are failures here"; exit 1; }
-	exit 77
-}
-fail() {
-	echo "FAIL: $*"
-	for f in out err log syslog; do
-		[ -s "$tmp/$f" ] && { echo "--- $f"; tail -n 30 "$tmp/$f"; }
-	done
-	exit 1
-}
-ok() { echo "ok: $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace"
 unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"

@@ -10,20 +10,11 @@
 #
 #   package.sh CASE      exit 0 pass, 1 fail, 77 skip
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
 : "${PMUGUARD:?}" "${FIXTURES:?}" "${LIB:?}" "${FLEET:?}" "${SRCDIR:?}"
 case_name=${1:?usage: package.sh CASE}
 
-skip() {
-	echo "SKIP: $*"
-	[ "${PMUGUARD_TESTS_MUST_RUN:-0}" != 1 ] || { echo "FAIL: skips are failures here"; exit 1; }
-	exit 77
-}
-fail() {
-	echo "FAIL: $*"
-	for f in out err; do [ -s "$tmp/$f" ] && { echo "--- $f"; tail -n 40 "$tmp/$f"; }; done
-	exit 1
-}
-ok() { echo "ok: $*"; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

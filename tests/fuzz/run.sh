@@ -6,14 +6,11 @@
 # Seeds come from the snapshot fixtures; any crash is saved under
 # tests/fuzz/regressions/HARNESS/ by hand to become a regression test.
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
 name=${1:?usage: run.sh HARNESS [SECONDS]}
 secs=${2:-${PMUGUARD_FUZZ_SECONDS:-20}}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-skip() {
-	echo "SKIP: $*"
-	[ "${PMUGUARD_TESTS_MUST_RUN:-0}" != 1 ] || exit 1
-	exit 77
-}
 cc=$(command -v clang-14 || command -v clang || true)
 [ -n "$cc" ] || skip "clang is not installed (Debian packages clang-14, libclang-rt-14-dev)"
 tmp=$(mktemp -d)

@@ -14,6 +14,8 @@
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
 : "${PMUGUARD:?path to the pmuguard command}" "${FIXTURES:?path to tests/snapshots}"
 : "${LIB:?path to libpmuguard.so}" "${PEO:?path to peo}" "${PEO_DYN:?path to peo-dyn}"
 : "${RACER:?path to racer}"
@@ -24,24 +26,11 @@ CPU=sys/bus/event_source/devices/cpu
 BOUND=20 # seconds any one command may take
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-skip() {
-	echo "SKIP: $*"
-	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
-		echo "FAIL: PMUGUARD_TESTS_MUST_RUN=1 turns this skip into a failure"
-		exit 1
-	fi
-	exit 77
-}
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
 failures=0
 bad() { # a failure that does not stop the case: every variant gets its say
 	echo "FAIL: $*"
 	failures=$((failures + 1))
 }
-ok() { echo "ok: $*"; }
 finish() {
 	[ "$failures" = 0 ] || fail "$failures failure(s) in $case_name"
 	echo "PASS: $case_name"

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the shell test scripts: how a case says skip, fail and ok.
+# Exit codes: 0 pass, 1 fail, 77 skip (meson's convention).
+# shellcheck shell=bash
+
+# A skip with its reason; PMUGUARD_TESTS_MUST_RUN=1 (CI) makes it a failure.
+skip() {
+	echo "SKIP: $*"
+	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
+		echo "FAIL: PMUGUARD_TESTS_MUST_RUN=1 turns this skip into a failure"
+		exit 1
+	fi
+	exit 77
+}
+
+# A failure, with the tail of whatever the case captured in $tmp.
+fail() {
+	echo "FAIL: $*"
+	local f
+	for f in out err log syslog; do
+		if [ -n "${tmp:-}" ] && [ -s "$tmp/$f" ]; then
+			echo "--- $f"
+			tail -n 40 "$tmp/$f"
+		fi
+	done
+	exit 1
+}
+
+ok() { echo "ok: $*"; }
