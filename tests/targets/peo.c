@@ -49,6 +49,7 @@ static struct {
 	uint64_t config;
 	_Atomic long first;  /* first answer seen, as -errno or 1 for an fd */
 	atomic_int disagree; /* a later answer differed */
+	_Atomic long other;  /* the first answer that differed */
 	atomic_int set;
 } ev[MAX_EV];
 static int n_ev, repeat = 1;
@@ -73,8 +74,9 @@ static void *worker(void *arg)
 			int expect = 0;
 			if (atomic_compare_exchange_strong(&ev[i].set, &expect, 1))
 				atomic_store(&ev[i].first, ans);
-			else if (atomic_load(&ev[i].first) != ans)
-				atomic_fetch_add(&ev[i].disagree, 1);
+			else if (atomic_load(&ev[i].first) != ans &&
+				 atomic_fetch_add(&ev[i].disagree, 1) == 0)
+				atomic_store(&ev[i].other, ans);
 		}
 	return NULL;
 }
@@ -90,10 +92,14 @@ static int run_process(int threads)
 	int bad = 0;
 	for (int i = 0; i < n_ev; i++) {
 		long a = atomic_load(&ev[i].first);
-		printf("type=%u config=0x%llx ret=%s errno=%s%s\n", ev[i].type,
+		long o = atomic_load(&ev[i].other);
+		printf("type=%u config=0x%llx ret=%s errno=%s%s%s\n", ev[i].type,
 		       (unsigned long long)ev[i].config, a == 1 ? "fd" : "-1",
 		       a == 1 ? "0" : strerrorname_np((int)-a),
-		       atomic_load(&ev[i].disagree) ? " DISAGREE" : "");
+		       atomic_load(&ev[i].disagree) ? " DISAGREE with " : "",
+		       !atomic_load(&ev[i].disagree) ? ""
+		       : o == 1			 ? "an fd"
+						 : strerrorname_np((int)-o));
 		bad |= atomic_load(&ev[i].disagree) != 0;
 	}
 	fflush(stdout);
