@@ -19,12 +19,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -38,6 +40,16 @@
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
+#endif
+
+/* Kernel 6.6+: wake the supervisor on the caller's CPU and the caller on
+ * ours, so each round trip is a switch, not two cross-CPU wakeups
+ * (include/uapi/linux/seccomp.h; newer than the headers we may build with). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
 #define ATTR_HEAD 64 /* PERF_ATTR_SIZE_VER0: type at 0, size at 4, config at 8 */
@@ -361,6 +373,7 @@ int sup_run(char *const argv[], const struct sup_options *o)
 				     : "");
 		goto fail;
 	}
+	ioctl(s->nfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	sfd = signalfd(-1, &block, SFD_CLOEXEC);
 	pfd = (int)syscall(SYS_pidfd_open, child, 0);
 	if (sfd < 0 || pfd < 0 || seccomp_notify_alloc(&req, &resp) != 0) {

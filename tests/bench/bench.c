@@ -8,7 +8,12 @@
  *   bench getppid N | futex N | peo-denied N | peo-allowed N
  *   bench probe-live N | probe-snapshot DIR N | klog-live N
  *   bench spawn N CMD [ARGS]      (microseconds per fork+exec+wait of CMD)
+ *   bench pair-getppid N | pair-futex N
+ *       both sides in one process, batches alternating: the syscall() the
+ *       program resolves (the shim's, when preloaded) against glibc's own,
+ *       looked up by version in libc.so.6; prints "guarded unguarded".
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -61,6 +67,38 @@ static void op(const char *what)
 		probe_gather_verdict(&f, snap);
 		probe_evaluate(&f, &v);
 	}
+}
+
+typedef long (*syscall_fn)(long, ...);
+
+static double pair_batch(syscall_fn f, bool futex, long n)
+{
+	double t0 = now_ns();
+	if (futex)
+		for (long i = 0; i < n; i++)
+			f(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	else
+		for (long i = 0; i < n; i++)
+			f(SYS_getppid);
+	return (now_ns() - t0) / (double)n;
+}
+
+static int pair_bench(bool futex, long n)
+{
+	syscall_fn guarded = (syscall_fn)dlsym(RTLD_DEFAULT, "syscall");
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	syscall_fn plain = libc ? (syscall_fn)dlvsym(libc, "syscall", "GLIBC_2.2.5") : NULL;
+	if (!guarded || !plain)
+		return 1;
+	double g[BATCHES * 3], u[BATCHES * 3];
+	for (int b = 0; b < BATCHES * 3; b++) {
+		u[b] = pair_batch(plain, futex, n);
+		g[b] = pair_batch(guarded, futex, n);
+	}
+	qsort(g, BATCHES * 3, sizeof(g[0]), cmp);
+	qsort(u, BATCHES * 3, sizeof(u[0]), cmp);
+	printf("%.3f %.3f\n", g[BATCHES * 3 / 2], u[BATCHES * 3 / 2]);
+	return 0;
 }
 
 extern char **environ;
@@ -122,6 +160,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(what, "spawn"))
 		return argc > 3 ? spawn_bench(n, argv + 3) : 2;
+	if (!strncmp(what, "pair-", 5))
+		return pair_bench(!strcmp(what, "pair-futex"), n);
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_RAW;
 	attr.size = sizeof(attr);
