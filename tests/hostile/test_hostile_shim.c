@@ -11,6 +11,8 @@
  * perf_event_open is that process's first: the shim probes then.
  */
 #include <criterion/criterion.h>
+
+#include "attr.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -25,22 +27,10 @@
 
 extern char **environ;
 
-#define BAD_FLAGS (1ul << 20) /* not in PERF_FLAG_ALL: the kernel says EINVAL */
 #define SPAWNERS 16
 #define PROBERS 16
 #define ROUNDS 24 /* fork, vfork and posix_spawn each, per spawner */
 
-static struct perf_event_attr attr_of(uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = type;
-	a.size = sizeof(a);
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	return a;
-}
 
 /* 0 when 4:0x400 gets the shim's ENOENT and 4:0x1a4 the kernel's EINVAL;
  * else a bit per wrong answer (usable as an exit status). */

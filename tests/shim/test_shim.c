@@ -9,6 +9,8 @@
  * only come from the shim.
  */
 #include <criterion/criterion.h>
+
+#include "attr.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/futex.h>
@@ -23,24 +25,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define BAD_FLAGS (1ul << 20) /* not in PERF_FLAG_ALL: the kernel says EINVAL */
 
 static long peo(const void *attr, unsigned long flags)
 {
 	return syscall(SYS_perf_event_open, attr, 0, -1, -1, flags);
 }
 
-static struct perf_event_attr attr_of(uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = type;
-	a.size = sizeof(a);
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	return a;
-}
 
 Test(setup, shim_is_preloaded_and_exports_only_syscall)
 {
