@@ -37,6 +37,7 @@ ADL_CPUID=GenuineIntel-6-97-2
 
 # run SNAPSHOT PERF_CPUID FAULTSIM_OPTS... -- CMD...
 # Sets $rc; stdout, stderr and faultsim's log land in $tmp/{out,err,log}.
+# With GUARDED=1 in its environment, CMD runs under `pmuguard run`.
 run() {
 	local snap=$FIXTURES/$1 cpuid=$2
 	shift 2
@@ -46,6 +47,7 @@ run() {
 		shift
 	done
 	shift
+	if [ "${GUARDED:-0}" = 1 ]; then set -- "$PMUGUARD" run -- "$@"; fi
 	: >"$tmp/log"
 	# LeakSanitizer cannot work in a traced process (sanitizer builds).
 	local asan=${ASAN_OPTIONS:-}
@@ -57,8 +59,6 @@ run() {
 	set -e
 	[ "$rc" != 77 ] || skip "faultsim cannot run here: $(cat "$tmp/err")"
 }
-
-guarded() { "$PMUGUARD" run -- "$@"; }
 
 expect_fault() { # CONFIG: the run reached the simulated fault with that config
 	[ "$rc" = 86 ] || fail "$1: expected the simulated fault (exit 86), got exit $rc"
@@ -88,19 +88,14 @@ expect_not_supported() { # EVENT-NAME as perf prints it
 	ok "perf reports $1 as <not supported>"
 }
 
-# guard_pair SNAPSHOT CPUID FSOPTS -- PERF-ARGS: unguarded faults, guarded does not.
+# stat_pair CONFIG SNAPSHOT CPUID FSOPTS -- CMD...: unguarded, CMD reaches the
+# fault with CONFIG; under `pmuguard run` it finishes cleanly.
 stat_pair() {
-	local config=$1 snap=$2 cpuid=$3
-	shift 3
-	run "$snap" "$cpuid" "$@"
-	expect_fault "$config"
-	local fsopts=()
-	while [ "$1" != -- ]; do
-		fsopts+=("$1")
-		shift
-	done
+	local config=$1
 	shift
-	run "$snap" "$cpuid" "${fsopts[@]}" -- "$PMUGUARD" run -- "$@"
+	run "$@"
+	expect_fault "$config"
+	GUARDED=1 run "$@"
 	expect_clean
 }
 
