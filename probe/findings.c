@@ -126,7 +126,7 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 				 c->hypervisor ? "This guest has no virtual PMU: no hardware "
 						 "counters at all"
 					       : "No hardware PMU is available");
-	if (c->leaf_a_known && c->pmu_version == 0)
+	if (v->intel && c->leaf_a_known && c->pmu_version == 0)
 		ADD(x->evidence, "CPUID.0AH reads all zero (no architectural perfmon). ");
 	if (f->klog.unsupported_model)
 		ADD(x->evidence, "The kernel log blames the CPU model (\"unsupported ... CPU model "
@@ -250,8 +250,9 @@ unsigned findings_build(const struct probe_facts *f, const struct probe_verdict 
 
 	if (v->hazard)
 		fixed3(f, v, out, &n);
-	if (v->intel && ((c->leaf_a_known && c->pmu_version == 0) || f->klog.no_pmu_driver ||
-			 f->klog.virt_unavailable))
+	/* Any vendor: a guest without a vPMU is the same story on AMD. */
+	if ((v->intel && c->leaf_a_known && c->pmu_version == 0) || f->klog.no_pmu_driver ||
+	    f->klog.virt_unavailable)
 		no_vpmu(f, v, out, &n);
 	if (f->klog.bios_corrupted)
 		counters_in_use(f, v, out, &n);

@@ -110,6 +110,18 @@ Test(stories, unreadable_facts)
 	expect_ids("metal-no-sysfs", IDS("facts-unknown", "healthy"));
 }
 
+Test(stories, amd_guest_without_a_vpmu_is_told_so)
+{
+	world_load(&w, "amd-epyc-guest");
+	w.f.klog.virt_unavailable = true; /* "PMU not available due to virtualization" */
+	w.f.n_pmus = 0;
+	n = findings_build(&w.f, &w.v, fs);
+	cr_assert_not_null(find("no-vpmu"));
+	cr_assert_not_null(find("not-intel"));
+	cr_assert(strstr(find("no-vpmu")->evidence, "virtualization"));
+	cr_assert_null(strstr(find("no-vpmu")->evidence, "CPUID.0AH"), "AMD has no leaf 0xA");
+}
+
 Test(tables, msr_names_and_hybrid_models)
 {
 	char b[96];
