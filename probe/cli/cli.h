@@ -16,6 +16,9 @@ __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
 
+/* Dies with a message naming dir unless it is a directory (exit 1). */
+void require_snapshot_dir(const char *dir);
+
 int cmd_probe(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,10 +362,8 @@ int cmd_probe(int argc, char **argv)
 	if (r->snapshot && r->msr_asked)
 		die_usage("probe: --msr reads this machine; it cannot go with a snapshot");
 
-	struct stat st;
-	errno = 0;
-	if (r->snapshot && (stat(r->snapshot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		die("snapshot %s: %s", r->snapshot, errno ? strerror(errno) : "not a directory");
+	if (r->snapshot)
+		require_snapshot_dir(r->snapshot);
 	probe_gather(&r->f, r->snapshot);
 	probe_evaluate(&r->f, &r->v);
 	r->n_findings = findings_build(&r->f, &r->v, r->findings);

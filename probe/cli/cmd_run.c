@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -174,9 +173,8 @@ int cmd_run(int argc, char **argv)
 		snapshot = conf.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
-	struct stat st;
-	if (snapshot && (stat(snapshot, &st) < 0 || !S_ISDIR(st.st_mode)))
-		die("snapshot %s: not a readable directory", snapshot);
+	if (snapshot)
+		require_snapshot_dir(snapshot);
 	char **cmd = argv + optind;
 
 	if (audit && mode == RUN_PRELOAD)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -43,6 +44,15 @@ void die_usage(const char *fmt, ...)
 	va_end(ap);
 	fputs("Try 'pmuguard --help'.\n", stderr);
 	exit(EXIT_USAGE);
+}
+
+void require_snapshot_dir(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		die_errno("snapshot %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		die("snapshot %s: not a directory", dir);
 }
 
 static const char usage[] =
