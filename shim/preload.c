@@ -15,14 +15,13 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
+#include "attr.h"
 #include "classify.h"
 #include "conf.h"
 #include "denial.h"
@@ -322,51 +321,17 @@ static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t 
 
 /* ---- perf_event_open ------------------------------------------------------- */
 
-/* The first 64 bytes (PERF_ATTR_SIZE_VER0) of struct perf_event_attr:
- * type at 0, size at 4, config at 8 (include/uapi/linux/perf_event.h). */
-struct attr_head {
-	uint32_t type;
-	uint32_t size;
-	uint64_t config;
-	uint64_t rest[6];
-};
-
-#define ATTR_SIZE_VER0 64u
-#define ATTR_SIZE_MAX 4096u /* perf_copy_attr(): size > PAGE_SIZE is E2BIG */
-
-/* Read without ever faulting: a bad pointer is the kernel's to report. */
-static bool read_attr(unsigned long addr, struct attr_head *h)
-{
-	if (addr == 0)
-		return false;
-	struct iovec local = {h, sizeof(*h)};
-	struct iovec remote = {(void *)addr, sizeof(*h)};
-	ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (r >= 0)
-		return r == (ssize_t)sizeof(*h);
-	if (errno == EFAULT)
-		return false;
-	/* process_vm_readv filtered (some container profiles): /proc/self/mem. */
-	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	r = addr > (unsigned long)INT64_MAX ? -1 : pread(fd, h, sizeof(*h), (off_t)addr);
-	close(fd);
-	return r == (ssize_t)sizeof(*h);
-}
-
 long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
 {
 	int saved = errno;
 	struct shim_state local;
 	const struct shim_state *s = shim_state(&local);
-	struct attr_head h;
+	struct guard_attr h;
 
-	/* Unreadable attr or a size the kernel rejects before scheduling
-	 * anything (perf_copy_attr: 0 means VER0, else VER0..PAGE_SIZE):
-	 * forward unchanged so the caller gets the kernel's own error. */
-	if (s->policy.watch && read_attr((unsigned long)attr, &h) &&
-	    (h.size == 0 || (h.size >= ATTR_SIZE_VER0 && h.size <= ATTR_SIZE_MAX))) {
+	/* An unreadable attr, or a size the kernel rejects before scheduling
+	 * anything, goes on unchanged: the caller gets the kernel's own error. */
+	if (s->policy.watch && guard_read_attr(getpid(), (uint64_t)attr, &h) &&
+	    guard_attr_sized(h.size)) {
 		enum guard_hit hit = guard_classify(&s->policy, h.type, h.config);
 		if (hit != GUARD_HIT_NONE) {
 			log_denial(s, hit, h.type, h.config);

@@ -17,7 +17,6 @@
  * later perf_event_open of the tree with ENOSYS: fail closed, never the fault.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -31,10 +30,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attr.h"
 #include "denial.h"
 #include "supervise.h"
 
@@ -52,7 +51,6 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-#define ATTR_HEAD 64 /* PERF_ATTR_SIZE_VER0: type at 0, size at 4, config at 8 */
 #define AUDIT_MAX 1024
 
 struct audit_row {
@@ -172,28 +170,6 @@ static int recv_fd(int sock, int *err)
 
 /* ---- the supervisor ------------------------------------------------------- */
 
-/* The caller's attr, without trusting it to be mapped. */
-static bool read_attr(pid_t pid, uint64_t addr, unsigned char *buf)
-{
-	if (addr == 0)
-		return false;
-	struct iovec local = {buf, ATTR_HEAD};
-	struct iovec remote = {(void *)(uintptr_t)addr, ATTR_HEAD};
-	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (r >= 0)
-		return r == ATTR_HEAD;
-	if (errno == EFAULT || errno == ESRCH)
-		return false;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	r = addr > (uint64_t)INT64_MAX ? -1 : pread(fd, buf, ATTR_HEAD, (off_t)addr);
-	close(fd);
-	return r == ATTR_HEAD;
-}
-
 static struct audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config, bool *first)
 {
 	for (unsigned i = 0; i < s->n_rows; i++)
@@ -222,8 +198,8 @@ static void prog_name(pid_t pid, char *buf, size_t size)
 
 static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
-	unsigned char attr[ATTR_HEAD];
-	bool readable = read_attr(req->pid, req->data.args[0], attr);
+	struct guard_attr attr;
+	bool readable = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
 	/* The caller may have died and its pid been reused while we read. */
 	if (seccomp_notify_id_valid(s->nfd, req->id) != 0)
 		return;
@@ -234,16 +210,12 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 	if (!readable) {
 		s->unreadable++; /* the kernel will answer EFAULT */
 	} else {
-		uint32_t type, size;
-		uint64_t config;
-		memcpy(&type, attr, 4);
-		memcpy(&size, attr + 4, 4);
-		memcpy(&config, attr + 8, 8);
+		uint32_t type = attr.type;
+		uint64_t config = attr.config;
 		const struct guard_policy *p = &s->o->policy;
-		/* Sizes the kernel rejects before scheduling anything go through,
-		 * as in the shim (perf_copy_attr: 0 means VER0, max PAGE_SIZE). */
-		bool sized = size == 0 || (size >= ATTR_HEAD && size <= 4096);
-		enum guard_hit hit = sized ? guard_classify(p, type, config) : GUARD_HIT_NONE;
+		/* Sizes the kernel rejects before scheduling anything go through. */
+		enum guard_hit hit = guard_attr_sized(attr.size) ? guard_classify(p, type, config)
+								  : GUARD_HIT_NONE;
 		bool deny = hit != GUARD_HIT_NONE && p->watch && p->enforce;
 		bool first;
 		struct audit_row *row = audit_row(s, type, config, &first);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading a caller's perf_event_attr without ever faulting, for the shim
+ * (its own process) and the supervisor (a traced one).  Async-signal-safe:
+ * no stdio, no malloc.
+ */
+#ifndef PMUGUARD_ATTR_H
+#define PMUGUARD_ATTR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The first 64 bytes (PERF_ATTR_SIZE_VER0) of struct perf_event_attr:
+ * type at 0, size at 4, config at 8 (include/uapi/linux/perf_event.h). */
+struct guard_attr {
+	uint32_t type;
+	uint32_t size;
+	uint64_t config;
+	uint64_t rest[6];
+};
+
+/* Read the head of the attr at addr in process pid: process_vm_readv, or
+ * /proc/PID/mem where that is filtered.  False when any of it is
+ * unreadable: a bad pointer is the kernel's to report (EFAULT). */
+bool guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a);
+
+/* Does the kernel get as far as scheduling an attr of this size?
+ * perf_copy_attr(): 0 means PERF_ATTR_SIZE_VER0; otherwise VER0..PAGE_SIZE,
+ * anything else is E2BIG before the event exists. */
+bool guard_attr_sized(uint32_t size);
+
+#endif
