@@ -20,10 +20,15 @@ struct guard_attr {
 	uint64_t rest[6];
 };
 
-/* Read the head of the attr at addr in process pid: process_vm_readv, or
- * /proc/PID/mem where that is filtered.  False when any of it is
- * unreadable: a bad pointer is the kernel's to report (EFAULT). */
-bool guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a);
+/* Read the head of the attr at addr in process pid (0: this process):
+ * process_vm_readv, or the process's mem file where that is refused (for
+ * this process always /proc/self/mem, never a path built from getpid(),
+ * which in a pid namespace with a foreign /proc names another process).
+ * Returns 0, -EFAULT when the address is unreadable (the kernel will say
+ * EFAULT too: a bad pointer is the kernel's to report), or the -errno of a
+ * read that was refused or could not be made (EPERM, EACCES, ENOSYS,
+ * EMFILE, ENOMEM, ESRCH, ...).  errno is preserved. */
+int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a);
 
 /* Does the kernel get as far as scheduling an attr of this size?
  * perf_copy_attr(): 0 means PERF_ATTR_SIZE_VER0; otherwise VER0..PAGE_SIZE,

@@ -58,6 +58,9 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 {
 	if (hit == GUARD_HIT_SLOTS)
 		return "TOPDOWN.SLOTS (fixed counter 3)";
+	if (hit == GUARD_HIT_UNREADABLE)
+		return "the attr could not be read, so it may land on fixed counter 3 (failing "
+		       "closed)";
 	if (hit != GUARD_HIT_METRIC)
 		return "none";
 	static const char *const metric[8] = {

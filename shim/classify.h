@@ -17,6 +17,7 @@ enum guard_hit {
 	GUARD_HIT_NONE = 0,
 	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
 	GUARD_HIT_METRIC, /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
+	GUARD_HIT_UNREADABLE, /* the attr could not be read: fail closed */
 };
 
 enum guard_mode { GUARD_AUTO = 0, GUARD_ALWAYS, GUARD_AUDIT, GUARD_OFF };

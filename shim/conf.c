@@ -88,34 +88,3 @@ int guard_conf_read(struct guard_conf *c, const char *path)
 		c->present = true;
 	return rc == -ENOENT ? 0 : rc;
 }
-
-int guard_mode_strictness(int mode)
-{
-	switch (mode) {
-	case GUARD_OFF:
-		return 0;
-	case GUARD_AUDIT:
-		return 1;
-	case GUARD_AUTO:
-		return 2;
-	case GUARD_ALWAYS:
-		return 3;
-	}
-	return -1;
-}
-
-int guard_conf_mode(const struct guard_conf *c, const char *env_mode, const char **ignored)
-{
-	int mode = c->mode >= 0 ? c->mode : GUARD_AUTO;
-	*ignored = NULL;
-	if (!env_mode || !*env_mode)
-		return mode;
-	int env = guard_mode_parse(env_mode);
-	if (env < 0)
-		*ignored = " (not auto, always, audit or off)";
-	else if (c->lock && guard_mode_strictness(env) < guard_mode_strictness(mode))
-		*ignored = ": " GUARD_CONF_PATH " has lock = yes";
-	else
-		mode = env;
-	return mode;
-}

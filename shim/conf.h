@@ -8,10 +8,8 @@
  *   snapshot = DIR      (read the facts from a snapshot: replay and tests)
  *
  * '#' starts a comment; unknown keys or values are counted and ignored.
- * Precedence (README "System policy"): built-in defaults, then this file,
- * then the environment; with lock = yes the environment may only make the
- * mode stricter (off < audit < auto < always) and PMUGUARD_SNAPSHOT is
- * ignored.  Read with plain open/read: no stdio, no malloc.
+ * How the file combines with the environment and the command line is
+ * settings.h's.  Read with plain open/read: no stdio, no malloc.
  */
 #ifndef PMUGUARD_CONF_H
 #define PMUGUARD_CONF_H
@@ -37,12 +35,5 @@ struct guard_conf {
 void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lineno);
 /* Read path; a missing file leaves *c empty (present = false). */
 int guard_conf_read(struct guard_conf *c, const char *path);
-
-/* The mode after the precedence rules; *ignored is set to the reason when
- * env_mode (PMUGUARD_MODE) was not taken. */
-int guard_conf_mode(const struct guard_conf *c, const char *env_mode, const char **ignored);
-
-/* off < audit < auto < always */
-int guard_mode_strictness(int mode);
 
 #endif

@@ -1,24 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+
 #include "denial.h"
 
-void guard_format_denial(struct logline *l, const struct guard_policy *p, enum guard_hit hit,
-			 uint32_t type, uint64_t config, const char *prog, pid_t pid)
+void guard_log_errno(struct logline *l, int err)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{EPERM, "EPERM"},   {EACCES, "EACCES"}, {ENOSYS, "ENOSYS"}, {EMFILE, "EMFILE"},
+		{ENFILE, "ENFILE"}, {ENOMEM, "ENOMEM"}, {ESRCH, "ESRCH"},   {ENOENT, "ENOENT"},
+		{EINVAL, "EINVAL"}, {EIO, "EIO"},
+	};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == err) {
+			log_str(l, names[i].name);
+			return;
+		}
+	log_str(l, "errno ");
+	log_dec(l, (uint64_t)(unsigned)err);
+}
+
+void guard_format_denial(struct logline *l, const struct guard_policy *p,
+			 const struct guard_decision *d, const char *prog, pid_t pid)
 {
 	l->len = 0;
 	log_str(l, "pmuguard: ");
-	log_str(l, p->enforce ? "blocked" : "audit: would block");
-	log_str(l, " perf_event_open(type=");
-	log_dec(l, type);
-	log_str(l, ", config=");
-	log_hex(l, config);
+	log_str(l, d->deny ? "blocked" : "audit: would block");
+	if (d->hit == GUARD_HIT_UNREADABLE) {
+		log_str(l, " perf_event_open(attr unreadable: ");
+		guard_log_errno(l, d->read_err);
+	} else {
+		log_str(l, " perf_event_open(type=");
+		log_dec(l, d->type);
+		log_str(l, ", config=");
+		log_hex(l, d->config);
+	}
 	log_str(l, ") in ");
-	log_str(l, prog);
+	log_str_safe(l, prog);
 	log_str(l, "[");
 	log_dec(l, (uint64_t)pid);
 	log_str(l, "]: ");
-	log_str(l, guard_hit_name(hit, config));
+	log_str(l, guard_hit_name(d->hit, d->config));
 	log_str(l, ": ");
 	log_str(l, p->reason);
-	log_str(l, p->enforce ? ". Returned ENOENT: the tool sees the event as not supported."
-			      : ". Allowed (audit mode).");
+	log_str(l, d->deny ? ". Returned ENOENT: the tool sees the event as not supported."
+			   : ". Allowed (audit mode).");
 }

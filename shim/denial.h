@@ -5,11 +5,16 @@
 
 #include <sys/types.h>
 
-#include "classify.h"
+#include "decide.h"
 #include "log.h"
 
-/* "pmuguard: blocked perf_event_open(type=4, config=0x400) in perf[123]: ..." */
-void guard_format_denial(struct logline *l, const struct guard_policy *p, enum guard_hit hit,
-			 uint32_t type, uint64_t config, const char *prog, pid_t pid);
+/* "pmuguard: blocked perf_event_open(type=4, config=0x400) in perf[123]: ..."
+ * or, for an attr that could not be read,
+ * "pmuguard: blocked perf_event_open(attr unreadable: EPERM) in tool[123]: ..." */
+void guard_format_denial(struct logline *l, const struct guard_policy *p,
+			 const struct guard_decision *d, const char *prog, pid_t pid);
+
+/* "EPERM" for the errnos a refused read gives, else "errno N". */
+void guard_log_errno(struct logline *l, int err);
 
 #endif

@@ -13,6 +13,23 @@ void log_str(struct logline *l, const char *s)
 		l->buf[l->len++] = *s++;
 }
 
+void log_str_safe(struct logline *l, const char *s)
+{
+	for (; s && *s && l->len < sizeof(l->buf) - 1; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != 0x7f && c != '\\') {
+			l->buf[l->len++] = (char)c;
+			continue;
+		}
+		if (l->len + 4 >= sizeof(l->buf) - 1)
+			break;
+		l->buf[l->len++] = '\\';
+		l->buf[l->len++] = 'x';
+		l->buf[l->len++] = "0123456789abcdef"[c >> 4];
+		l->buf[l->len++] = "0123456789abcdef"[c & 0xf];
+	}
+}
+
 void log_hex(struct logline *l, uint64_t v)
 {
 	char tmp[19];

@@ -15,6 +15,10 @@ struct logline {
 };
 
 void log_str(struct logline *l, const char *s);
+/* The same, with control characters, DEL and backslash written as \xNN:
+ * for values from outside (environment, program names), so that no value
+ * can start a line of its own in a log. */
+void log_str_safe(struct logline *l, const char *s);
 void log_hex(struct logline *l, uint64_t v);
 void log_dec(struct logline *l, uint64_t v);
 /* Append a newline and write the line to fd; errno is preserved. */

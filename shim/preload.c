@@ -25,6 +25,7 @@
 #include "classify.h"
 #include "conf.h"
 #include "denial.h"
+#include "settings.h"
 #include "log.h"
 #include "probe.h"
 
@@ -120,12 +121,12 @@ __attribute__((constructor)) static void pmug_init(void)
 
 /* ---- The policy, probed once ----------------------------------------------- */
 
-enum log_level { LOG_QUIET, LOG_WARN, LOG_DEBUG };
-
 struct shim_state {
 	struct guard_policy policy;
-	enum log_level log;
+	enum guard_log log;
 	enum guard_dest dest; /* GUARD_DEST_STDERR or _SYSLOG (or _QUIET) */
+	uint64_t cookie;      /* PMUGUARD_SECCOMP_COOKIE, 0 when unset */
+	bool cacheable;       /* built on no transient failure */
 };
 
 enum { STATE_NONE, STATE_BUSY, STATE_READY };
@@ -136,9 +137,8 @@ static struct shim_state g_shim;
  * whatever an arbitrary daemon made of it (a socket, a protocol stream, a
  * data file): never write there.  Setuid programs see no LD_PRELOAD here
  * (secure_getenv), and the loader only honours ld.so.preload for them. */
-static bool fleet_loaded(void)
+static bool fleet_loaded(const char *lp)
 {
-	const char *lp = secure_getenv("LD_PRELOAD");
 	return !lp || !__builtin_strstr(lp, "libpmuguard");
 }
 
@@ -156,17 +156,14 @@ static void log_begin(struct logline *l)
 	log_str(l, "pmuguard: ");
 }
 
-static void log_ignored(const struct shim_state *s, const char *what, const char *val,
-			const char *why)
+static void log_ignored(const struct shim_state *s, const struct guard_ignored *ig)
 {
-	if (s->log == LOG_QUIET)
-		return;
 	struct logline l;
 	log_begin(&l);
 	log_str(&l, "ignoring ");
-	log_str(&l, what);
-	log_str(&l, val);
-	log_str(&l, why);
+	log_str(&l, ig->what);
+	log_str_safe(&l, ig->value);
+	log_str(&l, ig->why);
 	emit(s, &l);
 }
 
@@ -180,7 +177,7 @@ static void log_verdict(const struct shim_state *s, const struct probe_verdict *
 	log_str(&l, " (mode ");
 	log_str(&l, guard_mode_name(s->policy.mode));
 	log_str(&l, snapshot ? ", snapshot " : ", live");
-	log_str(&l, snapshot);
+	log_str_safe(&l, snapshot);
 	log_str(&l, s->policy.watch ? ", watching" : ", not watching");
 	log_str(&l, " core PMU types");
 	for (unsigned i = 0; i < s->policy.n_core; i++) {
@@ -192,56 +189,64 @@ static void log_verdict(const struct shim_state *s, const struct probe_verdict *
 	emit(s, &l);
 }
 
+/* 16 hex digits, else 0. */
+static uint64_t parse_cookie(const char *v)
+{
+	uint64_t c = 0;
+	int n = 0;
+	for (; v && *v && n < 17; v++, n++) {
+		unsigned d = *v >= '0' && *v <= '9'   ? (unsigned)(*v - '0')
+			     : *v >= 'a' && *v <= 'f' ? (unsigned)(*v - 'a' + 10)
+						      : 16u;
+		if (d > 15)
+			return 0;
+		c = c << 4 | d;
+	}
+	return n == 16 ? c : 0;
+}
+
+/* Was any fact left unknown for a reason that may pass (the fd limit, no
+ * memory)?  Then the verdict is not cached. */
+static bool facts_transient(const struct probe_facts *f)
+{
+	return guard_errno_transient(f->cpuid_err) || guard_errno_transient(f->sysfs_err) ||
+	       guard_errno_transient(f->klog_err) || guard_errno_transient(f->msr_err);
+}
+
 /*
- * Policy file, environment and probe -> state.  Pure reads; safe to run
- * concurrently.  Precedence: defaults < /etc/pmuguard.conf < environment,
- * except that with "lock = yes" the environment may only make the mode
- * stricter and cannot point the probe at a snapshot.
+ * Policy file, environment and probe -> state, through the one settings
+ * resolver (settings.h).  Pure reads; safe to run concurrently.
  */
 static void build_state(struct shim_state *s)
 {
 	struct guard_conf conf;
 	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
-	const char *lv = secure_getenv("PMUGUARD_LOG");
-	const char *md = secure_getenv("PMUGUARD_MODE");
-	const char *snap = secure_getenv("PMUGUARD_SNAPSHOT");
-	bool fleet = fleet_loaded();
-
-	s->dest = conf.dest != GUARD_DEST_DEFAULT ? conf.dest
-		  : fleet		      ? GUARD_DEST_SYSLOG
-					      : GUARD_DEST_STDERR;
-	if (fleet && s->dest == GUARD_DEST_STDERR)
-		s->dest = GUARD_DEST_SYSLOG; /* never fd 2 in fleet mode */
-	s->log = s->dest == GUARD_DEST_QUIET ? LOG_QUIET : LOG_WARN;
-	bool bad_log = false;
-	if (lv && *lv && s->dest != GUARD_DEST_QUIET) {
-		if (!__builtin_strcmp(lv, "quiet"))
-			s->log = LOG_QUIET;
-		else if (!__builtin_strcmp(lv, "debug"))
-			s->log = LOG_DEBUG;
-		else if (__builtin_strcmp(lv, "warn"))
-			bad_log = true;
+	/* Called from a preinit_array function, before libc set up environ:
+	 * no environment yet, so nothing built now is kept. */
+	struct guard_env env = {.visible = environ != NULL};
+	const char *lp = NULL, *cookie = NULL;
+	if (env.visible) {
+		env.mode = secure_getenv("PMUGUARD_MODE");
+		env.log = secure_getenv("PMUGUARD_LOG");
+		env.snapshot = secure_getenv("PMUGUARD_SNAPSHOT");
+		lp = secure_getenv("LD_PRELOAD");
+		cookie = secure_getenv("PMUGUARD_SECCOMP_COOKIE");
 	}
-	if (bad_log)
-		log_ignored(s, "PMUGUARD_LOG=", lv, " (not quiet, warn or debug)");
-	if (conf_err < 0)
-		log_ignored(s, GUARD_CONF_PATH, "", ": unreadable; using the defaults");
-	else if (conf.bad_lines)
-		log_ignored(s, GUARD_CONF_PATH, "", ": lines it does not understand");
+	const struct guard_cli cli = {.mode = -1};
+	struct guard_settings set;
+	guard_settings_resolve(&conf, conf_err, &env, &cli, fleet_loaded(lp), &set);
 
-	const char *ignored;
-	int mode = guard_conf_mode(&conf, md, &ignored);
-	if (ignored)
-		log_ignored(s, "PMUGUARD_MODE=", md, ignored);
-	if (snap && (!*snap || conf.lock))
-		snap = NULL;
-	if (!snap && conf.snapshot[0])
-		snap = conf.snapshot;
+	s->dest = set.dest;
+	s->log = set.log;
+	s->cookie = parse_cookie(cookie);
+	if (s->log != GUARD_LOG_QUIET)
+		for (unsigned i = 0; i < set.n_ignored; i++)
+			log_ignored(s, &set.ignored[i]);
 
 	struct probe_facts facts;
 	struct probe_verdict v;
-	if (mode != GUARD_OFF) {
-		probe_gather_verdict(&facts, snap);
+	if (set.mode != GUARD_OFF) {
+		probe_gather_verdict(&facts, set.snapshot);
 		probe_evaluate(&facts, &v);
 	} else {
 		/* Off: no probe work at all. */
@@ -250,9 +255,10 @@ static void build_state(struct shim_state *s)
 		v.state = PROBE_UNKNOWN;
 		v.reason = "mode off: nothing is checked";
 	}
-	guard_policy_init(&s->policy, (enum guard_mode)mode, &facts, &v);
-	if (s->log == LOG_DEBUG)
-		log_verdict(s, &v, snap);
+	guard_policy_init(&s->policy, set.mode, &facts, &v);
+	s->cacheable = set.cacheable && !facts_transient(&facts);
+	if (s->log == GUARD_LOG_DEBUG)
+		log_verdict(s, &v, set.snapshot);
 }
 
 /*
@@ -260,7 +266,8 @@ static void build_state(struct shim_state *s)
  * first caller claims the slot and publishes; anyone arriving meanwhile (a
  * thread, or a signal handler interrupting the prober) probes into its own
  * stack copy instead of waiting.  The probe is idempotent reads, so racing
- * probes agree.
+ * probes agree.  A state built on a transient failure is used for this
+ * call only and built again at the next.
  */
 static const struct shim_state *shim_state(struct shim_state *local)
 {
@@ -268,7 +275,8 @@ static const struct shim_state *shim_state(struct shim_state *local)
 		return &g_shim;
 	build_state(local);
 	int expect = STATE_NONE;
-	if (atomic_compare_exchange_strong_explicit(&g_state, &expect, STATE_BUSY,
+	if (local->cacheable &&
+	    atomic_compare_exchange_strong_explicit(&g_state, &expect, STATE_BUSY,
 						    memory_order_acq_rel, memory_order_acquire)) {
 		g_shim = *local;
 		atomic_store_explicit(&g_state, STATE_READY, memory_order_release);
@@ -304,10 +312,10 @@ static bool first_sighting(uint32_t type, uint64_t config)
 	return false; /* table full: this many distinct encodings were logged */
 }
 
-static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t type,
-		       uint64_t config)
+static void log_denial(const struct shim_state *s, const struct guard_decision *d)
 {
-	if (s->log == LOG_QUIET || !first_sighting(type, config))
+	if (s->log == GUARD_LOG_QUIET ||
+	    !first_sighting(d->hit == GUARD_HIT_UNREADABLE ? UINT32_MAX : d->type, d->config))
 		return;
 	/* The program's name from /proc, not program_invocation_short_name:
 	 * a data relocation every preloaded process would pay for at start. */
@@ -315,7 +323,7 @@ static void log_denial(const struct shim_state *s, enum guard_hit hit, uint32_t 
 	if (probe_read_small("/proc/self/comm", comm, sizeof(comm)) <= 0)
 		__builtin_memcpy(comm, "?", 2);
 	struct logline l;
-	guard_format_denial(&l, &s->policy, hit, type, config, comm, getpid());
+	guard_format_denial(&l, &s->policy, d, comm, getpid());
 	emit(s, &l);
 }
 
@@ -326,22 +334,22 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 	int saved = errno;
 	struct shim_state local;
 	const struct shim_state *s = shim_state(&local);
-	struct guard_attr h;
 
-	/* An unreadable attr, or a size the kernel rejects before scheduling
-	 * anything, goes on unchanged: the caller gets the kernel's own error. */
-	if (s->policy.watch && guard_read_attr(getpid(), (uint64_t)attr, &h) &&
-	    guard_attr_sized(h.size)) {
-		enum guard_hit hit = guard_classify(&s->policy, h.type, h.config);
-		if (hit != GUARD_HIT_NONE) {
-			log_denial(s, hit, h.type, h.config);
-			if (s->policy.enforce) {
-				errno = ENOENT;
-				return -1;
-			}
+	if (s->policy.watch) {
+		struct guard_attr h;
+		struct guard_decision d;
+		guard_decide(&s->policy, guard_read_attr(0, (uint64_t)attr, &h), &h, &d);
+		if (d.report)
+			log_denial(s, &d);
+		if (d.deny) {
+			errno = ENOENT;
+			return -1;
 		}
 	}
 	errno = saved;
+	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the
+	 * tree; the cookie in the unused sixth argument tells it this call was
+	 * judged here already (perf_event_open takes five). */
 	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, attr, pid, cpu, group,
-								      flags);
+								      flags, (long)s->cookie);
 }

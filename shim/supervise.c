@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "decide.h"
 #include "denial.h"
 #include "supervise.h"
 
@@ -67,8 +68,13 @@ struct sup {
 	pid_t child;
 	struct audit_row rows[AUDIT_MAX];
 	unsigned n_rows;
-	unsigned long unreadable;
+	unsigned long unreadable;         /* EFAULT: the kernel's to answer */
+	unsigned long refused, refused_denied; /* reading refused: failed closed */
+	int refused_err;
 	bool rows_full;
+	/* Each distinct (process, encoding) is logged once, as the shim does
+	 * in each process: a small open-addressed set of hashed keys. */
+	uint64_t logged[4096];
 };
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -187,6 +193,26 @@ static struct audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config
 	return r;
 }
 
+static bool first_in_process(struct sup *s, pid_t pid, const struct guard_decision *d)
+{
+	uint64_t key = (d->config ^ ((uint64_t)d->type << 40) ^ ((uint64_t)(uint32_t)pid << 20) ^
+			((uint64_t)d->hit << 60)) *
+		       0x9e3779b97f4a7c15ull;
+	key ^= key >> 29;
+	key |= 1;
+	size_t n = sizeof(s->logged) / sizeof(s->logged[0]);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *slot = &s->logged[(key + i) % n];
+		if (*slot == key)
+			return false;
+		if (*slot == 0) {
+			*slot = key;
+			return true;
+		}
+	}
+	return false; /* that many distinct lines were logged already */
+}
+
 static void prog_name(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
@@ -199,42 +225,45 @@ static void prog_name(pid_t pid, char *buf, size_t size)
 static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
 	struct guard_attr attr;
-	bool readable = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
+	int read_rc = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
 	/* The caller may have died and its pid been reused while we read. */
 	if (seccomp_notify_id_valid(s->nfd, req->id) != 0)
 		return;
 
+	const struct guard_policy *p = &s->o->policy;
+	struct guard_decision d;
+	guard_decide(p, read_rc, &attr, &d);
 	memset(resp, 0, sizeof(*resp));
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (!readable) {
+	if (read_rc == -EFAULT) {
 		s->unreadable++; /* the kernel will answer EFAULT */
-	} else {
-		uint32_t type = attr.type;
-		uint64_t config = attr.config;
-		const struct guard_policy *p = &s->o->policy;
-		/* Sizes the kernel rejects before scheduling anything go through. */
-		enum guard_hit hit = guard_attr_sized(attr.size) ? guard_classify(p, type, config)
-								  : GUARD_HIT_NONE;
-		bool deny = hit != GUARD_HIT_NONE && p->watch && p->enforce;
+	} else if (read_rc < 0) {
+		s->refused++;
+		s->refused_denied += d.deny;
+		s->refused_err = -read_rc;
+	} else if (read_rc == 0) {
 		bool first;
-		struct audit_row *row = audit_row(s, type, config, &first);
+		struct audit_row *row = audit_row(s, attr.type, attr.config, &first);
 		if (row) {
 			row->calls++;
-			row->hit = hit;
-			row->denied = deny;
+			/* Judged whatever the policy, for the audit table. */
+			row->hit = guard_attr_sized(attr.size)
+					   ? guard_classify(p, attr.type, attr.config)
+					   : GUARD_HIT_NONE;
+			row->denied = d.deny;
 		}
-		if (hit != GUARD_HIT_NONE && p->watch && first && !s->o->quiet) {
-			char comm[32];
-			prog_name(req->pid, comm, sizeof(comm));
-			struct logline l;
-			guard_format_denial(&l, p, hit, type, config, comm, req->pid);
-			log_emit(&l, STDERR_FILENO);
-		}
-		if (deny) {
-			resp->flags = 0;
-			resp->error = -ENOENT;
-		}
+	}
+	if (d.report && !s->o->quiet && first_in_process(s, req->pid, &d)) {
+		char comm[32];
+		prog_name(req->pid, comm, sizeof(comm));
+		struct logline l;
+		guard_format_denial(&l, p, &d, comm, req->pid);
+		log_emit(&l, STDERR_FILENO);
+	}
+	if (d.deny) {
+		resp->flags = 0;
+		resp->error = -ENOENT;
 	}
 	if (seccomp_notify_respond(s->nfd, resp) < 0 && errno != ENOENT && errno != EINTR)
 		fprintf(stderr, "pmuguard: supervisor: respond: %s\n", strerror(errno));
@@ -287,11 +316,16 @@ static void audit_summary(const struct sup *s)
 		fprintf(stderr, "  (%lu calls with an unreadable attr went to the kernel, which "
 				"answers EFAULT)\n",
 			s->unreadable);
+	if (s->refused) {
+		fprintf(stderr, "  (%lu calls whose attr the supervisor was refused to read (%s): "
+				"%lu denied, failing closed)\n",
+			s->refused, strerror(s->refused_err), s->refused_denied);
+	}
 	if (s->rows_full)
 		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
 			AUDIT_MAX);
 	fprintf(stderr, "This run would have reached fixed counter 3 on an affected machine: %s\n",
-		reached ? "yes" : "no");
+		reached ? "yes" : s->refused ? "unknown (some attrs could not be read)" : "no");
 }
 
 static int exit_status(int st)

@@ -17,6 +17,8 @@
 
 #include "cli.h"
 #include "conf.h"
+#include "log.h"
+#include "settings.h"
 #include "elfcheck.h"
 #include "supervise.h"
 
@@ -78,24 +80,31 @@ static int run_preload(char **argv, const char *snapshot)
 	return err == ENOENT ? 127 : 126;
 }
 
-static bool debug_log(void)
+/* The one settings resolver, as the shim uses it; what it ignored is said
+ * here once, escaped. */
+static void resolve(struct guard_settings *set, const struct guard_conf *conf, int conf_err,
+		    const struct guard_cli *cli)
 {
-	const char *l = secure_getenv("PMUGUARD_LOG");
-	return l && !strcmp(l, "debug");
+	struct guard_env env = {.visible = true,
+				.mode = secure_getenv("PMUGUARD_MODE"),
+				.log = secure_getenv("PMUGUARD_LOG"),
+				.snapshot = secure_getenv("PMUGUARD_SNAPSHOT")};
+	guard_settings_resolve(conf, conf_err, &env, cli, false, set);
+	if (set->log == GUARD_LOG_QUIET)
+		return;
+	for (unsigned i = 0; i < set->n_ignored; i++) {
+		struct logline l = {.len = 0};
+		log_str(&l, "pmuguard: ignoring ");
+		log_str(&l, set->ignored[i].what);
+		log_str_safe(&l, set->ignored[i].value);
+		log_str(&l, set->ignored[i].why);
+		log_emit(&l, STDERR_FILENO);
+	}
 }
 
-static int run_seccomp(char **argv, const char *snapshot, bool audit,
-		       const struct guard_conf *conf)
+static int run_seccomp(char **argv, const struct guard_settings *set, bool audit)
 {
-	const char *lv = secure_getenv("PMUGUARD_LOG");
-	const char *md = secure_getenv("PMUGUARD_MODE");
-	const char *ignored;
-	int mode = guard_conf_mode(conf, md, &ignored);
-	if (ignored)
-		fprintf(stderr, "pmuguard: ignoring PMUGUARD_MODE=%s%s\n", md, ignored);
-	if (audit)
-		mode = GUARD_AUDIT;
-
+	const char *snapshot = set->snapshot;
 	struct probe_facts *f = calloc(1, sizeof(*f));
 	struct probe_verdict v;
 	if (!f)
@@ -103,14 +112,14 @@ static int run_seccomp(char **argv, const char *snapshot, bool audit,
 	probe_gather_verdict(f, snapshot);
 	probe_evaluate(f, &v);
 	struct sup_options o = {.audit = audit,
-				.quiet = lv && !strcmp(lv, "quiet"),
+				.quiet = set->log == GUARD_LOG_QUIET,
 				.facts_src = snapshot ? snapshot : "this machine",
 				.facts = f};
-	guard_policy_init(&o.policy, (enum guard_mode)mode, f, &v);
+	guard_policy_init(&o.policy, set->mode, f, &v);
 	if (audit && !snapshot && v.hazard)
 		fprintf(stderr, "pmuguard: warning: this machine has the fixed-counter-3 hazard and "
 				"--audit blocks nothing: counter-3 encodings will reach the kernel\n");
-	if (debug_log())
+	if (set->log == GUARD_LOG_DEBUG)
 		fprintf(stderr, "pmuguard: probe: %s (mode %s, facts from %s): %s\n",
 			probe_state_name(v.state), guard_mode_name(o.policy.mode), o.facts_src,
 			o.policy.reason);
@@ -158,19 +167,15 @@ int cmd_run(int argc, char **argv)
 			die_usage("run: bad option (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
 		}
 	}
-	/* The system policy; with lock = yes the environment cannot point the
-	 * probe elsewhere (an explicit --snapshot still can). */
+	/* The system policy, the environment and the command line, as the
+	 * shim resolves them (settings.h): with lock = yes neither may loosen
+	 * the mode or point the facts at a snapshot. */
 	struct guard_conf conf;
-	if (guard_conf_read(&conf, GUARD_CONF_PATH) < 0)
-		fprintf(stderr, "pmuguard: ignoring %s: unreadable; using the defaults\n",
-			GUARD_CONF_PATH);
-	if (!snapshot && !conf.lock) {
-		snapshot = secure_getenv("PMUGUARD_SNAPSHOT");
-		if (snapshot && !*snapshot)
-			snapshot = NULL;
-	}
-	if (!snapshot && conf.snapshot[0])
-		snapshot = conf.snapshot;
+	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
+	struct guard_cli cli = {.mode = audit ? GUARD_AUDIT : -1, .snapshot = snapshot};
+	struct guard_settings set;
+	resolve(&set, &conf, conf_err, &cli);
+	snapshot = set.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
 	if (snapshot)
@@ -187,12 +192,12 @@ int cmd_run(int argc, char **argv)
 			die_errno("out of memory");
 		elf_analyse(cmd[0], r);
 		mode = r->guard == ELF_GUARD_PRELOAD ? RUN_PRELOAD : RUN_SECCOMP;
-		if (debug_log())
+		if (set.log == GUARD_LOG_DEBUG)
 			fprintf(stderr, "pmuguard: run: %s mode for %s: %s\n",
 				mode == RUN_PRELOAD ? "preload" : "seccomp", r->path, r->why);
 		free(r);
 	}
 	if (mode == RUN_PRELOAD)
 		return run_preload(cmd, snapshot);
-	return run_seccomp(cmd, snapshot, audit, &conf);
+	return run_seccomp(cmd, &set, audit);
 }

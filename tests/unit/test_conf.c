@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* /etc/pmuguard.conf: the parser and the precedence rules. */
+#include <errno.h>
 #include <string.h>
 
 #include "conf.h"
+#include "settings.h"
 #include "fixture.h"
 
 static struct guard_conf parse(const char *const lines[], int n)
@@ -54,30 +56,101 @@ Test(conf, missing_file_is_empty_not_an_error)
 	cr_assert_eq(c.mode, -1);
 }
 
-Test(conf, precedence_without_lock)
+/* The settings resolver, as a table: file, environment, command line,
+ * fleet -> mode, destination, level, snapshot, what was ignored. */
+struct row {
+	const char *name;
+	struct guard_conf conf;
+	int conf_err;
+	struct guard_env env;
+	struct guard_cli cli;
+	bool fleet;
+	enum guard_mode mode;
+	enum guard_dest dest;
+	enum guard_log log;
+	const char *snapshot;
+	unsigned n_ignored;
+	const char *ignored_what; /* the first ignored item, when any */
+	bool cacheable;
+};
+
+#define VIS .visible = true
+#define NOCLI {.mode = -1}
+static const struct row rows[] = {
+	{"defaults", {.mode = -1}, 0, {VIS}, NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR,
+	 GUARD_LOG_WARN, NULL, 0, NULL, true},
+	{"file sets the mode", {.mode = GUARD_ALWAYS}, 0, {VIS}, NOCLI, false, GUARD_ALWAYS,
+	 GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 0, NULL, true},
+	{"env overrides the file", {.mode = GUARD_ALWAYS}, 0, {VIS, .mode = "off"}, NOCLI, false,
+	 GUARD_OFF, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 0, NULL, true},
+	{"garbage env mode is reported", {.mode = GUARD_ALWAYS}, 0, {VIS, .mode = "of\nf"}, NOCLI,
+	 false, GUARD_ALWAYS, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 1, "PMUGUARD_MODE=", true},
+	{"lock: env may not loosen", {.mode = GUARD_AUTO, .lock = true}, 0, {VIS, .mode = "off"},
+	 NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 1, "PMUGUARD_MODE=",
+	 true},
+	{"lock: audit is looser than auto", {.mode = GUARD_AUTO, .lock = true}, 0,
+	 {VIS, .mode = "audit"}, NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL,
+	 1, "PMUGUARD_MODE=", true},
+	{"lock: env may tighten", {.mode = GUARD_AUTO, .lock = true}, 0, {VIS, .mode = "always"},
+	 NOCLI, false, GUARD_ALWAYS, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 0, NULL, true},
+	{"lock: snapshot in env is ignored and said", {.mode = -1, .lock = true}, 0,
+	 {VIS, .snapshot = "/tmp/s"}, NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN,
+	 NULL, 1, "PMUGUARD_SNAPSHOT=", true},
+	{"lock: --snapshot is ignored too", {.mode = -1, .lock = true}, 0, {VIS},
+	 {.mode = -1, .snapshot = "/tmp/s"}, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN,
+	 NULL, 1, "--snapshot ", true},
+	{"lock: --mode may not loosen", {.mode = GUARD_AUTO, .lock = true}, 0, {VIS},
+	 {.mode = GUARD_AUDIT}, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 1,
+	 "--mode ", true},
+	{"env snapshot over the file's", {.mode = -1, .snapshot = "/f"}, 0,
+	 {VIS, .snapshot = "/e"}, NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN, "/e",
+	 0, NULL, true},
+	{"--snapshot over the env's", {.mode = -1}, 0, {VIS, .snapshot = "/e"},
+	 {.mode = -1, .snapshot = "/c"}, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN, "/c",
+	 0, NULL, true},
+	{"unreadable file is locked", {.mode = -1}, -EACCES, {VIS, .mode = "off"}, NOCLI, false,
+	 GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 2, GUARD_CONF_PATH, true},
+	{"EMFILE: locked and not cached", {.mode = -1}, -EMFILE,
+	 {VIS, .mode = "off", .snapshot = "/e"}, NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR,
+	 GUARD_LOG_WARN, NULL, 3, GUARD_CONF_PATH, false},
+	{"no environment yet (preinit)", {.mode = -1}, 0, {.visible = false}, NOCLI, true,
+	 GUARD_AUTO, GUARD_DEST_SYSLOG, GUARD_LOG_WARN, NULL, 0, NULL, false},
+	{"fleet: syslog, never stderr", {.mode = -1, .dest = GUARD_DEST_STDERR}, 0, {VIS}, NOCLI,
+	 true, GUARD_AUTO, GUARD_DEST_SYSLOG, GUARD_LOG_WARN, NULL, 0, NULL, true},
+	{"log = quiet in the file wins over env debug", {.mode = -1, .dest = GUARD_DEST_QUIET}, 0,
+	 {VIS, .log = "debug"}, NOCLI, false, GUARD_AUTO, GUARD_DEST_QUIET, GUARD_LOG_QUIET, NULL,
+	 0, NULL, true},
+	{"env log levels", {.mode = -1}, 0, {VIS, .log = "debug"}, NOCLI, false, GUARD_AUTO,
+	 GUARD_DEST_STDERR, GUARD_LOG_DEBUG, NULL, 0, NULL, true},
+	{"bad env log", {.mode = -1}, 0, {VIS, .log = "loud"}, NOCLI, false, GUARD_AUTO,
+	 GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 1, "PMUGUARD_LOG=", true},
+};
+
+Test(conf, settings_table)
 {
-	struct guard_conf c = {.mode = GUARD_ALWAYS};
-	const char *why;
-	cr_assert_eq(guard_conf_mode(&c, NULL, &why), GUARD_ALWAYS);
-	cr_assert_eq(guard_conf_mode(&c, "off", &why), GUARD_OFF, "env overrides the file");
-	cr_assert_null(why);
-	cr_assert_eq(guard_conf_mode(&c, "bogus", &why), GUARD_ALWAYS);
-	cr_assert_not_null(why);
-	c.mode = -1;
-	cr_assert_eq(guard_conf_mode(&c, NULL, &why), GUARD_AUTO, "built-in default");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		struct guard_settings s;
+		guard_settings_resolve(&r->conf, r->conf_err, &r->env, &r->cli, r->fleet, &s);
+		cr_assert_eq(s.mode, r->mode, "%s: mode", r->name);
+		cr_assert_eq(s.dest, r->dest, "%s: dest", r->name);
+		cr_assert_eq(s.log, r->log, "%s: log", r->name);
+		if (r->snapshot)
+			cr_assert(s.snapshot && !strcmp(s.snapshot, r->snapshot), "%s: snapshot",
+				  r->name);
+		else
+			cr_assert_null(s.snapshot, "%s: snapshot", r->name);
+		cr_assert_eq(s.n_ignored, r->n_ignored, "%s: ignored", r->name);
+		if (r->ignored_what)
+			cr_assert_str_eq(s.ignored[0].what, r->ignored_what, "%s", r->name);
+		cr_assert_eq(s.cacheable, r->cacheable, "%s: cacheable", r->name);
+	}
 }
 
-Test(conf, lock_lets_the_environment_only_tighten)
+Test(conf, transient_errnos)
 {
-	struct guard_conf c = {.mode = GUARD_AUTO, .lock = true};
-	const char *why;
-	cr_assert_eq(guard_conf_mode(&c, "off", &why), GUARD_AUTO);
-	cr_assert(why && strstr(why, "lock"));
-	cr_assert_eq(guard_conf_mode(&c, "audit", &why), GUARD_AUTO);
-	cr_assert_eq(guard_conf_mode(&c, "always", &why), GUARD_ALWAYS, "stricter is honoured");
-	cr_assert_null(why);
-	cr_assert_eq(guard_conf_mode(&c, "auto", &why), GUARD_AUTO);
-	cr_assert_lt(guard_mode_strictness(GUARD_OFF), guard_mode_strictness(GUARD_AUDIT));
-	cr_assert_lt(guard_mode_strictness(GUARD_AUDIT), guard_mode_strictness(GUARD_AUTO));
-	cr_assert_lt(guard_mode_strictness(GUARD_AUTO), guard_mode_strictness(GUARD_ALWAYS));
+	cr_assert(guard_errno_transient(-EMFILE));
+	cr_assert(guard_errno_transient(-ENOMEM));
+	cr_assert_not(guard_errno_transient(-EACCES));
+	cr_assert_not(guard_errno_transient(0));
 }

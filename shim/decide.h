@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one per-call decision, shared by every enforcer (the preload shim, the
+ * seccomp supervisor): (policy, what reading the attr gave) -> allow or
+ * deny, and what to report.  Pure; no I/O.
+ *
+ * The rule (README "What is blocked"): on a machine the policy watches, an
+ * attr that lands on fixed counter 3 is denied; so is an attr the guard was
+ * refused to read (EPERM, EACCES, ENOSYS, EMFILE, ENOMEM, ...): where the
+ * guard could not look on a hazardous machine it fails closed.  EFAULT is
+ * not a refusal: the kernel cannot read that address either and answers
+ * EFAULT itself.  Where the policy does not watch, everything is allowed.
+ */
+#ifndef PMUGUARD_DECIDE_H
+#define PMUGUARD_DECIDE_H
+
+#include "attr.h"
+#include "classify.h"
+
+struct guard_decision {
+	enum guard_hit hit; /* what was hit, GUARD_HIT_NONE when nothing */
+	bool deny;          /* answer ENOENT instead of entering the kernel */
+	bool report;        /* worth one log line (a hit, denied or audited) */
+	int read_err;       /* for GUARD_HIT_UNREADABLE: the positive errno */
+	uint32_t type;      /* the attr's, when it was read */
+	uint64_t config;
+};
+
+/* read_rc is guard_read_attr()'s result for a (its contents are used only
+ * when read_rc is 0). */
+void guard_decide(const struct guard_policy *p, int read_rc, const struct guard_attr *a,
+		  struct guard_decision *d);
+
+#endif

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+
+#include "settings.h"
+
+bool guard_errno_transient(int neg_errno)
+{
+	switch (-neg_errno) {
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+	case EINTR:
+	case EAGAIN:
+	case ENOBUFS:
+		return true;
+	}
+	return false;
+}
+
+static void ignore(struct guard_settings *s, const char *what, const char *value,
+		   const char *why)
+{
+	if (s->n_ignored < GUARD_MAX_IGNORED)
+		s->ignored[s->n_ignored++] = (struct guard_ignored){what, value ? value : "", why};
+}
+
+static const char *const lock_why = ": " GUARD_CONF_PATH " has lock = yes";
+static const char *const unreadable_why =
+	": " GUARD_CONF_PATH " could not be read, so it is treated as locked";
+
+/* off < audit < auto < always (the enum is not ordered so). */
+static int strictness(int mode)
+{
+	static const int rank[] = {[GUARD_OFF] = 0, [GUARD_AUDIT] = 1, [GUARD_AUTO] = 2,
+				   [GUARD_ALWAYS] = 3};
+	return rank[mode];
+}
+
+/* A mode asked for from outside the file: taken, or reported; file_mode is
+ * what the file (or the default) said, so that the environment cannot
+ * lower the floor the command line is then held to. */
+static void request_mode(struct guard_settings *s, int file_mode, int mode, const char *what,
+			 const char *value, const char *why)
+{
+	if (s->locked && strictness(mode) < strictness(file_mode))
+		ignore(s, what, value, why);
+	else
+		s->mode = (enum guard_mode)mode;
+}
+
+void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
+			    const struct guard_env *env, const struct guard_cli *cli, bool fleet,
+			    struct guard_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cacheable = env->visible && !guard_errno_transient(conf_err);
+	/* A file that is there but unreadable may say lock = yes: as locked. */
+	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : 0;
+	s->locked = locked != 0;
+
+	/* Where lines go: the file, else stderr under LD_PRELOAD and syslog
+	 * under /etc/ld.so.preload, where fd 2 is never written. */
+	s->dest = conf_err == 0 && conf->dest != GUARD_DEST_DEFAULT ? conf->dest
+		  : fleet					      ? GUARD_DEST_SYSLOG
+									      : GUARD_DEST_STDERR;
+	if (fleet && s->dest == GUARD_DEST_STDERR)
+		s->dest = GUARD_DEST_SYSLOG;
+	s->log = s->dest == GUARD_DEST_QUIET ? GUARD_LOG_QUIET : GUARD_LOG_WARN;
+	if (env->log && *env->log && s->dest != GUARD_DEST_QUIET) {
+		if (!strcmp(env->log, "quiet"))
+			s->log = GUARD_LOG_QUIET;
+		else if (!strcmp(env->log, "debug"))
+			s->log = GUARD_LOG_DEBUG;
+		else if (strcmp(env->log, "warn"))
+			ignore(s, "PMUGUARD_LOG=", env->log, " (not quiet, warn or debug)");
+	}
+	if (conf_err < 0)
+		ignore(s, GUARD_CONF_PATH, NULL,
+		       guard_errno_transient(conf_err)
+			       ? ": could not be read just now; treated as locked, read again "
+				 "at the next call"
+			       : ": unreadable; using the defaults, treated as locked");
+	else if (conf->bad_lines)
+		ignore(s, GUARD_CONF_PATH, NULL, ": lines it does not understand");
+
+	const char *why = locked == 1 ? lock_why : unreadable_why;
+	int file_mode = conf_err == 0 && conf->mode >= 0 ? conf->mode : GUARD_AUTO;
+	s->mode = (enum guard_mode)file_mode;
+	if (env->mode && *env->mode) {
+		int m = guard_mode_parse(env->mode);
+		if (m < 0)
+			ignore(s, "PMUGUARD_MODE=", env->mode, " (not auto, always, audit or off)");
+		else
+			request_mode(s, file_mode, m, "PMUGUARD_MODE=", env->mode, why);
+	}
+	if (cli->mode >= 0)
+		request_mode(s, file_mode, cli->mode, "--mode ",
+			     guard_mode_name((enum guard_mode)cli->mode), why);
+
+	/* Facts: the command line, the environment, the file, else live. */
+	const char *snap = conf_err == 0 && conf->snapshot[0] ? conf->snapshot : NULL;
+	if (env->snapshot && *env->snapshot) {
+		if (s->locked)
+			ignore(s, "PMUGUARD_SNAPSHOT=", env->snapshot, why);
+		else
+			snap = env->snapshot;
+	}
+	if (cli->snapshot && *cli->snapshot) {
+		if (s->locked)
+			ignore(s, "--snapshot ", cli->snapshot, why);
+		else
+			snap = cli->snapshot;
+	}
+	s->snapshot = snap;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one settings resolver: (policy file, environment, command line,
+ * fleet or not) -> mode, log level and destination, snapshot, and what was
+ * ignored and why.  Pure: the callers read the file and the environment and
+ * print the list; every enforcer (the preload shim, `pmuguard run`) asks
+ * this, so the precedence is written once.
+ *
+ * Precedence, lowest first (README "System policy"): built-in defaults, the
+ * policy file, the environment, the command line.  With lock = yes the
+ * environment and the command line may only make the mode stricter
+ * (off < audit < auto < always) and cannot point the facts at a snapshot.
+ * A policy file that exists but cannot be read is treated as locked (fail
+ * closed: it may have said lock = yes), and a result built on a transient
+ * failure (EMFILE, ENFILE, ENOMEM, EINTR, EAGAIN, or an environment not yet
+ * set up) is marked not cacheable: the shim builds it again at the next call.
+ */
+#ifndef PMUGUARD_SETTINGS_H
+#define PMUGUARD_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "classify.h"
+#include "conf.h"
+
+enum guard_log { GUARD_LOG_QUIET, GUARD_LOG_WARN, GUARD_LOG_DEBUG };
+
+struct guard_env {
+	bool visible;          /* the environment is set up (not in preinit) */
+	const char *mode;      /* PMUGUARD_MODE, or NULL */
+	const char *log;       /* PMUGUARD_LOG */
+	const char *snapshot;  /* PMUGUARD_SNAPSHOT */
+};
+
+struct guard_cli {
+	int mode;              /* enum guard_mode, -1 when not given */
+	const char *snapshot;  /* --snapshot, or NULL */
+};
+
+#define GUARD_MAX_IGNORED 6
+struct guard_ignored {
+	const char *what;  /* "PMUGUARD_MODE=" or a path */
+	const char *value; /* the value as given (escape it when printing) */
+	const char *why;   /* " (not auto, always, audit or off)" ... */
+};
+
+struct guard_settings {
+	enum guard_mode mode;
+	enum guard_log log;
+	enum guard_dest dest;  /* GUARD_DEST_SYSLOG, _STDERR or _QUIET */
+	const char *snapshot;  /* NULL: the live machine */
+	bool locked;           /* lock = yes, or an unreadable policy file */
+	bool cacheable;
+	struct guard_ignored ignored[GUARD_MAX_IGNORED];
+	unsigned n_ignored;
+};
+
+/* conf_err is guard_conf_read()'s result for conf (0, or -errno). */
+void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
+			    const struct guard_env *env, const struct guard_cli *cli, bool fleet,
+			    struct guard_settings *s);
+
+/* Does this -errno say "try again later" rather than "it is so"? */
+bool guard_errno_transient(int neg_errno);
+
+#endif
