@@ -124,6 +124,10 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v);
 /* Intel, perfmon present, and CPUID.0AH EDX[4:0] > 3 or ECX bit 3 (v5+). */
 bool probe_fixed3_advertised(const struct probe_cpu *c);
 const char *probe_state_name(enum probe_state s);
+/* Was a fact left unknown for a reason that may pass (EMFILE, ENFILE,
+ * ENOMEM, EINTR, EAGAIN, ENOBUFS)?  Then nothing built on it is kept. */
+bool probe_errno_transient(int neg_errno);
+bool probe_facts_transient(const struct probe_facts *f);
 
 /* Look up one gathered CPUID leaf; NULL when unknown. */
 const struct probe_cpuid_leaf *probe_leaf(const struct probe_facts *f, uint32_t leaf,

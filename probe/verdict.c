@@ -16,6 +16,7 @@
  * metrics events if the feature is not enumerated", 6.11, backported to
  * 6.1.y/6.6.y) they are listed on every Ice Lake-or-later PMU.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "probe.h"
@@ -93,6 +94,26 @@ const char *probe_state_name(enum probe_state s)
 		[PROBE_UNKNOWN] = "unknown",
 	};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+bool probe_errno_transient(int neg_errno)
+{
+	switch (-neg_errno) {
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+	case EINTR:
+	case EAGAIN:
+	case ENOBUFS:
+		return true;
+	}
+	return false;
+}
+
+bool probe_facts_transient(const struct probe_facts *f)
+{
+	return probe_errno_transient(f->cpuid_err) || probe_errno_transient(f->sysfs_err) ||
+	       probe_errno_transient(f->klog_err) || probe_errno_transient(f->msr_err);
 }
 
 void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)

@@ -2,10 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include "attr.h"
-#include "log.h"
+#include "sys.h"
 
 #define ATTR_SIZE_VER0 64u
 #define ATTR_SIZE_MAX 4096u
@@ -15,55 +14,48 @@ bool guard_attr_sized(uint32_t size)
 	return size == 0 || (size >= ATTR_SIZE_VER0 && size <= ATTR_SIZE_MAX);
 }
 
-/* /proc/self/mem, or /proc/PID/mem for another process; -errno on failure. */
+/* /proc/self/mem, or /proc/PID/mem for another process; -errno on failure.
+ * The path is built in a few bytes of stack, without stdio. */
 static int read_mem_file(pid_t pid, uint64_t addr, struct guard_attr *a)
 {
-	struct logline path = {.len = 0};
-	if (pid == 0) {
-		log_str(&path, "/proc/self/mem");
-	} else {
-		log_str(&path, "/proc/");
-		log_dec(&path, (uint64_t)pid);
-		log_str(&path, "/mem");
+	char path[32] = "/proc/self/mem";
+	if (pid != 0) {
+		char digits[12];
+		int n = 0, at = 6;
+		for (uint32_t v = (uint32_t)pid; n == 0 || v; v /= 10)
+			digits[n++] = (char)('0' + v % 10);
+		while (n > 0)
+			path[at++] = digits[--n];
+		__builtin_memcpy(path + at, "/mem", 5);
 	}
-	path.buf[path.len] = '\0';
 	if (addr > (uint64_t)INT64_MAX)
 		return -EFAULT;
-	int fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	long fd = pmug_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	ssize_t r;
+		return (int)fd;
+	long r;
 	do
-		r = pread(fd, a, sizeof(*a), (off_t)addr);
-	while (r < 0 && errno == EINTR);
-	int rc = r == (ssize_t)sizeof(*a) ? 0 : r < 0 ? -errno : -EFAULT;
-	close(fd);
+		r = pmug_sys4(SYS_pread64, fd, a, sizeof(*a), addr);
+	while (r == -EINTR);
+	int rc = r == (long)sizeof(*a) ? 0 : r < 0 ? (int)r : -EFAULT;
+	pmug_sys1(SYS_close, fd);
 	/* mem files answer EIO for an unmapped address. */
 	return rc == -EIO ? -EFAULT : rc;
 }
 
 int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a)
 {
-	int saved = errno;
-	int rc;
-	if (addr == 0) {
-		rc = -EFAULT;
-		goto out;
-	}
+	if (addr == 0)
+		return -EFAULT;
 	struct iovec local = {a, sizeof(*a)};
 	struct iovec remote = {(void *)(uintptr_t)addr, sizeof(*a)};
-	ssize_t r = process_vm_readv(pid ? pid : getpid(), &local, 1, &remote, 1, 0);
-	if (r == (ssize_t)sizeof(*a)) {
-		rc = 0;
-	} else if (r >= 0 || errno == EFAULT) {
-		rc = -EFAULT; /* partly or wholly unmapped */
-	} else {
-		/* Refused (EPERM: not dumpable, Yama; ENOSYS: a sandbox's
-		 * filter) or wrong about the pid (ESRCH: a pid namespace with
-		 * a foreign view): the mem file, which asks differently. */
-		rc = read_mem_file(pid, addr, a);
-	}
-out:
-	errno = saved;
-	return rc;
+	long r = pmug_sys6(SYS_process_vm_readv, pid ? pid : pmug_sys0(SYS_getpid), (long)&local,
+			   1, (long)&remote, 1, 0);
+	if (r == (long)sizeof(*a))
+		return 0;
+	if (r >= 0 || r == -EFAULT)
+		return -EFAULT; /* partly or wholly unmapped */
+	/* Refused (EPERM: not dumpable, Yama; ENOSYS: a sandbox's filter) or
+	 * wrong about the pid (ESRCH): the mem file, which asks differently. */
+	return read_mem_file(pid, addr, a);
 }

@@ -105,9 +105,18 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		if (f->pmus[i].type != PROBE_TYPE_RAW)
 			p->core_types[p->n_core++] = f->pmus[i].type;
 
+	/* Facts left unknown for a reason that passes (the fd limit, no
+	 * memory) are not "nothing to guard": fail closed for now; the shim
+	 * does not keep this policy and probes again at the next call. */
+	bool hazard = v->hazard;
+	if (v->state == PROBE_UNKNOWN && probe_facts_transient(f)) {
+		hazard = true;
+		p->reason = "the facts could not be read just now (out of descriptors or memory): "
+			    "failing closed until they can be";
+	}
 	switch (mode) {
 	case GUARD_AUTO:
-		p->watch = p->enforce = v->hazard;
+		p->watch = p->enforce = hazard;
 		break;
 	case GUARD_ALWAYS:
 		/* Every Intel core PMU, whatever the probe says; only a CPU
@@ -119,7 +128,7 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 				    "every Intel core PMU";
 		break;
 	case GUARD_AUDIT:
-		p->watch = v->hazard;
+		p->watch = hazard;
 		p->enforce = false;
 		break;
 	case GUARD_OFF:

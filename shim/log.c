@@ -3,9 +3,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "sys.h"
 
 void log_str(struct logline *l, const char *s)
 {
@@ -57,41 +59,51 @@ void log_dec(struct logline *l, uint64_t v)
 
 void log_emit(struct logline *l, int fd)
 {
-	int saved = errno;
 	l->buf[l->len < sizeof(l->buf) ? l->len : sizeof(l->buf) - 1] = '\n';
 	size_t n = l->len + 1 > sizeof(l->buf) ? sizeof(l->buf) : l->len + 1;
 	size_t off = 0;
 	while (off < n) {
-		ssize_t w = write(fd, l->buf + off, n - off);
-		if (w < 0 && errno == EINTR)
+		long w = pmug_sys3(SYS_write, fd, l->buf + off, n - off);
+		if (w == -EINTR)
 			continue;
 		if (w <= 0)
 			break;
 		off += (size_t)w;
 	}
-	errno = saved;
 }
 
 /* To syslog/journald through /dev/log, without glibc's syslog() (it takes
  * locks and may allocate): one datagram, "<12>" = facility user, severity
- * warning (RFC 3164).  Where there is no /dev/log the line is dropped: in
- * fleet mode nothing may go to fd 2 instead. */
+ * warning (RFC 3164), the header and the line gathered from two buffers.
+ * Where there is no /dev/log the line is dropped: in fleet mode nothing may
+ * go to fd 2 instead. */
 void log_syslog(const struct logline *l, size_t skip)
 {
-	int saved = errno;
-	struct logline m = {.len = 0};
-	log_str(&m, "<12>pmuguard[");
-	log_dec(&m, (uint64_t)getpid());
-	log_str(&m, "]: ");
-	for (size_t i = skip; i < l->len && m.len < sizeof(m.buf) - 1; i++)
-		m.buf[m.len++] = l->buf[i];
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0) {
-		struct sockaddr_un a = {.sun_family = AF_UNIX};
-		memcpy(a.sun_path, "/dev/log", sizeof("/dev/log"));
-		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
-			send(fd, m.buf, m.len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		close(fd);
+	char head[48];
+	size_t hn;
+	static const char open_[] = "<12>pmuguard[", close_[] = "]: ";
+	__builtin_memcpy(head, open_, sizeof(open_) - 1);
+	hn = sizeof(open_) - 1;
+	char digits[12];
+	int d = 0;
+	for (uint32_t v = (uint32_t)pmug_sys0(SYS_getpid); d == 0 || v; v /= 10)
+		digits[d++] = (char)('0' + v % 10);
+	while (d > 0)
+		head[hn++] = digits[--d];
+	__builtin_memcpy(head + hn, close_, sizeof(close_) - 1);
+	hn += sizeof(close_) - 1;
+
+	size_t len = l->len < sizeof(l->buf) ? l->len : sizeof(l->buf) - 1;
+	struct iovec iov[2] = {{head, hn}, {(void *)(l->buf + (skip < len ? skip : len)),
+					     skip < len ? len - skip : 0}};
+	long fd = pmug_sys3(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	__builtin_memcpy(a.sun_path, "/dev/log", sizeof("/dev/log"));
+	if (pmug_sys3(SYS_connect, fd, &a, sizeof(a)) == 0) {
+		struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
+		pmug_sys3(SYS_sendmsg, fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
-	errno = saved;
+	pmug_sys1(SYS_close, fd);
 }

@@ -21,9 +21,9 @@ void log_str(struct logline *l, const char *s);
 void log_str_safe(struct logline *l, const char *s);
 void log_hex(struct logline *l, uint64_t v);
 void log_dec(struct logline *l, uint64_t v);
-/* Append a newline and write the line to fd; errno is preserved. */
+/* Append a newline and write the line to fd (raw write: errno untouched). */
 void log_emit(struct logline *l, int fd);
-/* Send the line (minus its first skip bytes) to /dev/log; errno is preserved. */
+/* Send the line (minus its first skip bytes) to /dev/log (errno untouched). */
 void log_syslog(const struct logline *l, size_t skip);
 
 #endif

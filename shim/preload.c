@@ -18,6 +18,8 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,50 +27,21 @@
 #include "classify.h"
 #include "conf.h"
 #include "denial.h"
-#include "settings.h"
 #include "log.h"
 #include "probe.h"
+#include "settings.h"
+#include "sys.h"
 
 typedef long (*syscall_fn)(long, ...);
 
 /* Used by trampoline.S; hidden, so never exported. */
 extern char pmug_syscall_entry[];
+void pmug_on_stack(void *arg, void (*fn)(void *), void *top);
 long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags);
 static long bootstrap_syscall(long n, ...);
 syscall_fn pmug_next_syscall = bootstrap_syscall;
 
 /* ---- Finding the next syscall() ------------------------------------------ */
-
-#if defined(__x86_64__)
-static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#elif defined(__aarch64__)
-static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
-#endif
 
 /* The six arguments of a variadic syscall(), as musl reads them. */
 #define SIX_ARGS(n, a)                                                     \
@@ -86,7 +59,7 @@ static long raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
 static long fallback_syscall(long n, ...)
 {
 	SIX_ARGS(n, a);
-	long r = raw_syscall6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+	long r = pmug_sys6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if ((unsigned long)r > -4096UL) {
 		errno = (int)-r;
 		return -1;
@@ -113,10 +86,36 @@ static long bootstrap_syscall(long n, ...)
 	return resolve_next()(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* What fd 2 was when we were loaded: a line goes there only while it still
+ * is (item: a program that closed 0-2 and opened a data file, which became
+ * fd 2, must not find our line in its data). */
+static struct {
+	bool known;
+	uint64_t dev, ino;
+} g_stderr;
+
+static bool stat_fd2(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+	if (pmug_sys2(SYS_fstat, STDERR_FILENO, &st) != 0)
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
 __attribute__((constructor)) static void pmug_init(void)
 {
 	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
 		resolve_next();
+	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
+}
+
+static bool stderr_unchanged(void)
+{
+	uint64_t dev, ino;
+	return g_stderr.known && stat_fd2(&dev, &ino) && dev == g_stderr.dev &&
+	       ino == g_stderr.ino;
 }
 
 /* ---- The policy, probed once ----------------------------------------------- */
@@ -142,12 +141,13 @@ static bool fleet_loaded(const char *lp)
 	return !lp || !__builtin_strstr(lp, "libpmuguard");
 }
 
+/* To fd 2 only while it is the file it was at load time; else syslog. */
 static void emit(const struct shim_state *s, struct logline *l)
 {
-	if (s->dest == GUARD_DEST_SYSLOG)
-		log_syslog(l, sizeof("pmuguard: ") - 1);
-	else if (s->dest == GUARD_DEST_STDERR)
+	if (s->dest == GUARD_DEST_STDERR && stderr_unchanged())
 		log_emit(l, STDERR_FILENO);
+	else if (s->dest != GUARD_DEST_QUIET)
+		log_syslog(l, sizeof("pmuguard: ") - 1);
 }
 
 static void log_begin(struct logline *l)
@@ -205,14 +205,6 @@ static uint64_t parse_cookie(const char *v)
 	return n == 16 ? c : 0;
 }
 
-/* Was any fact left unknown for a reason that may pass (the fd limit, no
- * memory)?  Then the verdict is not cached. */
-static bool facts_transient(const struct probe_facts *f)
-{
-	return guard_errno_transient(f->cpuid_err) || guard_errno_transient(f->sysfs_err) ||
-	       guard_errno_transient(f->klog_err) || guard_errno_transient(f->msr_err);
-}
-
 /*
  * Policy file, environment and probe -> state, through the one settings
  * resolver (settings.h).  Pure reads; safe to run concurrently.
@@ -256,7 +248,7 @@ static void build_state(struct shim_state *s)
 		v.reason = "mode off: nothing is checked";
 	}
 	guard_policy_init(&s->policy, set.mode, &facts, &v);
-	s->cacheable = set.cacheable && !facts_transient(&facts);
+	s->cacheable = set.cacheable && !probe_facts_transient(&facts);
 	if (s->log == GUARD_LOG_DEBUG)
 		log_verdict(s, &v, set.snapshot);
 }
@@ -290,14 +282,16 @@ static const struct shim_state *shim_state(struct shim_state *local)
 static _Atomic uint64_t g_seen[SEEN_SLOTS];
 static atomic_int g_seen_pid; /* whose table it is: a fork child starts afresh */
 
-static bool first_sighting(uint32_t type, uint64_t config)
+static bool first_sighting(const struct guard_decision *d)
 {
-	int me = (int)getpid(), owner = atomic_load(&g_seen_pid);
+	int me = (int)pmug_sys0(SYS_getpid), owner = atomic_load(&g_seen_pid);
 	if (owner != me && atomic_compare_exchange_strong(&g_seen_pid, &owner, me))
 		for (unsigned i = 0; i < SEEN_SLOTS; i++)
 			atomic_store_explicit(&g_seen[i], 0, memory_order_relaxed);
 
-	uint64_t key = (config ^ ((uint64_t)type << 56) ^ type) * 0x9e3779b97f4a7c15ull;
+	/* An unreadable attr is one key of its own, whatever its errno. */
+	uint32_t type = d->hit == GUARD_HIT_UNREADABLE ? UINT32_MAX : d->type;
+	uint64_t key = (d->config ^ ((uint64_t)type << 56) ^ type) * 0x9e3779b97f4a7c15ull;
 	key ^= key >> 29;
 	if (key == 0)
 		key = 1;
@@ -312,19 +306,103 @@ static bool first_sighting(uint32_t type, uint64_t config)
 	return false; /* table full: this many distinct encodings were logged */
 }
 
+static bool worth_logging(const struct shim_state *s, const struct guard_decision *d)
+{
+	return d->report && s->log != GUARD_LOG_QUIET && first_sighting(d);
+}
+
 static void log_denial(const struct shim_state *s, const struct guard_decision *d)
 {
-	if (s->log == GUARD_LOG_QUIET ||
-	    !first_sighting(d->hit == GUARD_HIT_UNREADABLE ? UINT32_MAX : d->type, d->config))
-		return;
 	/* The program's name from /proc, not program_invocation_short_name:
 	 * a data relocation every preloaded process would pay for at start. */
 	char comm[32];
 	if (probe_read_small("/proc/self/comm", comm, sizeof(comm)) <= 0)
 		__builtin_memcpy(comm, "?", 2);
 	struct logline l;
-	guard_format_denial(&l, &s->policy, d, comm, getpid());
+	guard_format_denial(&l, &s->policy, d, comm, (pid_t)pmug_sys0(SYS_getpid));
 	emit(s, &l);
+}
+
+/* ---- A stack of our own for the cold path ---------------------------------- */
+
+/*
+ * The first call (the probe: file reads, the kernel log, lazy binding of
+ * what it calls) and every log line run on a stack mapped for the purpose,
+ * never on the caller's, which may be a 16 KiB thread stack or an 8 KiB
+ * sigaltstack.  Below it a guard region as large as the largest page size,
+ * so an overflow faults instead of writing into a neighbour.
+ */
+#define COLD_STACK (64ul << 10)
+#define COLD_GUARD (64ul << 10)
+
+struct call {
+	long attr;
+	const struct shim_state *s; /* in for a log; out of the first call */
+	struct shim_state local;    /* first call: the state, when not kept */
+	struct guard_decision d;
+};
+
+static bool on_cold_stack(void (*fn)(void *), struct call *c)
+{
+	long base = pmug_sys6(SYS_mmap, 0, (long)(COLD_GUARD + COLD_STACK), PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if ((unsigned long)base > -4096ul)
+		return false;
+	bool ok = pmug_sys3(SYS_mprotect, base + (long)COLD_GUARD, (long)COLD_STACK,
+			    PROT_READ | PROT_WRITE) == 0;
+	if (ok)
+		pmug_on_stack(c, fn, (void *)(base + (long)(COLD_GUARD + COLD_STACK)));
+	pmug_sys2(SYS_munmap, base, (long)(COLD_GUARD + COLD_STACK));
+	return ok;
+}
+
+static void judge(const struct shim_state *s, long attr, struct guard_decision *d)
+{
+	struct guard_attr h;
+	int rc = s->policy.watch ? guard_read_attr(0, (uint64_t)attr, &h) : 0;
+	guard_decide(&s->policy, rc, &h, d);
+}
+
+/* On the cold stack: build (and keep, where it may) the state, judge. */
+static void cold_first(void *p)
+{
+	struct call *c = p;
+	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
+		resolve_next(); /* before our constructor: dlsym here, not on theirs */
+	c->s = shim_state(&c->local);
+	judge(c->s, c->attr, &c->d);
+	if (worth_logging(c->s, &c->d))
+		log_denial(c->s, &c->d);
+}
+
+static void cold_log(void *p)
+{
+	struct call *c = p;
+	log_denial(c->s, &c->d);
+}
+
+/*
+ * No stack could be mapped (out of memory, a sandbox that forbids mmap):
+ * no probe is possible, so on an Intel CPU the counter-3 class is denied on
+ * PERF_TYPE_RAW for this call, as mode always would, and nothing is kept or
+ * logged.  Elsewhere the hazard does not exist.
+ */
+static void without_stack(struct call *c)
+{
+	static const char reason[] = "no memory for the probe: failing closed on an Intel CPU";
+	c->local = (struct shim_state){.log = GUARD_LOG_QUIET};
+	struct guard_policy *p = &c->local.policy;
+	p->mode = GUARD_ALWAYS;
+	p->reason = reason;
+	p->core_types[p->n_core++] = PROBE_TYPE_RAW;
+#if defined(__x86_64__)
+	unsigned a, b, cx, d;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(cx), "=d"(d) : "a"(0), "c"(0));
+	/* "GenuineIntel" in EBX, EDX, ECX. */
+	p->watch = p->enforce = b == 0x756e6547 && d == 0x49656e69 && cx == 0x6c65746e;
+#endif
+	c->s = &c->local;
+	judge(c->s, c->attr, &c->d);
 }
 
 /* ---- perf_event_open ------------------------------------------------------- */
@@ -332,24 +410,25 @@ static void log_denial(const struct shim_state *s, const struct guard_decision *
 long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
 {
 	int saved = errno;
-	struct shim_state local;
-	const struct shim_state *s = shim_state(&local);
-
-	if (s->policy.watch) {
-		struct guard_attr h;
-		struct guard_decision d;
-		guard_decide(&s->policy, guard_read_attr(0, (uint64_t)attr, &h), &h, &d);
-		if (d.report)
-			log_denial(s, &d);
-		if (d.deny) {
-			errno = ENOENT;
-			return -1;
-		}
+	struct call c = {.attr = attr};
+	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
+		/* The hot path, on the caller's stack: two raw syscalls
+		 * (getpid, process_vm_readv) and a few comparisons. */
+		c.s = &g_shim;
+		judge(c.s, attr, &c.d);
+		if (__builtin_expect(worth_logging(c.s, &c.d), 0))
+			on_cold_stack(cold_log, &c);
+	} else if (!on_cold_stack(cold_first, &c)) {
+		without_stack(&c);
+	}
+	if (c.d.deny) {
+		errno = ENOENT;
+		return -1;
 	}
 	errno = saved;
 	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the
 	 * tree; the cookie in the unused sixth argument tells it this call was
 	 * judged here already (perf_event_open takes five). */
 	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, attr, pid, cpu, group,
-								      flags, (long)s->cookie);
+								      flags, (long)c.s->cookie);
 }

@@ -4,20 +4,6 @@
 
 #include "settings.h"
 
-bool guard_errno_transient(int neg_errno)
-{
-	switch (-neg_errno) {
-	case EMFILE:
-	case ENFILE:
-	case ENOMEM:
-	case EINTR:
-	case EAGAIN:
-	case ENOBUFS:
-		return true;
-	}
-	return false;
-}
-
 static void ignore(struct guard_settings *s, const char *what, const char *value,
 		   const char *why)
 {
@@ -54,7 +40,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 			    struct guard_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->cacheable = env->visible && !guard_errno_transient(conf_err);
+	s->cacheable = env->visible && !probe_errno_transient(conf_err);
 	/* A file that is there but unreadable may say lock = yes: as locked. */
 	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : 0;
 	s->locked = locked != 0;
@@ -77,7 +63,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	}
 	if (conf_err < 0)
 		ignore(s, GUARD_CONF_PATH, NULL,
-		       guard_errno_transient(conf_err)
+		       probe_errno_transient(conf_err)
 			       ? ": could not be read just now; treated as locked, read again "
 				 "at the next call"
 			       : ": unreadable; using the defaults, treated as locked");

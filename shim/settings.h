@@ -60,7 +60,4 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 			    const struct guard_env *env, const struct guard_cli *cli, bool fleet,
 			    struct guard_settings *s);
 
-/* Does this -errno say "try again later" rather than "it is so"? */
-bool guard_errno_transient(int neg_errno);
-
 #endif

@@ -149,8 +149,8 @@ Test(conf, settings_table)
 
 Test(conf, transient_errnos)
 {
-	cr_assert(guard_errno_transient(-EMFILE));
-	cr_assert(guard_errno_transient(-ENOMEM));
-	cr_assert_not(guard_errno_transient(-EACCES));
-	cr_assert_not(guard_errno_transient(0));
+	cr_assert(probe_errno_transient(-EMFILE));
+	cr_assert(probe_errno_transient(-ENOMEM));
+	cr_assert_not(probe_errno_transient(-EACCES));
+	cr_assert_not(probe_errno_transient(0));
 }
