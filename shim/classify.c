@@ -135,3 +135,9 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		break;
 	}
 }
+
+void guard_policy_fail_closed(struct guard_policy *p, const char *reason)
+{
+	p->watch = p->enforce = true;
+	p->reason = reason;
+}

@@ -44,4 +44,10 @@ const char *guard_mode_name(enum guard_mode m);
 void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		       const struct probe_facts *f, const struct probe_verdict *v);
 
+/* The guard could not read what it needs to decide (its policy file, for
+ * a reason that passes): deny the counter-3 class on every core type the
+ * policy knows, for now.  Costs nothing where the cause is the fd limit:
+ * the kernel could not have opened the event either. */
+void guard_policy_fail_closed(struct guard_policy *p, const char *reason);
+
 #endif

@@ -231,7 +231,9 @@ static void build_state(struct shim_state *s)
 	s->dest = set.dest;
 	s->log = set.log;
 	s->cookie = parse_cookie(cookie);
-	if (s->log != GUARD_LOG_QUIET)
+	/* Said once: a state that is built again at every call (a transient
+	 * failure) would say it at every call. */
+	if (s->log != GUARD_LOG_QUIET && set.cacheable)
 		for (unsigned i = 0; i < set.n_ignored; i++)
 			log_ignored(s, &set.ignored[i]);
 
@@ -248,6 +250,11 @@ static void build_state(struct shim_state *s)
 		v.reason = "mode off: nothing is checked";
 	}
 	guard_policy_init(&s->policy, set.mode, &facts, &v);
+	if (set.conf_transient)
+		guard_policy_fail_closed(&s->policy,
+					 GUARD_CONF_PATH " could not be read just now (out of "
+							 "descriptors or memory): failing closed for "
+							 "this call");
 	s->cacheable = set.cacheable && !probe_facts_transient(&facts);
 	if (s->log == GUARD_LOG_DEBUG)
 		log_verdict(s, &v, set.snapshot);

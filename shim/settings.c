@@ -40,7 +40,8 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 			    struct guard_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->cacheable = env->visible && !probe_errno_transient(conf_err);
+	s->conf_transient = probe_errno_transient(conf_err);
+	s->cacheable = env->visible && !s->conf_transient;
 	/* A file that is there but unreadable may say lock = yes: as locked. */
 	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : 0;
 	s->locked = locked != 0;

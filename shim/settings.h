@@ -51,6 +51,8 @@ struct guard_settings {
 	const char *snapshot;  /* NULL: the live machine */
 	bool locked;           /* lock = yes, or an unreadable policy file */
 	bool cacheable;
+	bool conf_transient;   /* the policy file could not be read just now:
+				  fail closed (guard_policy_fail_closed) */
 	struct guard_ignored ignored[GUARD_MAX_IGNORED];
 	unsigned n_ignored;
 };

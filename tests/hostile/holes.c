@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * holes: a dynamic program that calls perf_event_open through glibc's
+ * syscall() the hostile ways a host process may, for tests/hostile/holes.sh.
+ * Run it with and without libpmuguard.so preloaded, under faultsim.
+ *
+ *   holes MODE [ARG]
+ *
+ * Each mode prints one line per call, "call NAME errno=E" (E 0 when the
+ * call returned a descriptor, closed at once), and for the stack modes
+ * "peak NAME BYTES": the deepest the call reached below the caller's frame.
+ *
+ *   tinystack   first call on a 16 KiB thread stack
+ *   altstack    first call in a signal handler on an 8 KiB sigaltstack
+ *   hibits      syscall(0x100000000 | nr) and syscall(0x40000000 | nr)
+ *   sandbox     warm up, then forbid process_vm_readv/open/openat (EPERM)
+ *               with a seccomp filter of our own, then slots
+ *   sandbox-vm  the same, process_vm_readv only (the /proc/self/mem path)
+ *   sandbox-mm  the same as sandbox, and mmap too
+ *   emfile      slots at the fd limit, twice, then with descriptors free
+ *   fd2         close fd 2, open ARG (it becomes fd 2), then slots
+ *   preinit     slots from a preinit_array function, then metric from main
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/perf_event.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SLOTS 0x0400ull
+#define METRIC 0x8000ull
+#define CYCLES 0x003cull
+
+static long open_raw(long nr, uint64_t config)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return syscall(nr, &a, 0, -1, -1, 0);
+}
+
+static void report(const char *name, long fd)
+{
+	int e = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close((int)fd);
+	printf("call %s errno=%d\n", name, e);
+	fflush(stdout);
+}
+
+/* ---- stacks: paint below us, call, find the deepest byte touched -------- */
+
+#define PAINT 0xa5
+static unsigned char *g_lo;   /* lowest byte of the stack in use */
+static size_t g_peak;
+
+static __attribute__((noinline)) void measured_call(const char *name)
+{
+	volatile unsigned char here;
+	unsigned char *sp = (unsigned char *)&here;
+	/* Leave 128 bytes under our own frame unpainted for the painting. */
+	size_t n = (size_t)(sp - 128 - g_lo);
+	memset(g_lo, PAINT, n);
+	long fd = open_raw(SYS_perf_event_open, SLOTS);
+	int e = errno;
+	unsigned char *p = g_lo;
+	while (p < sp && *p == PAINT)
+		p++;
+	g_peak = (size_t)(sp - p);
+	errno = e;
+	report(name, fd);
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	measured_call("tinystack");
+	return NULL;
+}
+
+static int tinystack(void)
+{
+	size_t size = 16u << 10;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED)
+		return 1;
+	g_lo = stack;
+	pthread_attr_t at;
+	pthread_t t;
+	pthread_attr_init(&at);
+	pthread_attr_setstack(&at, stack, size);
+	if (pthread_create(&t, &at, thread_main, NULL) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	printf("peak tinystack %zu\n", g_peak);
+	return 0;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	int e = errno;
+	measured_call("altstack");
+	errno = e;
+}
+
+static int altstack(void)
+{
+	size_t size = 8u << 10;
+	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return 1;
+	g_lo = mem;
+	stack_t ss = {.ss_sp = mem, .ss_size = size};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
+	if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
+		return 1;
+	raise(SIGUSR1);
+	printf("peak altstack %zu\n", g_peak);
+	return 0;
+}
+
+/* ---- a sandbox of the process's own -------------------------------------- */
+
+static int sandbox(int which)
+{
+	/* 0: process_vm_readv, open, openat; 1: process_vm_readv only;
+	 * 2: as 0, and mmap. */
+	report("warmup", open_raw(SYS_perf_event_open, CYCLES));
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which == 1 ? -1u : SYS_openat, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which == 1 ? -1u : SYS_open, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which == 2 ? SYS_mmap : -1u, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		perror("holes: seccomp");
+		return 1;
+	}
+	report("sandboxed-slots", open_raw(SYS_perf_event_open, SLOTS));
+	return 0;
+}
+
+/* ---- descriptors --------------------------------------------------------- */
+
+static int emfile(void)
+{
+	int fds[4096], n = 0;
+	struct rlimit rl = {64, 64};
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1;
+	while (n < 4096 && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	report("emfile-first", open_raw(SYS_perf_event_open, SLOTS));
+	report("emfile-again", open_raw(SYS_perf_event_open, SLOTS));
+	while (n > 0)
+		close(fds[--n]);
+	report("fds-free", open_raw(SYS_perf_event_open, METRIC));
+	return 0;
+}
+
+static int fd2(const char *path)
+{
+	close(STDERR_FILENO);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd != STDERR_FILENO)
+		return 1;
+	if (write(fd, "DATA\n", 5) != 5)
+		return 1;
+	report("fd2-slots", open_raw(SYS_perf_event_open, SLOTS));
+	return 0;
+}
+
+/* ---- before libc's own set-up -------------------------------------------- */
+
+static int g_mode_preinit;
+static long g_preinit_fd = -2;
+static int g_preinit_errno;
+
+static void early(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	if (argc > 1 && !strcmp(argv[1], "preinit")) {
+		g_mode_preinit = 1;
+		g_preinit_fd = open_raw(SYS_perf_event_open, SLOTS);
+		g_preinit_errno = errno;
+	}
+}
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_fn)(int, char **,
+									  char **) = early;
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	/* Bind our own syscall() PLT slot outside the measured calls. */
+	syscall(SYS_getpid);
+	if (!strcmp(mode, "tinystack"))
+		return tinystack();
+	if (!strcmp(mode, "altstack"))
+		return altstack();
+	if (!strcmp(mode, "hibits")) {
+		report("hibits-32", open_raw(0x100000000L | SYS_perf_event_open, SLOTS));
+		report("hibits-x32", open_raw(0x40000000L | SYS_perf_event_open, SLOTS));
+		return 0;
+	}
+	if (!strcmp(mode, "sandbox"))
+		return sandbox(0);
+	if (!strcmp(mode, "sandbox-vm"))
+		return sandbox(1);
+	if (!strcmp(mode, "sandbox-mm"))
+		return sandbox(2);
+	if (!strcmp(mode, "emfile"))
+		return emfile();
+	if (!strcmp(mode, "fd2") && argc > 2)
+		return fd2(argv[2]);
+	if (!strcmp(mode, "preinit") && g_mode_preinit) {
+		errno = g_preinit_errno;
+		report("preinit-slots", g_preinit_fd);
+		report("main-metric", open_raw(SYS_perf_event_open, METRIC));
+		return 0;
+	}
+	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|"
+			"emfile|fd2 FILE|preinit\n");
+	return 2;
+}

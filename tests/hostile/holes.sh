@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The holes an adversarial pass found in the preload (issue 10), each proven
+# closed with the real loader, the real shim and tests/hostile/holes.c in the
+# m6i world under faultsim.  Where a hole is a bypass, the same program
+# without the shim first reaches the simulated fault, so the guarded run
+# proves something.
+#
+#   holes.sh CASE
+#
+# tiny-stacks               first call on a 16 KiB thread stack and on an
+#                           8 KiB sigaltstack, hazardous and healthy worlds;
+#                           the shim's peak below the caller within 2 KiB
+# syscall-number-high-bits  syscall(0x100000000|nr), syscall(0x40000000|nr)
+# own-sandbox               the process forbids itself process_vm_readv and
+#                           open/openat (and mmap): fail closed
+# pidns-self-mem            a new pid namespace with the parent's /proc: the
+#                           attr is read through /proc/self/mem, not /proc/1
+# fd-limit                  at EMFILE nothing is kept: every call denied
+# lock-at-fd-limit          lock = yes holds when the file cannot be read
+# stderr-replaced           fd 2 closed and reopened as a data file
+# preinit                   a call before libc set up the environment
+#
+# Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+: "${FIXTURES:?}" "${LIB:?}" "${HOLES:?}" "${FAULTSIM:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+e2e=$here/../e2e
+case_name=${1:?usage: holes.sh CASE}
+
+[ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace (unshare -m)"
+unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+M6I=$FIXTURES/m6i-16xlarge
+HEALTHY=$FIXTURES/m7i-24xlarge
+BUDGET=2048 # bytes the shim may use below its caller, first call included
+
+# run WORLD GUARD [WRAPPER...] -- HOLES-ARGS...: sets rc; $tmp/{out,err,log}.
+# GUARD is "guarded" (LD_PRELOAD=the shim) or "bare".  WORLD is a snapshot
+# directory; faultsim faults on counter 3 unless WORLD is the healthy one.
+# With SANDBOX=1 the world also gets overlays of /etc and /dev and a syslog
+# listener (tests/e2e/sandbox.sh); $tmp/sb/etc-up is the overlay's /etc.
+run() {
+	local world=$1 guard=$2
+	shift 2
+	local wrap=()
+	while [ "$1" != -- ]; do
+		wrap+=("$1")
+		shift
+	done
+	shift
+	local pre=() fs=(--log "$tmp/log")
+	[ "$guard" = guarded ] && pre=(env "LD_PRELOAD=$LIB")
+	[ "$world" = "$HEALTHY" ] && fs+=(--healthy)
+	local box=()
+	[ "${SANDBOX:-0}" = 1 ] && box=("$e2e/sandbox.sh" "$tmp/sb")
+	: >"$tmp/log"
+	set +e
+	unshare -m -- "${box[@]}" "$e2e/in-world.sh" "$world" GenuineIntel-6-6A-6 \
+		"$FAULTSIM" "${fs[@]}" -- "${wrap[@]}" "${pre[@]}" "$HOLES" "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	[ "$rc" != 77 ] || skip "faultsim cannot run here: $(cat "$tmp/err")"
+	cp "$tmp/sb/syslog" "$tmp/syslog" 2>/dev/null || :
+}
+
+expect_fault() { # the bare run reached the simulated fault
+	[ "$rc" = 86 ] || fail "$1: expected the simulated fault (exit 86), got $rc"
+	grep -q 'verdict=FAULT' "$tmp/log" || fail "$1: no FAULT line"
+	ok "$1 without the shim reaches the simulated fault"
+}
+expect_denied() { # CALL...: exit 0, no fault, each CALL answered ENOENT
+	[ "$rc" = 0 ] || fail "expected exit 0, got $rc"
+	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the guarded run reached the fault"
+	local c
+	for c in "$@"; do
+		grep -qx "call $c errno=2" "$tmp/out" || fail "$c was not answered ENOENT"
+	done
+	ok "guarded: $* answered ENOENT, no fault"
+}
+expect_err() { # REGEX in stderr
+	grep -Eq "$1" "$tmp/err" || fail "stderr lacks /$1/"
+}
+
+case $case_name in
+tiny-stacks)
+	for mode in tinystack altstack; do
+		run "$M6I" guarded -- "$mode"
+		expect_denied "$mode"
+		peak=$(sed -n "s/^peak $mode //p" "$tmp/out")
+		[ -n "$peak" ] && [ "$peak" -le "$BUDGET" ] ||
+			fail "$mode: the shim used ${peak:-?} bytes below its caller (budget $BUDGET)"
+		ok "$mode, hazardous world: first call used $peak bytes of the caller's stack"
+		run "$HEALTHY" guarded -- "$mode"
+		[ "$rc" = 0 ] || fail "$mode in a healthy world: exit $rc"
+		grep -q "type=4 config=0x400 verdict=continue" "$tmp/log" ||
+			fail "$mode in a healthy world: slots did not go on to the kernel"
+		peak=$(sed -n "s/^peak $mode //p" "$tmp/out")
+		[ -n "$peak" ] && [ "$peak" -le "$BUDGET" ] ||
+			fail "$mode (healthy): ${peak:-?} bytes below the caller (budget $BUDGET)"
+		ok "$mode, healthy world: untouched, $peak bytes"
+	done
+	;;
+syscall-number-high-bits)
+	run "$M6I" bare -- hibits
+	expect_fault "syscall(0x100000000 | SYS_perf_event_open)"
+	run "$M6I" guarded -- hibits
+	expect_denied hibits-32 hibits-x32
+	;;
+own-sandbox)
+	run "$M6I" bare -- sandbox
+	expect_fault "a self-sandboxed slots call"
+	run "$M6I" guarded -- sandbox
+	expect_denied sandboxed-slots
+	expect_err 'blocked perf_event_open\(attr unreadable: EPERM\).*failing closed'
+	ok "the refused read is said, with its errno"
+	run "$M6I" guarded -- sandbox-mm
+	expect_denied sandboxed-slots
+	ok "with mmap forbidden too (no stack for a log line), still denied"
+	;;
+pidns-self-mem)
+	run "$M6I" bare unshare -p -f -- sandbox-vm
+	expect_fault "slots in a pid namespace"
+	run "$M6I" guarded unshare -p -f -- sandbox-vm
+	expect_denied sandboxed-slots
+	# Read from our own memory: the encoding is known, not "unreadable".
+	expect_err 'blocked perf_event_open\(type=4, config=0x400\)'
+	ok "the attr was read through /proc/self/mem (pid 1 here is another process)"
+	;;
+fd-limit)
+	run "$M6I" bare -- emfile
+	expect_fault "slots at the fd limit"
+	run "$M6I" guarded -- emfile
+	expect_denied emfile-first emfile-again fds-free
+	n=$(grep -c 'blocked perf_event_open(type=4, config=0x400)' "$tmp/err" || true)
+	[ "$n" = 1 ] || fail "the block at the fd limit was said $n times, not once"
+	expect_err 'config=0x8000\).*advertises fixed counter 3'
+	ok "after the fd limit the probe ran again and found the hazard"
+	;;
+lock-at-fd-limit)
+	mkdir -p "$tmp/sb/etc-up"
+	# With lock = yes the environment cannot name the facts: the file does.
+	printf 'mode = auto\nlock = yes\nsnapshot = %s\n' "$M6I" >"$tmp/sb/etc-up/pmuguard.conf"
+	SANDBOX=1 run "$M6I" bare env PMUGUARD_MODE=off -- emfile
+	expect_fault "slots at the fd limit with PMUGUARD_MODE=off"
+	SANDBOX=1 run "$M6I" guarded env PMUGUARD_MODE=off -- emfile
+	expect_denied emfile-first emfile-again fds-free
+	expect_err 'could not be read just now.*failing closed'
+	expect_err 'ignoring PMUGUARD_MODE=off: /etc/pmuguard.conf has lock = yes'
+	ok "lock = yes held while the policy file could not be read, and after"
+	;;
+stderr-replaced)
+	SANDBOX=1 run "$M6I" guarded -- fd2 "$tmp/data"
+	expect_denied fd2-slots
+	[ "$(cat "$tmp/data")" = DATA ] ||
+		fail "the data file that became fd 2 holds: $(head -c 300 "$tmp/data")"
+	grep -q 'pmuguard.*blocked perf_event_open(type=4, config=0x400)' "$tmp/syslog" ||
+		fail "the block was not reported to syslog instead"
+	ok "the line went to syslog, not into the data file on fd 2"
+	SANDBOX=1 run "$M6I" guarded -- sandbox
+	expect_err 'blocked perf_event_open'
+	ok "while fd 2 is the file it was at start, lines go there"
+	;;
+preinit)
+	# The environment is not set up before libc's own initialisation: the
+	# facts come from the policy file there, and nothing built then is
+	# kept, so main's call sees PMUGUARD_MODE=always.
+	mkdir -p "$tmp/sb/etc-up"
+	printf 'snapshot = %s\n' "$M6I" >"$tmp/sb/etc-up/pmuguard.conf"
+	SANDBOX=1 run "$M6I" bare -- preinit
+	expect_fault "slots from a preinit_array function"
+	SANDBOX=1 run "$M6I" guarded env PMUGUARD_MODE=always -- preinit
+	expect_denied preinit-slots main-metric
+	grep -q 'config=0x8000).*PMUGUARD_MODE=always' "$tmp/err" "$tmp/syslog" ||
+		fail "main's call was judged by the state built before the environment existed"
+	ok "the state built in preinit was not kept"
+	;;
+*)
+	fail "unknown case $case_name"
+	;;
+esac
+echo "PASS: $case_name"
