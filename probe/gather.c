@@ -14,88 +14,93 @@
 
 #include "probe.h"
 
-struct sources {
-	char cpuid[PROBE_PATH_MAX], sysfs[PROBE_PATH_MAX], dmesg[PROBE_PATH_MAX],
-		msr[PROBE_PATH_MAX];
-	bool live, ok;
-};
-
-static void sources(struct sources *s, const char *snapshot)
+/* Where each fact lives: live (snapshot NULL), or a file or folder of the
+ * snapshot, its path built in out.  False when the path does not fit. */
+static bool where(char *out, size_t size, const char *snapshot, const char *rel,
+		  const char **path)
 {
-	s->live = !snapshot;
-	s->ok = s->live || (probe_join(s->cpuid, sizeof(s->cpuid), snapshot, "cpuid.txt") &&
-			    probe_join(s->sysfs, sizeof(s->sysfs), snapshot,
-				       "sys/bus/event_source/devices") &&
-			    probe_join(s->dmesg, sizeof(s->dmesg), snapshot, "dmesg.txt") &&
-			    probe_join(s->msr, sizeof(s->msr), snapshot, "msr.txt"));
+	if (!snapshot) {
+		*path = NULL;
+		return true;
+	}
+	*path = out;
+	return probe_join(out, size, snapshot, rel);
 }
 
-static void get_cpuid(struct probe_facts *f, const struct sources *s)
+static void get(struct probe_facts *f, const char *snapshot, enum probe_known what,
+		const struct probe_klog_sink *sink, bool whole)
 {
-	if (s->live)
-		probe_cpuid_live(f);
-	else
-		probe_cpuid_snapshot(f, s->cpuid);
+	static const struct {
+		enum probe_known what;
+		const char *rel;
+	} files[] = {
+		{PROBE_KNOWN_CPUID, "cpuid.txt"},
+		{PROBE_KNOWN_SYSFS, "sys/bus/event_source/devices"},
+		{PROBE_KNOWN_SYSFS_EVENTS, "sys/bus/event_source/devices"},
+		{PROBE_KNOWN_KLOG, "dmesg.txt"},
+		{PROBE_KNOWN_MSR, "msr.txt"},
+	};
+	char buf[PROBE_PATH_MAX];
+	const char *path = NULL;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i].what == what && !where(buf, sizeof(buf), snapshot, files[i].rel, &path)) {
+			/* The path does not fit: unknown, and said so. */
+			f->tried |= what;
+			int *err = what == PROBE_KNOWN_CPUID ? &f->cpuid_err
+				   : what == PROBE_KNOWN_KLOG ? &f->klog_err
+				   : what == PROBE_KNOWN_MSR  ? &f->msr_err
+							      : &f->sysfs_err;
+			*err = -ENAMETOOLONG;
+			return;
+		}
+	switch (what) {
+	case PROBE_KNOWN_CPUID:
+		f->tried |= what;
+		if (path)
+			probe_cpuid_snapshot(f, path);
+		else
+			probe_cpuid_live(f);
+		break;
+	case PROBE_KNOWN_SYSFS:
+	case PROBE_KNOWN_SYSFS_EVENTS:
+		probe_sysfs(f, path ? path : PROBE_SYSFS_DEVICES, what == PROBE_KNOWN_SYSFS_EVENTS);
+		break;
+	case PROBE_KNOWN_KLOG:
+		probe_klog_gather(f, path, whole, sink);
+		break;
+	case PROBE_KNOWN_MSR:
+		f->tried |= what;
+		if (path)
+			probe_msr_snapshot(f, path);
+		else
+			probe_msr_live(f);
+		break;
+	}
 }
 
-static void get_sysfs(struct probe_facts *f, const struct sources *s, bool events)
-{
-	probe_sysfs(f, s->live ? PROBE_SYSFS_DEVICES : s->sysfs, events);
-}
-
-static void get_klog(struct probe_facts *f, const struct sources *s, bool whole)
-{
-	probe_klog_gather(f, s->live ? NULL : s->dmesg, whole);
-}
-
-static void get_msr(struct probe_facts *f, const struct sources *s)
-{
-	if (s->live)
-		probe_msr_live(f);
-	else
-		probe_msr_snapshot(f, s->msr);
-}
-
-static bool begin(struct probe_facts *f, struct sources *s, const char *snapshot)
+static void begin(struct probe_facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	probe_klog_reset(&f->klog);
-	sources(s, snapshot);
-	if (!s->ok)
-		f->cpuid_err = f->sysfs_err = f->klog_err = f->msr_err = -ENAMETOOLONG;
-	return s->ok;
 }
 
-void probe_gather(struct probe_facts *f, const char *snapshot)
+void probe_gather(struct probe_facts *f, const char *snapshot, const struct probe_klog_sink *sink)
 {
-	struct sources s;
-	if (!begin(f, &s, snapshot))
-		return;
-	get_cpuid(f, &s);
-	get_sysfs(f, &s, true);
-	get_klog(f, &s, true);
-	get_msr(f, &s);
+	begin(f);
+	get(f, snapshot, PROBE_KNOWN_CPUID, NULL, true);
+	get(f, snapshot, PROBE_KNOWN_SYSFS_EVENTS, NULL, true);
+	get(f, snapshot, PROBE_KNOWN_KLOG, sink, true);
+	get(f, snapshot, PROBE_KNOWN_MSR, NULL, true);
 }
 
 void probe_gather_verdict(struct probe_facts *f, const char *snapshot)
 {
-	struct sources s;
-	if (!begin(f, &s, snapshot))
-		return;
-	get_cpuid(f, &s);
-	struct probe_cpu c;
-	probe_decode_cpu(f, &c);
-	bool advertised = probe_fixed3_advertised(&c);
-	/* Only where counter 3 is advertised can the rest change the verdict;
-	 * the MSR is one pread where it exists at all, the log hundreds of
-	 * records: cheapest proof first. */
-	if (advertised) {
-		get_msr(f, &s);
-		struct probe_verdict v;
-		probe_evaluate(f, &v);
-		if (!v.perf_metrics_proven)
-			get_klog(f, &s, false);
-	}
-	/* slots/topdown-* matter only to the bare-metal backstop. */
-	get_sysfs(f, &s, advertised && !c.hypervisor);
+	begin(f);
+	/* CPUID decides most machines; the core PMU types are the policy's. */
+	get(f, snapshot, PROBE_KNOWN_CPUID, NULL, false);
+	get(f, snapshot, PROBE_KNOWN_SYSFS, NULL, false);
+	/* Then only what could still change the verdict, cheapest first, as
+	 * the verdict itself says (the log read stops after the PMU block). */
+	for (enum probe_known next; (next = probe_next_fact(f)) != 0;)
+		get(f, snapshot, next, NULL, false);
 }

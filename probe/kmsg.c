@@ -42,22 +42,43 @@ static bool after(const char *line, const char *end, const char *needle, struct 
 	return true;
 }
 
-/* Every line we parse carries one of these; the rest of the log is skipped
- * with a few memmem() calls instead of a dozen patterns. */
-static bool maybe_pmu_line(const char *line, size_t len)
+/* Every line of the PMU driver's block carries one of these, the lines the
+ * parser reads and the ones the report quotes alike (x86_pmu_show_pmu_cap(),
+ * init_hw_perf_events(), check_hw_exists() in arch/x86/events/core.c); the
+ * rest of the log is skipped with a few memmem() calls. */
+static const struct {
+	const char *mark;
+	size_t len;
+} pmu_marks[] = {
+#define MARK(s) {s, sizeof(s) - 1}
+	MARK("Performance Events:"), MARK("PMU driver"),	   MARK("... version:"),
+	MARK("... bit width:"),	     MARK("... generic registers:"), MARK("... fixed-purpose"),
+	MARK("... event mask:"),     MARK("... global_ctrl mask:"),  MARK("... max period:"),
+	MARK("... value mask:"),     MARK("Broken BIOS detected"),   MARK("hw-PMU resources"),
+	MARK("PMU not available"),   MARK("Broken PMU hardware"),    MARK("no PMU driver"),
+#undef MARK
+};
+
+static bool pmu_line(const char *line, size_t len)
 {
-	return memmem(line, len, "... ", 4) || memmem(line, len, "Performance Events", 18) ||
-	       memmem(line, len, "PMU", 3) || memmem(line, len, "BIOS", 4);
+	/* Cheap first: every mark holds one of these. */
+	if (!memmem(line, len, "... ", 4) && !memmem(line, len, "Performance Events", 18) &&
+	    !memmem(line, len, "PMU", 3) && !memmem(line, len, "BIOS", 4))
+		return false;
+	for (size_t i = 0; i < sizeof(pmu_marks) / sizeof(pmu_marks[0]); i++)
+		if (memmem(line, len, pmu_marks[i].mark, pmu_marks[i].len))
+			return true;
+	return false;
 }
 
-void probe_klog_line(struct probe_klog *k, const char *line, size_t len)
+bool probe_klog_line(struct probe_klog *k, const char *line, size_t len)
 {
 	const char *end = line + len;
 	struct text t;
 	uint64_t v;
 
-	if (!maybe_pmu_line(line, len))
-		return;
+	if (!pmu_line(line, len))
+		return false;
 
 	if (after(line, end, "Performance Events:", &t)) {
 		probe_klog_reset(k); /* a new boot starts here */
@@ -90,6 +111,7 @@ void probe_klog_line(struct probe_klog *k, const char *line, size_t len)
 		if ((v >> GLOBAL_CTRL_EN_PERF_METRICS_BIT) & 1)
 			k->perf_metrics_bit = true;
 	}
+	return true;
 }
 
 /* Parse until the driver's block is over: everything the PMU driver prints
@@ -102,6 +124,7 @@ struct klog_ctx {
 	struct probe_klog *k;
 	int after_block; /* lines since "Performance Events:", -1 before it */
 	bool stop_early;
+	const struct probe_klog_sink *sink;
 };
 
 static int klog_cb(void *p, const char *line, size_t len)
@@ -109,7 +132,10 @@ static int klog_cb(void *p, const char *line, size_t len)
 	struct klog_ctx *c = p;
 	bool was = c->k->pmu_driver_seen;
 	bool ended = c->k->mask_seen || c->k->no_pmu_driver || c->k->virt_unavailable;
-	probe_klog_line(c->k, line, len);
+	/* The line that resets the parse (a new boot) resets the quote too. */
+	if (probe_klog_line(c->k, line, len) && c->sink)
+		c->sink->line(c->sink->ctx, line, len,
+			      memmem(line, len, "Performance Events:", 19) != NULL);
 	if (c->k->pmu_driver_seen && !was)
 		c->after_block = 0;
 	else if (c->after_block >= 0)
@@ -201,10 +227,13 @@ int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx)
 }
 
 /* path NULL: the live kernel log. */
-void probe_klog_gather(struct probe_facts *f, const char *path, bool whole)
+void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
+		       const struct probe_klog_sink *sink)
 {
 	probe_klog_reset(&f->klog);
-	struct klog_ctx c = {&f->klog, -1, !whole && !path}; /* a file may hold boots */
+	f->tried |= PROBE_KNOWN_KLOG;
+	/* A file may hold several boots: read it whole. */
+	struct klog_ctx c = {&f->klog, -1, !whole && !path, sink};
 	int rc = probe_klog_each_line(path, klog_cb, &c);
 	if (rc < 0) {
 		f->klog_err = rc;

@@ -19,9 +19,7 @@
 #define PROBE_PMU_NAME 16
 #define PROBE_PATH_MAX 1024
 
-/* perf_event_attr.type values (include/uapi/linux/perf_event.h). */
-#define PROBE_TYPE_HARDWARE 0u
-#define PROBE_TYPE_HW_CACHE 3u
+/* perf_event_attr.type of the non-hybrid core PMU (include/uapi/linux/perf_event.h). */
 #define PROBE_TYPE_RAW 4u
 
 struct probe_cpuid_leaf {
@@ -35,6 +33,7 @@ enum probe_known {
 	PROBE_KNOWN_SYSFS = 1u << 1,
 	PROBE_KNOWN_KLOG = 1u << 2,
 	PROBE_KNOWN_MSR = 1u << 3,
+	PROBE_KNOWN_SYSFS_EVENTS = 1u << 4, /* slots/topdown-* looked up too */
 };
 
 struct probe_pmu {
@@ -62,6 +61,7 @@ struct probe_klog {
 
 struct probe_facts {
 	unsigned known; /* enum probe_known bits */
+	unsigned tried; /* enum probe_known bits looked for, known or not */
 	int cpuid_err, sysfs_err, klog_err, msr_err; /* -errno, 0 when known */
 
 	struct probe_cpuid_leaf leaves[PROBE_MAX_LEAVES];
@@ -108,15 +108,27 @@ struct probe_verdict {
 	struct probe_cpu cpu;
 };
 
-/* Gather every fact, live (snapshot == NULL) or from a snapshot directory.
- * Never fails as a whole: each unreadable fact is left unknown. */
-void probe_gather(struct probe_facts *f, const char *snapshot);
+/* Each line of the PMU driver's block in the kernel log, as the parser saw
+ * it (a new boot's "Performance Events:" line starts the block again). */
+struct probe_klog_sink {
+	void (*line)(void *ctx, const char *line, size_t len, bool new_boot);
+	void *ctx;
+};
 
-/* Gather only what the verdict needs, in order of cost: CPUID and the core
- * PMU types always; the MSR and the kernel log only where counter 3 is
- * advertised; sysfs events only on bare metal.  What the shim and the
+/* Gather every fact, live (snapshot == NULL) or from a snapshot directory,
+ * reading the kernel log once and handing its PMU lines to sink (may be
+ * NULL).  Never fails as a whole: each unreadable fact is left unknown. */
+void probe_gather(struct probe_facts *f, const char *snapshot, const struct probe_klog_sink *sink);
+
+/* Gather only what the verdict needs: CPUID and the core PMU types, then,
+ * while probe_next_fact() names one, that fact.  What the shim and the
  * supervisor use; the report wants probe_gather(). */
 void probe_gather_verdict(struct probe_facts *f, const char *snapshot);
+
+/* The verdict's own answer to "what could still change you?": the cheapest
+ * fact not yet looked for whose value could change the verdict (the MSR,
+ * then the kernel log, then sysfs events), or 0 when none could. */
+enum probe_known probe_next_fact(const struct probe_facts *f);
 
 /* Pure: decode CPUID and decide. */
 void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
@@ -136,7 +148,8 @@ const struct probe_cpuid_leaf *probe_leaf(const struct probe_facts *f, uint32_t 
 /* Parsers, exposed for tests and fuzzing.  Each takes one line (no NUL
  * needed, no newline) and never reads past len. */
 int probe_cpuid_parse_line(const char *line, size_t len, struct probe_cpuid_leaf *out);
-void probe_klog_line(struct probe_klog *k, const char *line, size_t len);
+/* Returns true for a line of the PMU driver's block (quoted by the report). */
+bool probe_klog_line(struct probe_klog *k, const char *line, size_t len);
 void probe_klog_reset(struct probe_klog *k);
 
 /* Stream a file line by line through a small stack buffer (no malloc).
@@ -157,7 +170,8 @@ void probe_cpuid_live(struct probe_facts *f);
 void probe_cpuid_snapshot(struct probe_facts *f, const char *path);
 void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events);
 /* The kernel log, live (path NULL, through syslog(2)) or from a file. */
-void probe_klog_gather(struct probe_facts *f, const char *path, bool whole);
+void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
+		       const struct probe_klog_sink *sink);
 int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx);
 void probe_msr_live(struct probe_facts *f);
 void probe_msr_snapshot(struct probe_facts *f, const char *path);

@@ -51,13 +51,17 @@ static bool read_type(const char *pmu_dir, uint32_t *type)
 
 void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 {
+	/* Looked up again with events: start the list afresh. */
+	f->tried |= PROBE_KNOWN_SYSFS | (events ? PROBE_KNOWN_SYSFS_EVENTS : 0u);
+	f->n_pmus = 0;
 	int dfd = open(devices_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		f->sysfs_err = -errno;
 		return;
 	}
 	close(dfd);
-	f->known |= PROBE_KNOWN_SYSFS;
+	f->sysfs_err = 0;
+	f->known |= PROBE_KNOWN_SYSFS | (events ? PROBE_KNOWN_SYSFS_EVENTS : 0u);
 
 	for (unsigned i = 0; i < PROBE_MAX_PMUS; i++) {
 		char dir[PROBE_PATH_MAX];

@@ -188,3 +188,26 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 	}
 	v->hazard = v->state == PROBE_HAZARD;
 }
+
+enum probe_known probe_next_fact(const struct probe_facts *f)
+{
+	struct probe_verdict v;
+	probe_evaluate(f, &v);
+	/* Only "advertised and not proven" is open to more facts: the MSR and
+	 * the log can prove perf metrics; sysfs events decide bare metal only
+	 * (in a guest they prove nothing, see above).  Cheapest first: one
+	 * pread, then the log, then a dozen sysfs files. */
+	if (!v.fixed3_advertised || v.perf_metrics_proven)
+		return 0;
+	static const enum probe_known order[] = {PROBE_KNOWN_MSR, PROBE_KNOWN_KLOG,
+						 PROBE_KNOWN_SYSFS_EVENTS};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (f->tried & order[i])
+			continue;
+		if (order[i] == PROBE_KNOWN_SYSFS_EVENTS &&
+		    (v.cpu.hypervisor || !(f->known & PROBE_KNOWN_SYSFS)))
+			continue;
+		return order[i];
+	}
+	return 0;
+}

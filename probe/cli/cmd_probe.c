@@ -12,49 +12,18 @@
 #include "classify.h"
 #include "cli.h"
 #include "findings.h"
+#include "evidence.h"
 #include "probe.h"
-
-#define KLOG_QUOTE_MAX 24
 
 struct report {
 	const char *snapshot;
 	struct probe_facts f;
+	struct probe_evidence e;
 	struct probe_verdict v;
 	struct finding findings[FINDINGS_MAX];
 	unsigned n_findings;
-	char klog_lines[KLOG_QUOTE_MAX][200];
-	unsigned n_klog_lines;
 	bool msr_asked;
-	int caps_err, ctr3_err;
-	uint64_t caps, ctr3;
 };
-
-/* The PMU driver's lines from the kernel log, for quoting: the last boot's. */
-static const char *const pmu_line_marks[] = {
-	"Performance Events:", "PMU driver", "... version:", "... bit width:",
-	"... generic registers:", "... fixed-purpose", "... event mask:", "... global_ctrl mask:",
-	"Broken BIOS detected", "hw-PMU resources", "PMU not available", "Broken PMU hardware",
-};
-
-static int quote_line(void *ctx, const char *line, size_t len)
-{
-	struct report *r = ctx;
-	bool keep = false;
-	for (size_t i = 0; i < sizeof(pmu_line_marks) / sizeof(pmu_line_marks[0]) && !keep; i++)
-		keep = memmem(line, len, pmu_line_marks[i], strlen(pmu_line_marks[i])) != NULL;
-	if (!keep)
-		return 0;
-	if (memmem(line, len, "Performance Events:", 19))
-		r->n_klog_lines = 0; /* a later boot starts over */
-	if (r->n_klog_lines < KLOG_QUOTE_MAX) {
-		char *dst = r->klog_lines[r->n_klog_lines++];
-		size_t n = len < 199 ? len : 199;
-		for (size_t i = 0; i < n; i++)
-			dst[i] = (line[i] >= 0x20 && line[i] < 0x7f) ? line[i] : '?';
-		dst[n] = '\0';
-	}
-	return 0;
-}
 
 void json_str(FILE *out, const char *s)
 {
@@ -119,19 +88,20 @@ static void json_report(FILE *o, const struct report *r)
 	else
 		fputs(",\"mask\":null", o);
 	fprintf(o, ",\"perf_metrics_bit\":%s,\"pmu_lines\":[", yes(f->klog.perf_metrics_bit));
-	for (unsigned i = 0; i < r->n_klog_lines; i++) {
+	for (unsigned i = 0; i < r->e.n_klog_lines; i++) {
 		fputs(i ? "," : "", o);
-		json_str(o, r->klog_lines[i]);
+		json_str(o, r->e.klog_lines[i]);
 	}
 	fputs("]}", o);
 	if (r->msr_asked) {
 		fputs(",\"msr\":{", o);
-		if (r->caps_err)
-			json_key(o, "perf_capabilities_error", err_text(r->caps_err), false);
+		if (f->msr_err)
+			json_key(o, "perf_capabilities_error", err_text(f->msr_err), false);
 		else
-			fprintf(o, "\"perf_capabilities\":\"0x%" PRIx64 "\"", r->caps);
-		fprintf(o, ",\"fixed_ctr3_readable\":%s", yes(r->ctr3_err == 0));
-		json_key(o, "fixed_ctr3_error", r->ctr3_err ? err_text(r->ctr3_err) : NULL, true);
+			fprintf(o, "\"perf_capabilities\":\"0x%" PRIx64 "\"", f->perf_capabilities);
+		fprintf(o, ",\"fixed_ctr3_readable\":%s", yes(r->e.ctr3_err == 0));
+		json_key(o, "fixed_ctr3_error", r->e.ctr3_err ? err_text(r->e.ctr3_err) : NULL,
+			 true);
 		fputs("}", o);
 	}
 	fputs(",\"pmus\":[", o);
@@ -194,46 +164,6 @@ static void wrap(FILE *o, const char *label, const char *text)
 	fputc('\n', o);
 }
 
-/* What a PMU's events/<name> file encodes, through its format/ files:
- * "event=0x00,umask=0x4 -> config 0x400". */
-static bool describe_event(const struct report *r, const char *pmu, const char *name, char *out,
-			   size_t size)
-{
-	char dir[PROBE_PATH_MAX], path[PROBE_PATH_MAX], text[256];
-	long tlen;
-	int n = r->snapshot ? snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s",
-				       r->snapshot, pmu)
-			    : snprintf(dir, sizeof(dir), "%s/%s", PROBE_SYSFS_DEVICES, pmu);
-	if (n >= (int)sizeof(dir) ||
-	    snprintf(path, sizeof(path), "%s/events/%s", dir, name) >= (int)sizeof(path) ||
-	    (tlen = probe_read_small(path, text, sizeof(text))) <= 0)
-		return false;
-	struct probe_event ev;
-	if (probe_event_parse(text, (size_t)tlen, &ev) < 0) {
-		snprintf(out, size, "%s (not understood)", text);
-		return true;
-	}
-	struct probe_named_format fmts[PROBE_EVENT_TERMS];
-	for (unsigned i = 0; i < ev.n_terms; i++) {
-		char ftext[128];
-		long flen = -1;
-		fmts[i].name = ev.terms[i].name;
-		if (snprintf(path, sizeof(path), "%s/format/%s", dir, ev.terms[i].name) >=
-			    (int)sizeof(path) ||
-		    (flen = probe_read_small(path, ftext, sizeof(ftext))) <= 0 ||
-		    probe_format_parse(ftext, (size_t)flen, &fmts[i].format) < 0) {
-			snprintf(out, size, "%s (no format for %s)", text, ev.terms[i].name);
-			return true;
-		}
-	}
-	uint64_t cfg[4];
-	if (probe_event_config(&ev, fmts, ev.n_terms, cfg) < 0)
-		snprintf(out, size, "%s (does not fit its formats)", text);
-	else
-		snprintf(out, size, "%s -> config 0x%" PRIx64, text, cfg[0]);
-	return true;
-}
-
 static void human_facts(FILE *o, const struct report *r)
 {
 	const struct probe_cpu *c = &r->v.cpu;
@@ -272,13 +202,14 @@ static void human_facts(FILE *o, const struct report *r)
 	else
 		fprintf(o, "  Kernel log      no PMU mask line\n");
 	if (r->msr_asked) {
-		if (r->caps_err)
-			fprintf(o, "  MSR 0x345       unreadable (%s)\n", err_text(r->caps_err));
+		if (f->msr_err)
+			fprintf(o, "  MSR 0x345       unreadable (%s)\n", err_text(f->msr_err));
 		else
 			fprintf(o, "  MSR 0x345       0x%" PRIx64 " (PERF_METRICS bit 15 %s)\n",
-				r->caps, (r->caps >> 15) & 1 ? "set" : "clear");
+				f->perf_capabilities,
+				(f->perf_capabilities >> 15) & 1 ? "set" : "clear");
 		fprintf(o, "  MSR 0x30c       IA32_FIXED_CTR3 %s\n",
-			r->ctr3_err ? err_text(r->ctr3_err) : "reads (not proof that it counts)");
+			r->e.ctr3_err ? err_text(r->e.ctr3_err) : "reads (not proof that it counts)");
 	}
 	if (!(f->known & PROBE_KNOWN_SYSFS))
 		fprintf(o, "  Core PMUs       unknown (sysfs: %s)\n", err_text(f->sysfs_err));
@@ -289,14 +220,13 @@ static void human_facts(FILE *o, const struct report *r)
 		fprintf(o, "  Core PMU        %s (perf type %u): slots %s, %d topdown-* listed\n",
 			p->name, p->type, p->slots_listed ? "listed" : "not listed",
 			__builtin_popcount(p->topdown_listed));
-		char ev[320];
-		if (p->slots_listed && describe_event(r, p->name, "slots", ev, sizeof(ev)))
-			fprintf(o, "                  events/slots: %s\n", ev);
+		if (r->e.slots[i][0])
+			fprintf(o, "                  events/slots: %s\n", r->e.slots[i]);
 	}
-	if (r->n_klog_lines) {
+	if (r->e.n_klog_lines) {
 		fprintf(o, "\n  The PMU driver said at boot:\n");
-		for (unsigned i = 0; i < r->n_klog_lines; i++)
-			fprintf(o, "    %s\n", r->klog_lines[i]);
+		for (unsigned i = 0; i < r->e.n_klog_lines; i++)
+			fprintf(o, "    %s\n", r->e.klog_lines[i]);
 	}
 }
 
@@ -364,23 +294,12 @@ int cmd_probe(int argc, char **argv)
 
 	if (r->snapshot)
 		require_snapshot_dir(r->snapshot);
-	probe_gather(&r->f, r->snapshot);
+	probe_gather_report(&r->f, &r->e, r->snapshot);
 	probe_evaluate(&r->f, &r->v);
 	r->n_findings = findings_build(&r->f, &r->v, r->findings);
-
-	char dmesg[PROBE_PATH_MAX];
-	if (!r->snapshot)
-		probe_klog_each_line(NULL, quote_line, r);
-	else if (probe_join(dmesg, sizeof(dmesg), r->snapshot, "dmesg.txt"))
-		probe_klog_each_line(dmesg, quote_line, r);
-	if (r->msr_asked) {
-		/* Reads only, through the msr driver's rdmsr_safe_on_cpu(): an
-		 * MSR that does not exist comes back as EIO, it cannot fault. */
-		r->caps_err = probe_msr_read(0, PROBE_MSR_PERF_CAPABILITIES, &r->caps);
-		r->ctr3_err = probe_msr_read(0, PROBE_MSR_FIXED_CTR3, &r->ctr3);
-		if (r->caps_err == -ENOENT)
-			fprintf(stderr, "pmuguard: /dev/cpu/0/msr is missing: `modprobe msr` first\n");
-	}
+	/* The gather read the MSRs (live); --msr shows them. */
+	if (r->msr_asked && (r->f.msr_err == -ENOENT || r->e.ctr3_err == -ENOENT))
+		fprintf(stderr, "pmuguard: /dev/cpu/0/msr is missing: `modprobe msr` first\n");
 
 	if (json)
 		json_report(stdout, r);

@@ -60,7 +60,7 @@ static void op(const char *what)
 		syscall(SYS_perf_event_open, &attr, 0, -1, -1, BAD_FLAGS);
 	else if (!strcmp(what, "klog-live")) {
 		struct probe_facts f;
-		probe_klog_gather(&f, NULL, false);
+		probe_klog_gather(&f, NULL, false, NULL);
 	} else {
 		struct probe_facts f;
 		struct probe_verdict v;

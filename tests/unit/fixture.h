@@ -18,7 +18,7 @@ static inline void world_load(struct world *w, const char *name)
 {
 	char dir[1024];
 	snprintf(dir, sizeof(dir), "%s/%s", PMUGUARD_FIXTURES, name);
-	probe_gather(&w->f, dir);
+	probe_gather(&w->f, dir, NULL);
 	probe_evaluate(&w->f, &w->v);
 }
 

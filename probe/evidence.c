@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "evidence.h"
+
+static void quote(void *ctx, const char *line, size_t len, bool new_boot)
+{
+	struct probe_evidence *e = ctx;
+	if (new_boot)
+		e->n_klog_lines = 0; /* a later boot starts over */
+	if (e->n_klog_lines >= PROBE_QUOTE_LINES)
+		return;
+	char *dst = e->klog_lines[e->n_klog_lines++];
+	size_t n = len < PROBE_QUOTE_LEN - 1 ? len : PROBE_QUOTE_LEN - 1;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (line[i] >= 0x20 && line[i] < 0x7f) ? line[i] : '?';
+	dst[n] = '\0';
+}
+
+/* What a PMU's events/<name> file encodes, through its format/ files:
+ * "event=0x00,umask=0x4 -> config 0x400". */
+static bool describe_event(const char *devices, const char *pmu, const char *name, char *out,
+			   size_t size)
+{
+	char dir[PROBE_PATH_MAX], path[PROBE_PATH_MAX], text[256];
+	long tlen;
+	if (snprintf(dir, sizeof(dir), "%s/%s", devices, pmu) >= (int)sizeof(dir) ||
+	    snprintf(path, sizeof(path), "%s/events/%s", dir, name) >= (int)sizeof(path) ||
+	    (tlen = probe_read_small(path, text, sizeof(text))) <= 0)
+		return false;
+	struct probe_event ev;
+	if (probe_event_parse(text, (size_t)tlen, &ev) < 0) {
+		snprintf(out, size, "%s (not understood)", text);
+		return true;
+	}
+	struct probe_named_format fmts[PROBE_EVENT_TERMS];
+	for (unsigned i = 0; i < ev.n_terms; i++) {
+		char ftext[128];
+		long flen = -1;
+		fmts[i].name = ev.terms[i].name;
+		if (snprintf(path, sizeof(path), "%s/format/%s", dir, ev.terms[i].name) >=
+			    (int)sizeof(path) ||
+		    (flen = probe_read_small(path, ftext, sizeof(ftext))) <= 0 ||
+		    probe_format_parse(ftext, (size_t)flen, &fmts[i].format) < 0) {
+			snprintf(out, size, "%s (no format for %s)", text, ev.terms[i].name);
+			return true;
+		}
+	}
+	uint64_t cfg[4];
+	if (probe_event_config(&ev, fmts, ev.n_terms, cfg) < 0)
+		snprintf(out, size, "%s (does not fit its formats)", text);
+	else
+		snprintf(out, size, "%s -> config 0x%" PRIx64, text, cfg[0]);
+	return true;
+}
+
+void probe_gather_report(struct probe_facts *f, struct probe_evidence *e, const char *snapshot)
+{
+	memset(e, 0, sizeof(*e));
+	const struct probe_klog_sink sink = {quote, e};
+	probe_gather(f, snapshot, &sink);
+
+	char devices[PROBE_PATH_MAX];
+	if (snapshot && !probe_join(devices, sizeof(devices), snapshot,
+				    "sys/bus/event_source/devices"))
+		devices[0] = '\0';
+	else if (!snapshot)
+		snprintf(devices, sizeof(devices), "%s", PROBE_SYSFS_DEVICES);
+	for (unsigned i = 0; i < f->n_pmus && devices[0]; i++)
+		if (f->pmus[i].slots_listed &&
+		    !describe_event(devices, f->pmus[i].name, "slots", e->slots[i], sizeof(e->slots[i])))
+			e->slots[i][0] = '\0';
+
+	/* Reads only, through the msr driver's rdmsr_safe_on_cpu(): an MSR
+	 * that does not exist comes back as EIO, it cannot fault. */
+	e->live = !snapshot;
+	e->ctr3_err = e->live ? probe_msr_read(0, PROBE_MSR_FIXED_CTR3, &e->ctr3) : -ENODATA;
+}
