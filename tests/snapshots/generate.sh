@@ -271,3 +271,25 @@ cat >$w/dmesg.txt <<'EOF'
 EOF
 sysfs_intel $w cpu 4 skylake no 0
 sysfs_common $w
+
+# What each world must give: its verdict and its findings, in order.  The
+# tests glob this folder, so a world added here is tested everywhere (the
+# unit suite fails on a world without an expected file).
+expect() { printf 'state = %s\nfindings = %s\n' "$2" "$3" >"$1/expected"; }
+expect adl-hybrid-metal safe healthy
+expect amd-epyc-guest not-intel not-intel
+expect guest-no-leaf-a unknown facts-unknown
+expect hybrid-guest-hazard hazard fixed3-unimplemented
+expect icx-8375c-metal safe healthy
+expect kvm-on-hybrid-host no-pmu no-vpmu
+expect kvm-on-hybrid-host-6.18 no-pmu no-vpmu
+expect m5-24xlarge safe healthy
+expect m6i-16xlarge hazard fixed3-unimplemented
+expect m6i-16xlarge-oldkernel hazard fixed3-unimplemented
+expect m6i-empty-log hazard fixed3-unimplemented,facts-unknown
+expect m6i-no-sysfs hazard fixed3-unimplemented,facts-unknown
+expect m6i-rotated-log hazard fixed3-unimplemented,facts-unknown
+expect m7i-24xlarge safe healthy
+expect metal-no-sysfs safe facts-unknown,healthy
+expect v5-guest-ecx-bitmap hazard fixed3-unimplemented
+expect vmware-counters-in-use safe counters-in-use

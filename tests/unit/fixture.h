@@ -17,7 +17,7 @@ struct world {
 static inline void world_load(struct world *w, const char *name)
 {
 	char dir[1024];
-	snprintf(dir, sizeof(dir), "%s/%s", PMUGUARD_FIXTURES, name);
+	cr_assert(probe_join(dir, sizeof(dir), PMUGUARD_FIXTURES, name), "%s: path too long", name);
 	probe_gather(&w->f, dir, NULL);
 	probe_evaluate(&w->f, &w->v);
 }

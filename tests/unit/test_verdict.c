@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The verdict over the snapshot fixtures: the seed's table and beyond. */
+#include <dirent.h>
+#include <string.h>
+
+#include "findings.h"
 #include "fixture.h"
 
 static struct world w;
@@ -179,19 +183,84 @@ Test(rule, unreadable_log_in_guest_is_not_proof)
 	cr_assert_eq(w.v.state, PROBE_HAZARD);
 }
 
-/* The shim's lazy gather must reach the same verdict as the full one. */
+/* Every world in tests/snapshots, with its own expected file: a world added
+ * there is tested here without touching this file, and a world without
+ * expectations fails. */
+struct expected {
+	char state[32];
+	char findings[256];
+};
+
+static int expected_line(void *ctx, const char *line, size_t len)
+{
+	struct expected *e = ctx;
+	const char *eq = memchr(line, '=', len);
+	if (!eq)
+		return 0;
+	size_t klen = (size_t)(eq - line), vlen = len - klen - 1;
+	const char *v = eq + 1;
+	while (vlen && *v == ' ')
+		v++, vlen--;
+	char *dst = !strncmp(line, "state", 5) ? e->state : !strncmp(line, "findings", 8) ? e->findings : NULL;
+	size_t cap = dst == e->state ? sizeof(e->state) : sizeof(e->findings);
+	if (dst && vlen < cap) {
+		memcpy(dst, v, vlen);
+		dst[vlen] = '\0';
+	}
+	return 0;
+}
+
+static unsigned each_world(char names[][64], unsigned max)
+{
+	DIR *d = opendir(PMUGUARD_FIXTURES);
+	cr_assert_not_null(d, "cannot list %s", PMUGUARD_FIXTURES);
+	unsigned n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max)
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' && strlen(de->d_name) < 64)
+			memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);
+	closedir(d);
+	cr_assert_gt(n, 10u, "the fixtures folder looks empty");
+	return n;
+}
+
+Test(fixtures, every_world_meets_its_expected_file)
+{
+	static char names[64][64];
+	unsigned n = each_world(names, 64);
+	for (unsigned i = 0; i < n; i++) {
+		char path[1024];
+		struct expected e = {"", ""};
+		cr_assert(probe_join(path, sizeof(path), PMUGUARD_FIXTURES, names[i]) &&
+			  strlen(path) + sizeof("/expected") <= sizeof(path));
+		strcat(path, "/expected");
+		cr_assert_eq(probe_read_lines(path, expected_line, &e), 0,
+			     "%s has no expected file (tests/snapshots/generate.sh writes it)",
+			     names[i]);
+		world_load(&w, names[i]);
+		cr_assert_str_eq(probe_state_name(w.v.state), e.state, "%s: state (%s)", names[i],
+				 w.v.reason);
+		struct finding fs[FINDINGS_MAX];
+		unsigned nf = findings_build(&w.f, &w.v, fs);
+		char got[256] = "";
+		for (unsigned k = 0; k < nf; k++) {
+			strcat(got, k ? "," : "");
+			strcat(got, fs[k].id);
+		}
+		cr_assert_str_eq(got, e.findings, "%s: findings", names[i]);
+	}
+}
+
+/* The shim's lazy gather must reach the same verdict as the full one, on
+ * every world and on a snapshot that does not exist. */
 Test(rule, lazy_gather_agrees_with_full_gather_on_every_fixture)
 {
-	static const char *const all[] = {
-		"m6i-16xlarge", "m6i-16xlarge-oldkernel", "icx-8375c-metal", "m7i-24xlarge",
-		"m5-24xlarge", "guest-no-leaf-a", "m6i-no-sysfs", "metal-no-sysfs",
-		"v5-guest-ecx-bitmap", "adl-hybrid-metal", "hybrid-guest-hazard",
-		"amd-epyc-guest", "kvm-on-hybrid-host", "kvm-on-hybrid-host-6.18",
-		"m6i-rotated-log", "m6i-empty-log", "vmware-counters-in-use", "does-not-exist",
-	};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	static char all[65][64];
+	unsigned n = each_world(all, 64);
+	snprintf(all[n++], 64, "does-not-exist");
+	for (size_t i = 0; i < n; i++) {
 		char dir[1024];
-		snprintf(dir, sizeof(dir), "%s/%s", PMUGUARD_FIXTURES, all[i]);
+		cr_assert(probe_join(dir, sizeof(dir), PMUGUARD_FIXTURES, all[i]));
 		struct probe_facts lazy;
 		struct probe_verdict lv;
 		probe_gather_verdict(&lazy, dir);
