@@ -3,7 +3,8 @@
  * The findings behind `pmuguard probe`.  Three stories stand behind them,
  * each of which cost someone a day because nothing said what was wrong:
  * an incoherent vPMU (m6i), no vPMU at all (KVM on a hybrid host), and
- * counters held by the hypervisor (VMware).  See ../shared/pmu-facts.md.
+ * counters held by the hypervisor (VMware).  The kernel sources each rests
+ * on are cited where it is built.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -64,8 +65,18 @@ __attribute__((format(printf, 3, 4))) static void add(char *buf, size_t size, co
 
 #define ADD(field, ...) add((field), sizeof(field), __VA_ARGS__)
 
+const char *finding_severity_name(enum finding_severity s)
+{
+	static const char *const names[] = {
+		[SEVERITY_CRITICAL] = "critical", [SEVERITY_ERROR] = "error",
+		[SEVERITY_WARNING] = "warning",	  [SEVERITY_INFO] = "info",
+		[SEVERITY_OK] = "ok",
+	};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
 static struct finding *next(struct finding *out, unsigned *n, const char *id,
-			    const char *severity, const char *summary)
+			    enum finding_severity severity, const char *summary)
 {
 	struct finding *x = &out[*n];
 	memset(x, 0, sizeof(*x));
@@ -92,7 +103,7 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 		   struct finding *out, unsigned *n)
 {
 	const struct probe_cpu *c = &v->cpu;
-	struct finding *x = next(out, n, "fixed3-unimplemented", "critical",
+	struct finding *x = next(out, n, "fixed3-unimplemented", SEVERITY_CRITICAL,
 				 "Fixed counter 3 (TOPDOWN.SLOTS) is advertised but not implemented");
 	ADD(x->evidence, "CPUID.0AH (perfmon version %u) advertises %u fixed counters", c->pmu_version,
 	    c->fixed_counters);
@@ -122,7 +133,7 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 	const struct probe_cpu *c = &v->cpu;
 	bool kvm = strcmp(c->hv_vendor, "KVMKVMKVM") == 0;
 	bool hybrid = c->hybrid || findings_hybrid_model(c->family, c->model);
-	struct finding *x = next(out, n, "no-vpmu", "error",
+	struct finding *x = next(out, n, "no-vpmu", SEVERITY_ERROR,
 				 c->hypervisor ? "This guest has no virtual PMU: no hardware "
 						 "counters at all"
 					       : "No hardware PMU is available");
@@ -171,7 +182,7 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 static void counters_in_use(const struct probe_facts *f, const struct probe_verdict *v,
 			    struct finding *out, unsigned *n)
 {
-	struct finding *x = next(out, n, "counters-in-use", "error",
+	struct finding *x = next(out, n, "counters-in-use", SEVERITY_ERROR,
 				 "PMU counters were already in use at boot: counts may read as zero");
 	ADD(x->evidence, "The kernel log says \"Broken BIOS detected\" / \"the BIOS has corrupted "
 			 "hw-PMU resources\" for ");
@@ -204,7 +215,7 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 static void facts_unknown(const struct probe_facts *f, const struct probe_verdict *v,
 			  struct finding *out, unsigned *n)
 {
-	struct finding *x = next(out, n, "facts-unknown", "warning",
+	struct finding *x = next(out, n, "facts-unknown", SEVERITY_WARNING,
 				 "Some facts could not be read: the verdict rests on fewer of them");
 	if (!(f->known & PROBE_KNOWN_CPUID))
 		ADD(x->evidence, "CPUID: %s. ", strerror(-f->cpuid_err));
@@ -257,7 +268,7 @@ unsigned findings_build(const struct probe_facts *f, const struct probe_verdict 
 	if (f->klog.bios_corrupted)
 		counters_in_use(f, v, out, &n);
 	if (c->known && !v->intel) {
-		struct finding *x = next(out, &n, "not-intel", "info",
+		struct finding *x = next(out, &n, "not-intel", SEVERITY_INFO,
 					 "Not an Intel CPU: there is nothing to guard");
 		ADD(x->evidence, "CPUID vendor: %s.", c->vendor);
 		x->consequence = "The fixed-counter-3 hazard is Intel's; on other vendors event "
@@ -268,10 +279,10 @@ unsigned findings_build(const struct probe_facts *f, const struct probe_verdict 
 		facts_unknown(f, v, out, &n);
 	bool problem = false;
 	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(out[i].severity, "critical") || !strcmp(out[i].severity, "error"))
+		if (out[i].severity <= SEVERITY_ERROR)
 			problem = true;
 	if (!problem && v->intel && v->state == PROBE_SAFE) {
-		struct finding *x = next(out, &n, "healthy", "ok",
+		struct finding *x = next(out, &n, "healthy", SEVERITY_OK,
 					 "The PMU is coherent: nothing here reaches an "
 					 "unimplemented counter");
 		ADD(x->evidence, "%s.", v->reason);

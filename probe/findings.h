@@ -11,9 +11,15 @@
 
 #define FINDINGS_MAX 8
 
+/* Worst first: a finding at or above SEVERITY_ERROR is a problem. */
+enum finding_severity { SEVERITY_CRITICAL, SEVERITY_ERROR, SEVERITY_WARNING, SEVERITY_INFO, SEVERITY_OK };
+
+/* "critical", "error", "warning", "info", "ok" */
+const char *finding_severity_name(enum finding_severity s);
+
 struct finding {
 	const char *id;       /* fixed3-unimplemented, no-vpmu, counters-in-use, ... */
-	const char *severity; /* critical, error, warning, info, ok */
+	enum finding_severity severity;
 	const char *summary;
 	char evidence[768];
 	const char *consequence;

@@ -81,12 +81,17 @@ static const char *const mode_names[] = {
 	[GUARD_OFF] = "off",
 };
 
-int guard_mode_parse(const char *s)
+int guard_mode_parse_n(const char *s, size_t len)
 {
 	for (unsigned i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
-		if (strcmp(s, mode_names[i]) == 0)
+		if (strlen(mode_names[i]) == len && memcmp(s, mode_names[i], len) == 0)
 			return (int)i;
 	return -1;
+}
+
+int guard_mode_parse(const char *s)
+{
+	return guard_mode_parse_n(s, strlen(s));
 }
 
 const char *guard_mode_name(enum guard_mode m)

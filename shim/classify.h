@@ -2,8 +2,8 @@
 /*
  * The classifier: does a perf_event_attr land on fixed counter 3?  A pure
  * function of (type, config, the core PMU types); the policy decides what
- * to do about it.  Shared by the preload shim, the command and (later) the
- * seccomp supervisor, so every path judges an encoding the same way.
+ * to do about it.  Shared by the preload shim, the command and the seccomp
+ * supervisor, so every path judges an encoding the same way.
  */
 #ifndef PMUGUARD_CLASSIFY_H
 #define PMUGUARD_CLASSIFY_H
@@ -20,7 +20,9 @@ enum guard_hit {
 	GUARD_HIT_UNREADABLE, /* the attr could not be read: fail closed */
 };
 
-enum guard_mode { GUARD_AUTO = 0, GUARD_ALWAYS, GUARD_AUDIT, GUARD_OFF };
+/* Ordered by strictness: a lock lets a request through only when it is
+ * not below the policy file's mode. */
+enum guard_mode { GUARD_OFF = 0, GUARD_AUDIT, GUARD_AUTO, GUARD_ALWAYS };
 
 struct guard_policy {
 	enum guard_mode mode;
@@ -38,6 +40,8 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config);
 
 /* Returns the mode, or -1 for a value that names none. */
 int guard_mode_parse(const char *s);
+/* The same for the len bytes at s (no NUL needed). */
+int guard_mode_parse_n(const char *s, size_t len);
 const char *guard_mode_name(enum guard_mode m);
 
 /* The policy for a mode from the probe's facts and verdict. */

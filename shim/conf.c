@@ -35,13 +35,9 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 		trim(&ks, &ke);
 		trim(&vs, &ve);
 		if (is(ks, ke, "mode")) {
-			static const char *const modes[] = {"auto", "always", "audit", "off"};
-			static const int vals[] = {GUARD_AUTO, GUARD_ALWAYS, GUARD_AUDIT, GUARD_OFF};
-			for (int i = 0; i < 4; i++)
-				if (is(vs, ve, modes[i])) {
-					c->mode = vals[i];
-					ok = true;
-				}
+			int m = guard_mode_parse_n(vs, (size_t)(ve - vs));
+			if ((ok = m >= 0))
+				c->mode = m;
 		} else if (is(ks, ke, "log")) {
 			if ((ok = is(vs, ve, "syslog")))
 				c->dest = GUARD_DEST_SYSLOG;

@@ -15,21 +15,13 @@ static const char *const lock_why = ": " GUARD_CONF_PATH " has lock = yes";
 static const char *const unreadable_why =
 	": " GUARD_CONF_PATH " could not be read, so it is treated as locked";
 
-/* off < audit < auto < always (the enum is not ordered so). */
-static int strictness(int mode)
-{
-	static const int rank[] = {[GUARD_OFF] = 0, [GUARD_AUDIT] = 1, [GUARD_AUTO] = 2,
-				   [GUARD_ALWAYS] = 3};
-	return rank[mode];
-}
-
 /* A mode asked for from outside the file: taken, or reported; file_mode is
  * what the file (or the default) said, so that the environment cannot
  * lower the floor the command line is then held to. */
 static void request_mode(struct guard_settings *s, int file_mode, int mode, const char *what,
 			 const char *value, const char *why)
 {
-	if (s->locked && strictness(mode) < strictness(file_mode))
+	if (s->locked && mode < file_mode) /* the enum is ordered by strictness */
 		ignore(s, what, value, why);
 	else
 		s->mode = (enum guard_mode)mode;

@@ -125,7 +125,7 @@ static void json_report(FILE *o, const struct report *r)
 		const struct finding *x = &r->findings[i];
 		fputs(i ? ",{" : "{", o);
 		json_key(o, "id", x->id, false);
-		json_key(o, "severity", x->severity, true);
+		json_key(o, "severity", finding_severity_name(x->severity), true);
 		json_key(o, "summary", x->summary, true);
 		json_key(o, "evidence", x->evidence, true);
 		json_key(o, "consequence", x->consequence, true);
@@ -240,7 +240,7 @@ static void human_report(FILE *o, const struct report *r)
 	fprintf(o, "\nFindings:\n");
 	for (unsigned i = 0; i < r->n_findings; i++) {
 		const struct finding *x = &r->findings[i];
-		fprintf(o, "\n[%s] %s: %s\n", x->severity, x->id, x->summary);
+		fprintf(o, "\n[%s] %s: %s\n", finding_severity_name(x->severity), x->id, x->summary);
 		wrap(o, "Evidence", x->evidence);
 		wrap(o, "Consequence", x->consequence);
 		wrap(o, "Remedy", x->remedy);

@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned nf = findings_build(&f, &v, fs);
 	if (nf > FINDINGS_MAX || !v.reason)
 		abort();
-	for (int mode = GUARD_AUTO; mode <= GUARD_OFF; mode++) {
+	for (int mode = GUARD_OFF; mode <= GUARD_ALWAYS; mode++) {
 		struct guard_policy p;
 		guard_policy_init(&p, (enum guard_mode)mode, &f, &v);
 		if (mode == GUARD_AUTO && p.enforce && (v.state == PROBE_UNKNOWN || !v.intel))

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Writes the snapshot fixtures in this folder (cpuid.txt, dmesg.txt and a
 # sysfs mirror per world).  The values are those of the named machines as
-# their kernels report them; see README.md here for the sources of each.
+# their kernels report them (the boot-log lines are the formats of
+# arch/x86/events/core.c; the CPUID values those of each named machine).
 # Rerun after editing; the output is committed.
 set -euo pipefail
 cd "$(dirname "$0")"
