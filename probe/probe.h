@@ -209,6 +209,14 @@ int probe_event_config(const struct probe_event *ev, const struct probe_named_fo
 
 #define PROBE_SYSFS_DEVICES "/sys/bus/event_source/devices"
 
+/* The topdown metrics, in umask order: metric n is umask 0x80+n
+ * (arch/x86/include/asm/perf_event.h, INTEL_TD_METRIC_RETIRING ..
+ * INTEL_TD_METRIC_MEM_BOUND).  One list, expanded where a table is needed. */
+#define PROBE_TOPDOWN_METRICS(X)                                                      \
+	X("retiring") X("bad-spec") X("fe-bound") X("be-bound") X("heavy-ops")        \
+		X("br-mispredict") X("fetch-lat") X("mem-bound")
+
+/* "topdown-retiring", ...: the sysfs event names. */
 extern const char *const probe_topdown_names[8];
 
 #endif

@@ -17,12 +17,9 @@
 static const char *const core_names[PROBE_MAX_PMUS] = {"cpu", "cpu_core", "cpu_atom",
 						       "cpu_lowpower"};
 
-/* Metric n is umask 0x80+n (arch/x86/include/asm/perf_event.h,
- * INTEL_TD_METRIC_RETIRING .. INTEL_TD_METRIC_MEM_BOUND). */
-const char *const probe_topdown_names[8] = {
-	"topdown-retiring",  "topdown-bad-spec",	"topdown-fe-bound",  "topdown-be-bound",
-	"topdown-heavy-ops", "topdown-br-mispredict", "topdown-fetch-lat", "topdown-mem-bound",
-};
+#define SYSFS_NAME(m) "topdown-" m,
+const char *const probe_topdown_names[8] = {PROBE_TOPDOWN_METRICS(SYSFS_NAME)};
+#undef SYSFS_NAME
 
 /* A readable regular file (its value may be longer than we care to read). */
 static bool file_exists(const char *dir, const char *rel)

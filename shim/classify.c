@@ -63,16 +63,9 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 		       "closed)";
 	if (hit != GUARD_HIT_METRIC)
 		return "none";
-	static const char *const metric[8] = {
-		"topdown-retiring metric (read through fixed counter 3)",
-		"topdown-bad-spec metric (read through fixed counter 3)",
-		"topdown-fe-bound metric (read through fixed counter 3)",
-		"topdown-be-bound metric (read through fixed counter 3)",
-		"topdown-heavy-ops metric (read through fixed counter 3)",
-		"topdown-br-mispredict metric (read through fixed counter 3)",
-		"topdown-fetch-lat metric (read through fixed counter 3)",
-		"topdown-mem-bound metric (read through fixed counter 3)",
-	};
+#define HIT_NAME(m) "topdown-" m " metric (read through fixed counter 3)",
+	static const char *const metric[8] = {PROBE_TOPDOWN_METRICS(HIT_NAME)};
+#undef HIT_NAME
 	return metric[(UMASK(config) - UMASK_METRIC_FIRST) & 7];
 }
 
