@@ -27,6 +27,7 @@
 #include "classify.h"
 #include "conf.h"
 #include "denial.h"
+#include "libc_sym.h"
 #include "log.h"
 #include "probe.h"
 #include "settings.h"
@@ -69,13 +70,18 @@ static long fallback_syscall(long n, ...)
 
 static syscall_fn resolve_next(void)
 {
-	int saved = errno;
-	syscall_fn next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+	/* libc's own table first (libc_sym.c: no lock, no errno, no PLT
+	 * call); dlsym where that cannot answer. */
+	syscall_fn next = (syscall_fn)pmug_libc_symbol("syscall");
+	if (!next) {
+		int saved = errno;
+		next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+		errno = saved;
+	}
 	/* proxychains-ng's lesson: never forward to ourselves. */
 	if (!next || (void *)next == (void *)pmug_syscall_entry)
 		next = fallback_syscall;
 	__atomic_store_n(&pmug_next_syscall, next, __ATOMIC_RELEASE);
-	errno = saved;
 	return next;
 }
 
