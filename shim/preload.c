@@ -377,21 +377,28 @@ static void judge(const struct shim_state *s, long attr, struct guard_decision *
 }
 
 /* On the cold stack: build (and keep, where it may) the state, judge. */
+/* The probe and the log call into libc, which may set errno: it is put
+ * back here, on the cold stack, where reading it also binds the PLT slot
+ * of __errno_location that a denial on the hot path then uses. */
 static void cold_first(void *p)
 {
 	struct call *c = p;
+	int saved = errno;
 	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
-		resolve_next(); /* before our constructor: dlsym here, not on theirs */
+		resolve_next(); /* before our constructor: here, not on theirs */
 	c->s = shim_state(&c->local);
 	judge(c->s, c->attr, &c->d);
 	if (worth_logging(c->s, &c->d))
 		log_denial(c->s, &c->d);
+	errno = saved;
 }
 
 static void cold_log(void *p)
 {
 	struct call *c = p;
+	int saved = errno;
 	log_denial(c->s, &c->d);
+	errno = saved;
 }
 
 /*
@@ -420,9 +427,13 @@ static void without_stack(struct call *c)
 
 /* ---- perf_event_open ------------------------------------------------------- */
 
+/*
+ * errno: the hot path makes raw system calls only, so it never changes
+ * errno; the cold functions put back what libc changed.  Only a denial
+ * writes it.
+ */
 long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
 {
-	int saved = errno;
 	struct call c = {.attr = attr};
 	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
 		/* The hot path, on the caller's stack: two raw syscalls
@@ -438,7 +449,6 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 		errno = ENOENT;
 		return -1;
 	}
-	errno = saved;
 	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the
 	 * tree; the cookie in the unused sixth argument tells it this call was
 	 * judged here already (perf_event_open takes five). */
