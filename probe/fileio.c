@@ -48,6 +48,19 @@ static ssize_t read_some(int fd, char *buf, size_t n)
 	return r < 0 ? -errno : r;
 }
 
+size_t probe_utoa(char *out, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0, len;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (len = 0; n > 0; len++)
+		out[len] = tmp[--n];
+	return len;
+}
+
 bool probe_join(char *out, size_t size, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

@@ -18,15 +18,7 @@ int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val)
 {
 	char path[48] = "/dev/cpu/";
 	size_t n = strlen(path);
-	/* utoa without stdio: this runs inside preloaded processes too. */
-	char digits[12];
-	int d = 0;
-	do {
-		digits[d++] = (char)('0' + cpu % 10);
-		cpu /= 10;
-	} while (cpu && d < 11);
-	while (d > 0)
-		path[n++] = digits[--d];
+	n += probe_utoa(path + n, cpu);
 	memcpy(path + n, "/msr", 5);
 
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

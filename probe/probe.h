@@ -162,6 +162,10 @@ int probe_read_lines(const char *path, probe_line_fn fn, void *ctx);
  * and devices (-EINVAL) and files that do not fit (-EFBIG). */
 long probe_read_small(const char *path, char *buf, size_t size);
 
+/* v in decimal into out (at least 21 bytes), no NUL; returns the length.
+ * No stdio: the shim and the supervisor build paths and lines with it. */
+size_t probe_utoa(char *out, uint64_t v);
+
 /* Build "a/b" into out; returns false when it would not fit. */
 bool probe_join(char *out, size_t size, const char *a, const char *b);
 

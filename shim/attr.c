@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 
 #include "attr.h"
+#include "probe.h"
 #include "sys.h"
 
 #define ATTR_SIZE_VER0 64u
@@ -18,14 +19,9 @@ bool guard_attr_sized(uint32_t size)
  * The path is built in a few bytes of stack, without stdio. */
 static int read_mem_file(pid_t pid, uint64_t addr, struct guard_attr *a)
 {
-	char path[32] = "/proc/self/mem";
+	char path[48] = "/proc/self/mem";
 	if (pid != 0) {
-		char digits[12];
-		int n = 0, at = 6;
-		for (uint32_t v = (uint32_t)pid; n == 0 || v; v /= 10)
-			digits[n++] = (char)('0' + v % 10);
-		while (n > 0)
-			path[at++] = digits[--n];
+		size_t at = 6 + probe_utoa(path + 6, (uint32_t)pid);
 		__builtin_memcpy(path + at, "/mem", 5);
 	}
 	if (addr > (uint64_t)INT64_MAX)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "probe.h"
 #include "sys.h"
 
 void log_str(struct logline *l, const char *s)
@@ -47,14 +48,10 @@ void log_hex(struct logline *l, uint64_t v)
 
 void log_dec(struct logline *l, uint64_t v)
 {
-	char tmp[21];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n > 0 && l->len < sizeof(l->buf) - 1)
-		l->buf[l->len++] = tmp[--n];
+	char tmp[24];
+	size_t n = probe_utoa(tmp, v);
+	for (size_t i = 0; i < n && l->len < sizeof(l->buf) - 1; i++)
+		l->buf[l->len++] = tmp[i];
 }
 
 void log_emit(struct logline *l, int fd)
@@ -84,12 +81,7 @@ void log_syslog(const struct logline *l, size_t skip)
 	static const char open_[] = "<12>pmuguard[", close_[] = "]: ";
 	__builtin_memcpy(head, open_, sizeof(open_) - 1);
 	hn = sizeof(open_) - 1;
-	char digits[12];
-	int d = 0;
-	for (uint32_t v = (uint32_t)pmug_sys0(SYS_getpid); d == 0 || v; v /= 10)
-		digits[d++] = (char)('0' + v % 10);
-	while (d > 0)
-		head[hn++] = digits[--d];
+	hn += probe_utoa(head + hn, (uint32_t)pmug_sys0(SYS_getpid));
 	__builtin_memcpy(head + hn, close_, sizeof(close_) - 1);
 	hn += sizeof(close_) - 1;
 
