@@ -35,8 +35,13 @@ static char *find_shim(void)
 {
 	const char *env = secure_getenv("PMUGUARD_LIB");
 	if (env && *env) {
-		if (env[0] != '/' || !readable(env))
-			die("PMUGUARD_LIB=%s: not an absolute path to a readable file", env);
+		/* The loader would only warn about a file it cannot preload and
+		 * run CMD unguarded: refuse here instead. */
+		char why[192];
+		if (env[0] != '/')
+			die("PMUGUARD_LIB=%s: not an absolute path", env);
+		if (elf_check_preload_lib(env, why, sizeof(why)) < 0)
+			die("PMUGUARD_LIB=%s: not a library pmuguard can preload: %s", env, why);
 		return strdup(env);
 	}
 	char exe[PATH_MAX];
@@ -53,8 +58,12 @@ static char *find_shim(void)
 		char cand[PATH_MAX], real[PATH_MAX];
 		if (snprintf(cand, sizeof(cand), "%s/%s", exe, rel[i]) >= (int)sizeof(cand))
 			continue;
-		if (readable(cand) && realpath(cand, real))
-			return strdup(real);
+		if (!readable(cand) || !realpath(cand, real))
+			continue;
+		char why[192];
+		if (elf_check_preload_lib(real, why, sizeof(why)) < 0)
+			die("%s: not a library pmuguard can preload: %s", real, why);
+		return strdup(real);
 	}
 	die("cannot find libpmuguard.so next to %s; set PMUGUARD_LIB", exe);
 }

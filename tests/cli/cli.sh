@@ -147,6 +147,41 @@ auto-mode-choice)
 	grep -q 'not an ELF binary' "$tmp/err" || fail "check on a text file: no clear error"
 	echo "ok: auto picks seccomp for static, preload for perf; check explains"
 	;;
+check-never-blocks)
+	# Issue 10 item 9.  Before: `check FIFO` and `run -- ./FIFO` waited
+	# forever in open(2) (the `timeout` here only turns such a hang into a
+	# failure), and a truncated ELF was "statically linked", exit 0.
+	mkfifo "$tmp/fifo"
+	status 1 timeout 60 "$PMUGUARD" check "$tmp/fifo"
+	grep -q 'fifo: not a regular file (a FIFO)' "$tmp/err" || fail "check FIFO: no clear error"
+	status 126 timeout 60 "$PMUGUARD" run -- "$tmp/fifo"
+	status 1 timeout 60 "$PMUGUARD" check /dev/null
+	grep -q 'not a regular file (a device)' "$tmp/err" || fail "check /dev/null: no clear error"
+	for n in 100 1000 $(($(stat -c %s "$PEO") - 1)); do
+		head -c "$n" "$PEO" >"$tmp/trunc"
+		chmod +x "$tmp/trunc"
+		status 1 "$PMUGUARD" check "$tmp/trunc"
+		grep -q "trunc: a truncated ELF file" "$tmp/err" || fail "a $n-byte ELF: no clear error"
+	done
+	status 0 "$PMUGUARD" check "$PEO"
+	echo "ok: FIFOs and devices are never opened for reading; truncated ELFs are errors"
+	;;
+lib-must-be-loadable)
+	# Issue 10 item 9.  Before: PMUGUARD_LIB=/etc/passwd ran CMD with the
+	# loader's warning and no guard, exit 0.  The file must be a 64-bit ELF
+	# shared object for this machine that defines syscall().
+	: "${LIB:?}"
+	for bad in /etc/passwd "$PEO" /lib/x86_64-linux-gnu/libm.so.6 "$tmp"; do
+		PMUGUARD_LIB=$bad status 1 "$PMUGUARD" run --mode preload -- sh -c 'echo ran'
+		grep -q "^pmuguard: PMUGUARD_LIB=$bad: " "$tmp/err" || fail "$bad: the error does not name it"
+		! grep -q ran "$tmp/out" || fail "PMUGUARD_LIB=$bad: CMD ran unguarded"
+	done
+	head -c 4096 "$LIB" >"$tmp/trunc.so"
+	PMUGUARD_LIB=$tmp/trunc.so status 1 "$PMUGUARD" run --mode preload -- true
+	grep -q 'truncated ELF' "$tmp/err" || fail "a truncated library: no clear error"
+	PMUGUARD_LIB=$LIB status 0 "$PMUGUARD" run --mode preload -- true
+	echo "ok: PMUGUARD_LIB that is not a preloadable library is an error (exit 1)"
+	;;
 *)
 	fail "unknown case $1"
 	;;
