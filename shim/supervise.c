@@ -564,8 +564,21 @@ int sup_run(char *const argv[], const struct sup_options *o)
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			err = errno;
-			fprintf(stderr, "pmuguard: run: poll: %s\n", strerror(err));
+			/* We can no longer serve: close the listener, so that the
+			 * tree's perf_event_open fails with ENOSYS instead of
+			 * waiting on us, and wait for the tree as promised. */
+			fprintf(stderr, "pmuguard: supervisor: poll: %s; perf_event_open now fails "
+					"with ENOSYS in this tree\n",
+				strerror(errno));
+			close(s->nfd);
+			s->nfd = -1;
+			int st;
+			pid_t p;
+			while ((p = waitpid(-1, &st, __WALL)) > 0 || (p < 0 && errno == EINTR))
+				if (p == child) {
+					status = st;
+					child_alive = false;
+				}
 			break;
 		}
 		if (pf[0].revents & POLLIN) {
@@ -599,9 +612,7 @@ int sup_run(char *const argv[], const struct sup_options *o)
 			s->notified, s->denied,
 			cs.cookie ? " (calls the preload judged carry the cookie and are not notified)"
 				  : "");
-	/* A poll failure leaves the tree without its supervisor (ENOSYS for
-	 * its perf_event_open); the command's status is still the one owed. */
-	rc = child_alive ? -(err ? err : EPROTO) : exit_status(status);
+	rc = child_alive ? -EPROTO : exit_status(status);
 	goto out;
 fail:
 	kill(child, SIGKILL);
