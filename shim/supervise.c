@@ -8,6 +8,21 @@
  * child and exec of it.  We stay the parent: the command's status is ours,
  * and SIGINT/SIGTERM/SIGHUP/SIGQUIT are forwarded to it.
  *
+ * We are a child subreaper (PR_SET_CHILD_SUBREAPER): orphans of the tree
+ * (background jobs, daemons) are reparented to us, we reap them, and we
+ * keep serving until the last process of the tree is gone, not only the
+ * command; as pid 1 of a pid namespace every orphan is ours anyway.  The
+ * command's status is still what we return.  SIGPIPE is ignored here (a
+ * closed stderr must not kill the supervisor: the tree's perf_event_open
+ * would then fail with ENOSYS); the command gets the disposition we had.
+ *
+ * With a cookie (auto mode, the preload in the tree too), the filter sends
+ * a native perf_event_open to us only when its sixth argument (r9; the
+ * call takes five) is not the cookie: the preload passes it on every call
+ * it judged and forwards.  libseccomp compares both 32-bit halves
+ * (seccomp_export_pfc: a5.hi32, then a5.lo32).  32-bit and x32 calls are
+ * always sent: their sixth argument is not 64 bits wide.
+ *
  * Races we treat as benign, as crun and LXC do: receive returning EINTR
  * (a Go target's SIGURG preemption interrupts its pending call, which the
  * kernel then restarts) and ENOENT (the caller died, or was interrupted,
@@ -26,7 +41,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -66,6 +83,7 @@ struct sup {
 	const struct sup_options *o;
 	int nfd;
 	pid_t child;
+	unsigned long notified, denied; /* for the PMUGUARD_LOG=debug line */
 	struct audit_row rows[AUDIT_MAX];
 	unsigned n_rows;
 	unsigned long unreadable;         /* EFAULT: the kernel's to answer */
@@ -78,6 +96,13 @@ struct sup {
 };
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+/* What the command must find as we found it (exec keeps SIG_IGN). */
+struct child_setup {
+	sigset_t mask;
+	struct sigaction pipe, chld;
+	uint64_t cookie; /* 0: none */
+};
 
 /* ---- the child: filter, hand over the listener, exec ---------------------- */
 
@@ -99,28 +124,55 @@ static int send_fd(int sock, int fd, int err)
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
+static scmp_filter_ctx filter_ctx(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+#ifdef SCMP_FLTATR_CTL_WAITKILL
+	/* Go's SIGURG would otherwise interrupt a pending notification over
+	 * and over; where kernel and libseccomp offer it, wait killably.
+	 * (Set on every part: seccomp_merge wants equal attributes.) */
+	if (ctx)
+		seccomp_attr_set(ctx, SCMP_FLTATR_CTL_WAITKILL, 1);
+#endif
+	return ctx;
+}
+
 /* Returns the listener fd, or -errno. */
-static int install_filter(void)
+static int install_filter(uint64_t cookie)
 {
 	/* Root keeps setuid programs working in the tree (they stay under the
 	 * filter); everyone else needs no_new_privs to load a filter. */
 	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	scmp_filter_ctx ctx = filter_ctx();
 	if (!ctx)
 		return -ENOMEM;
-	int rc;
-	/* 32-bit and x32 callers reach perf_event_open through other numbers. */
+	int rc = cookie ? seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 1,
+					   SCMP_A5_64(SCMP_CMP_NE, cookie))
+			: seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
 #if defined(__x86_64__)
-	seccomp_arch_add(ctx, SCMP_ARCH_X86);
-	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+	/* 32-bit and x32 callers reach perf_event_open through other numbers;
+	 * a separate part, so that no cookie rule applies to them (on x86 the
+	 * comparison would see only the low 32 bits of the argument). */
+	scmp_filter_ctx compat = rc == 0 ? filter_ctx() : NULL;
+	if (rc == 0 && !compat)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = seccomp_arch_add(compat, SCMP_ARCH_X86);
+	if (rc == 0)
+		rc = seccomp_arch_add(compat, SCMP_ARCH_X32);
+	if (rc == 0)
+		rc = seccomp_arch_remove(compat, SCMP_ARCH_NATIVE);
+	if (rc == 0)
+		rc = seccomp_rule_add(compat, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
+	if (rc == 0) {
+		rc = seccomp_merge(ctx, compat); /* takes compat on success */
+		if (rc == 0)
+			compat = NULL;
+	}
+	if (compat)
+		seccomp_release(compat);
 #endif
-#ifdef SCMP_FLTATR_CTL_WAITKILL
-	/* Go's SIGURG would otherwise interrupt a pending notification over
-	 * and over; where kernel and libseccomp offer it, wait killably. */
-	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_WAITKILL, 1);
-#endif
-	rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
 	if (rc == 0) {
 		rc = seccomp_load(ctx);
 		/* libseccomp 2.5 maps unknown kernel errors to -EFAULT/-ECANCELED;
@@ -135,20 +187,34 @@ static int install_filter(void)
 }
 
 static void __attribute__((noreturn)) child_main(int sock, char *const argv[],
-						 const sigset_t *oldmask)
+						 const struct child_setup *cs)
 {
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		signal(forwarded[i], SIG_DFL);
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	int fd = install_filter();
+	sigaction(SIGPIPE, &cs->pipe, NULL);
+	sigaction(SIGCHLD, &cs->chld, NULL);
+	sigprocmask(SIG_SETMASK, &cs->mask, NULL);
+	/* Not a subreaper itself (the attribute is not inherited by fork,
+	 * but say so): orphans go to the supervisor. */
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	int err = 0;
+	if (cs->cookie) {
+		char hex[17];
+		snprintf(hex, sizeof(hex), "%016" PRIx64, cs->cookie);
+		if (setenv(SUP_COOKIE_ENV, hex, 1) < 0)
+			err = errno;
+	} else if (unsetenv(SUP_COOKIE_ENV) < 0) {
+		err = errno;
+	}
+	int fd = err ? -err : install_filter(cs->cookie);
 	if (send_fd(sock, fd, fd < 0 ? -fd : 0) < 0 || fd < 0)
 		_exit(127);
 	close(fd);
 	close(sock);
 	execvp(argv[0], argv);
-	int err = errno;
-	fprintf(stderr, "pmuguard: run: cannot execute %s: %s\n", argv[0], strerror(err));
-	_exit(err == ENOENT ? 127 : 126);
+	int e = errno;
+	fprintf(stderr, "pmuguard: run: cannot execute %s: %s\n", argv[0], strerror(e));
+	_exit(e == ENOENT ? 127 : 126);
 }
 
 static int recv_fd(int sock, int *err)
@@ -213,6 +279,26 @@ static bool first_in_process(struct sup *s, pid_t pid, const struct guard_decisi
 	return false; /* that many distinct lines were logged already */
 }
 
+/* The notification names the calling thread; a line is owed once per
+ * process.  /proc/TID/status works for any thread id. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0)
+		buf[n] = '\0';
+	/* Name, Umask, State, Tgid: within the first few lines. */
+	const char *t = n > 0 ? strstr(buf, "\nTgid:") : NULL;
+	if (!t)
+		return tid;
+	long v = strtol(t + 6, NULL, 10);
+	return v > 0 ? (pid_t)v : tid;
+}
+
 static void prog_name(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
@@ -254,12 +340,20 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 			row->denied = d.deny;
 		}
 	}
-	if (d.report && !s->o->quiet && first_in_process(s, req->pid, &d)) {
-		char comm[32];
-		prog_name(req->pid, comm, sizeof(comm));
-		struct logline l;
-		guard_format_denial(&l, p, &d, comm, req->pid);
-		log_emit(&l, STDERR_FILENO);
+	s->notified++;
+	s->denied += d.deny;
+	if (d.report && s->o->log != GUARD_LOG_QUIET && s->o->dest != GUARD_DEST_QUIET) {
+		pid_t tgid = tgid_of((pid_t)req->pid);
+		if (first_in_process(s, tgid, &d)) {
+			char comm[32];
+			prog_name((pid_t)req->pid, comm, sizeof(comm));
+			struct logline l;
+			guard_format_denial(&l, p, &d, comm, tgid);
+			if (s->o->dest == GUARD_DEST_SYSLOG)
+				log_syslog(&l, sizeof("pmuguard: ") - 1);
+			else
+				log_emit(&l, STDERR_FILENO);
+		}
 	}
 	if (d.deny) {
 		resp->flags = 0;
@@ -333,35 +427,109 @@ static int exit_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
 
+/* A random non-zero cookie, or 0 when there is no randomness to be had (the
+ * filter then sends every call: slower, never weaker). */
+static uint64_t make_cookie(void)
+{
+	uint64_t c = 0;
+	if (getrandom(&c, sizeof(c), GRND_NONBLOCK) != (ssize_t)sizeof(c)) {
+		c = 0;
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
+			c = 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return c;
+}
+
+/* Forward a signal sent to us: to the command while it lives, then to the
+ * processes of the tree that were reparented to us (our own children stay
+ * ours until we reap them, so their pids cannot be reused meanwhile). */
+static void forward(const struct sup *s, bool child_alive, int sig)
+{
+	if (child_alive) {
+		kill(s->child, sig);
+		return;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	long pid;
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0)
+			kill((pid_t)pid, sig);
+	fclose(f);
+}
+
+/* Reap every child that has exited; the command's status goes to *status.
+ * Returns true when no child is left. */
+static bool reap(const struct sup *s, bool *child_alive, int *status)
+{
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG | __WALL);
+		if (p == 0)
+			return false;
+		if (p < 0)
+			return errno == ECHILD;
+		if (p == s->child) {
+			*status = st;
+			*child_alive = false;
+		}
+	}
+}
+
 int sup_run(char *const argv[], const struct sup_options *o)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 
-	sigset_t block, oldmask;
+	/* Orphans of the tree come to us, not to init (or a container's pid 1
+	 * that never reaps): we serve them and reap them. */
+	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	struct child_setup cs = {.cookie = o->preload_cookie ? make_cookie() : 0};
+	sigset_t block;
 	sigemptyset(&block);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaddset(&block, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &cs.mask);
+	/* A write to a closed stderr must not kill us (EPIPE instead); and
+	 * SIGCHLD must not be ignored, or the kernel reaps our children for
+	 * us and the command's status is lost. */
+	struct sigaction ign = {.sa_handler = SIG_IGN}, dfl = {.sa_handler = SIG_DFL};
+	sigaction(SIGPIPE, &ign, &cs.pipe);
+	sigaction(SIGCHLD, &dfl, &cs.chld);
 
 	pid_t child = fork();
 	if (child < 0) {
 		int e = errno;
 		close(sv[0]);
 		close(sv[1]);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		sigaction(SIGPIPE, &cs.pipe, NULL);
+		sigaction(SIGCHLD, &cs.chld, NULL);
+		sigprocmask(SIG_SETMASK, &cs.mask, NULL);
 		return -e;
 	}
 	if (child == 0) {
 		close(sv[0]);
-		child_main(sv[1], argv, &oldmask);
+		child_main(sv[1], argv, &cs);
 	}
 	close(sv[1]);
 
 	struct sup *s = calloc(1, sizeof(*s));
 	int err = 0, rc = 0, status = 0;
-	int sfd = -1, pfd = -1;
+	int sfd = -1;
+	bool child_alive = true;
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
 	if (!s) {
@@ -375,26 +543,42 @@ int sup_run(char *const argv[], const struct sup_options *o)
 		fprintf(stderr, "pmuguard: run: cannot install the seccomp filter: %s%s\n",
 			strerror(err ? err : EPROTO),
 			err == EBUSY ? " (another seccomp listener already watches this process "
-				       "tree, e.g. a container runtime; use --mode preload)"
+				       "tree, e.g. a container runtime)"
 				     : "");
 		goto fail;
 	}
 	ioctl(s->nfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	sfd = signalfd(-1, &block, SFD_CLOEXEC);
-	pfd = (int)syscall(SYS_pidfd_open, child, 0);
-	if (sfd < 0 || pfd < 0 || seccomp_notify_alloc(&req, &resp) != 0) {
+	if (sfd < 0 || seccomp_notify_alloc(&req, &resp) != 0) {
 		err = errno ? errno : ENOMEM;
 		fprintf(stderr, "pmuguard: run: supervisor setup: %s\n", strerror(err));
 		goto fail;
 	}
 
+	/* Until the last process of the tree is gone: every task that holds
+	 * the filter is our descendant, and every descendant that is orphaned
+	 * becomes our child; no child left means no task can call us. */
+	bool listening = true;
 	for (;;) {
-		struct pollfd pf[3] = {{s->nfd, POLLIN, 0}, {sfd, POLLIN, 0}, {pfd, POLLIN, 0}};
-		if (poll(pf, 3, -1) < 0) {
+		struct pollfd pf[2] = {{listening ? s->nfd : -1, POLLIN, 0}, {sfd, POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			err = errno;
-			fprintf(stderr, "pmuguard: run: poll: %s\n", strerror(err));
+			/* We can no longer serve: close the listener, so that the
+			 * tree's perf_event_open fails with ENOSYS instead of
+			 * waiting on us, and wait for the tree as promised. */
+			fprintf(stderr, "pmuguard: supervisor: poll: %s; perf_event_open now fails "
+					"with ENOSYS in this tree\n",
+				strerror(errno));
+			close(s->nfd);
+			s->nfd = -1;
+			int st;
+			pid_t p;
+			while ((p = waitpid(-1, &st, __WALL)) > 0 || (p < 0 && errno == EINTR))
+				if (p == child) {
+					status = st;
+					child_alive = false;
+				}
 			break;
 		}
 		if (pf[0].revents & POLLIN) {
@@ -403,22 +587,32 @@ int sup_run(char *const argv[], const struct sup_options *o)
 				handle(s, req, resp);
 			else if (errno != EINTR && errno != ENOENT)
 				fprintf(stderr, "pmuguard: supervisor: receive: %s\n", strerror(errno));
+		} else if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			listening = false; /* no task holds the filter any more */
 		}
 		if (pf[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
-			/* A terminal's signal reached the child's process group
-			 * already (SI_KERNEL); forward only what was sent to us. */
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_code != SI_KERNEL)
-				kill(child, (int)si.ssi_signo);
-		}
-		if (pf[2].revents & POLLIN) {
-			if (waitpid(child, &status, 0) == child)
-				break;
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGCHLD) {
+				if (reap(s, &child_alive, &status))
+					break;
+			} else if (si.ssi_code != SI_KERNEL) {
+				/* A terminal's signal reached the child's process
+				 * group already (SI_KERNEL); forward only what was
+				 * sent to us. */
+				forward(s, child_alive, (int)si.ssi_signo);
+			}
 		}
 	}
 	if (o->audit)
 		audit_summary(s);
-	rc = err ? -err : exit_status(status);
+	if (o->log == GUARD_LOG_DEBUG)
+		fprintf(stderr, "pmuguard: supervisor: %lu perf_event_open calls notified, %lu denied%s\n",
+			s->notified, s->denied,
+			cs.cookie ? " (calls the preload judged carry the cookie and are not notified)"
+				  : "");
+	rc = child_alive ? -EPROTO : exit_status(status);
 	goto out;
 fail:
 	kill(child, SIGKILL);
@@ -428,12 +622,12 @@ out:
 	seccomp_notify_free(req, resp);
 	if (sfd >= 0)
 		close(sfd);
-	if (pfd >= 0)
-		close(pfd);
 	if (s && s->nfd >= 0)
 		close(s->nfd);
 	close(sv[0]);
 	free(s);
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	sigaction(SIGPIPE, &cs.pipe, NULL);
+	sigaction(SIGCHLD, &cs.chld, NULL);
+	sigprocmask(SIG_SETMASK, &cs.mask, NULL);
 	return rc;
 }

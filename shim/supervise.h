@@ -15,18 +15,31 @@
 #include <stdbool.h>
 
 #include "classify.h"
+#include "settings.h"
 
 struct sup_options {
 	struct guard_policy policy;
 	bool audit;            /* print the summary of every call at exit */
-	bool quiet;            /* PMUGUARD_LOG=quiet */
+	enum guard_log log;    /* quiet, warn or debug (settings.h) */
+	enum guard_dest dest;  /* where block lines go: stderr, syslog or nowhere */
+	/* The preload judges the tree's dynamic programs (auto mode): make a
+	 * random cookie, export it as PMUGUARD_SECCOMP_COOKIE, and let the
+	 * filter pass a native perf_event_open whose sixth argument carries it
+	 * (the preload's forwarded calls) without a notification. */
+	bool preload_cookie;
 	const char *facts_src; /* "live" or the snapshot directory, for the summary */
 	const struct probe_facts *facts;
 };
 
-/* Run argv under the supervisor.  Returns the command's exit status
- * (128+signal when it was killed), or -errno with a message already printed
- * when the command could not be started under the filter. */
+/* The environment variable the cookie travels in: 16 lowercase hex digits. */
+#define SUP_COOKIE_ENV "PMUGUARD_SECCOMP_COOKIE"
+
+/* Run argv under the supervisor, as a child subreaper: it serves the tree
+ * until its last process is gone, reaping every orphan (also as pid 1), and
+ * ignores SIGPIPE (the command gets the disposition we were started with).
+ * Returns the command's exit status (128+signal when it was killed), or
+ * -errno with a message already printed when the command could not be
+ * started under the filter. */
 int sup_run(char *const argv[], const struct sup_options *o);
 
 #endif

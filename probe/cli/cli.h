@@ -16,6 +16,12 @@ __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
 
+/* "pmuguard: MESSAGE" on stderr, control characters and backslashes in the
+ * formatted text written as \xNN (values from outside cannot add lines). */
+__attribute__((format(printf, 1, 2))) void warn_msg(const char *fmt, ...);
+/* s with the same escaping. */
+void fput_safe(const char *s, FILE *out);
+
 /* Dies with a message naming dir unless it is a directory (exit 1). */
 void require_snapshot_dir(const char *dir);
 

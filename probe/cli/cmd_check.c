@@ -21,10 +21,11 @@ int cmd_check(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		elf_analyse(argv[i], r);
 		if (r->err || !r->elf) {
-			fprintf(stderr, "pmuguard: check: %s: %s\n", r->path,
-				r->err ? strerror(r->err)
-				: r->script ? "a script, not an ELF binary (seccomp would cover it)"
-					    : "not an ELF binary");
+			warn_msg("check: %s: %s", r->path,
+				 r->err	       ? strerror(r->err)
+				 : r->problem[0] ? r->problem
+				 : r->script	 ? "a script, not an ELF binary (seccomp would cover it)"
+						 : "not an ELF binary");
 			rc = EXIT_INTERNAL;
 			continue;
 		}

@@ -35,8 +35,13 @@ static char *find_shim(void)
 {
 	const char *env = secure_getenv("PMUGUARD_LIB");
 	if (env && *env) {
-		if (env[0] != '/' || !readable(env))
-			die("PMUGUARD_LIB=%s: not an absolute path to a readable file", env);
+		/* The loader would only warn about a file it cannot preload and
+		 * run CMD unguarded: refuse here instead. */
+		char why[192];
+		if (env[0] != '/')
+			die("PMUGUARD_LIB=%s: not an absolute path", env);
+		if (elf_check_preload_lib(env, why, sizeof(why)) < 0)
+			die("PMUGUARD_LIB=%s: not a library pmuguard can preload: %s", env, why);
 		return strdup(env);
 	}
 	char exe[PATH_MAX];
@@ -53,31 +58,14 @@ static char *find_shim(void)
 		char cand[PATH_MAX], real[PATH_MAX];
 		if (snprintf(cand, sizeof(cand), "%s/%s", exe, rel[i]) >= (int)sizeof(cand))
 			continue;
-		if (readable(cand) && realpath(cand, real))
-			return strdup(real);
+		if (!readable(cand) || !realpath(cand, real))
+			continue;
+		char why[192];
+		if (elf_check_preload_lib(real, why, sizeof(why)) < 0)
+			die("%s: not a library pmuguard can preload: %s", real, why);
+		return strdup(real);
 	}
 	die("cannot find libpmuguard.so next to %s; set PMUGUARD_LIB", exe);
-}
-
-static int run_preload(char **argv, const char *snapshot)
-{
-	char *shim = find_shim();
-	const char *old = getenv("LD_PRELOAD");
-	bool keep = old && *old;
-	size_t len = strlen(shim) + (keep ? strlen(old) + 1 : 0) + 1;
-	char *preload = malloc(len);
-	if (!preload)
-		die_errno("out of memory");
-	snprintf(preload, len, "%s%s%s", shim, keep ? ":" : "", keep ? old : "");
-	if (setenv("LD_PRELOAD", preload, 1) < 0 ||
-	    (snapshot && setenv("PMUGUARD_SNAPSHOT", snapshot, 1) < 0))
-		die_errno("setenv");
-	free(preload);
-	free(shim);
-	execvp(argv[0], argv);
-	int err = errno;
-	fprintf(stderr, "pmuguard: run: cannot execute %s: %s\n", argv[0], strerror(err));
-	return err == ENOENT ? 127 : 126;
 }
 
 /* The one settings resolver, as the shim uses it; what it ignored is said
@@ -102,29 +90,80 @@ static void resolve(struct guard_settings *set, const struct guard_conf *conf, i
 	}
 }
 
-static int run_seccomp(char **argv, const struct guard_settings *set, bool audit)
+/* Put the library first in LD_PRELOAD (any existing entries stay after it)
+ * and pin the facts for it, in our own environment: exec or the
+ * supervisor's child passes it on. */
+static void export_preload(const struct guard_settings *set)
+{
+	char *shim = find_shim();
+	const char *old = getenv("LD_PRELOAD");
+	bool keep = old && *old;
+	size_t len = strlen(shim) + (keep ? strlen(old) + 1 : 0) + 1;
+	char *preload = malloc(len);
+	if (!preload)
+		die_errno("out of memory");
+	snprintf(preload, len, "%s%s%s", shim, keep ? ":" : "", keep ? old : "");
+	/* Under lock = yes the shim reads the facts from the policy file and
+	 * would only report the variable as ignored. */
+	if (setenv("LD_PRELOAD", preload, 1) < 0 ||
+	    (set->snapshot && !set->locked && setenv("PMUGUARD_SNAPSHOT", set->snapshot, 1) < 0))
+		die_errno("setenv");
+	free(preload);
+	free(shim);
+}
+
+static int run_preload(char **argv, const struct guard_settings *set)
+{
+	export_preload(set);
+	/* No supervisor behind us: a cookie from an outer run means nothing. */
+	unsetenv(SUP_COOKIE_ENV);
+	execvp(argv[0], argv);
+	int err = errno;
+	warn_msg("run: cannot execute %s: %s", argv[0], strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
+/* with_preload: auto mode for a dynamic CMD; the preload judges the calls
+ * of dynamic programs in-process and the supervisor the rest of the tree. */
+static int run_seccomp(char **argv, const struct guard_settings *set, bool audit,
+		       bool with_preload)
 {
 	const char *snapshot = set->snapshot;
 	struct probe_facts *f = calloc(1, sizeof(*f));
+	struct logline src = {.len = 0};
 	struct probe_verdict v;
 	if (!f)
 		die_errno("out of memory");
+	if (with_preload)
+		export_preload(set);
 	probe_gather_verdict(f, snapshot);
 	probe_evaluate(f, &v);
+	/* Escaped once here, for the audit summary. */
+	log_str_safe(&src, snapshot ? snapshot : "this machine");
+	src.buf[src.len] = '\0';
 	struct sup_options o = {.audit = audit,
-				.quiet = set->log == GUARD_LOG_QUIET,
-				.facts_src = snapshot ? snapshot : "this machine",
+				.log = set->log,
+				.dest = set->dest,
+				.preload_cookie = with_preload,
+				.facts_src = src.buf,
 				.facts = f};
 	guard_policy_init(&o.policy, set->mode, f, &v);
 	if (audit && !snapshot && v.hazard)
-		fprintf(stderr, "pmuguard: warning: this machine has the fixed-counter-3 hazard and "
-				"--audit blocks nothing: counter-3 encodings will reach the kernel\n");
+		warn_msg("warning: this machine has the fixed-counter-3 hazard and --audit blocks "
+			 "nothing: counter-3 encodings will reach the kernel");
 	if (set->log == GUARD_LOG_DEBUG)
-		fprintf(stderr, "pmuguard: probe: %s (mode %s, facts from %s): %s\n",
-			probe_state_name(v.state), guard_mode_name(o.policy.mode), o.facts_src,
-			o.policy.reason);
+		warn_msg("probe: %s (mode %s, facts from %s): %s", probe_state_name(v.state),
+			 guard_mode_name(o.policy.mode), snapshot ? snapshot : "this machine",
+			 o.policy.reason);
 	int rc = sup_run(argv, &o);
 	free(f);
+	if (rc < 0 && with_preload)
+		/* Fail closed: without the filter, static and Go programs the
+		 * command starts would run unguarded. */
+		warn_msg("run: auto mode needs the seccomp filter to guard what %s starts; "
+			 "nothing was run. `pmuguard run --mode preload` guards the command and "
+			 "its dynamically linked children without it",
+			 argv[0]);
 	return rc < 0 ? EXIT_INTERNAL : rc;
 }
 
@@ -186,18 +225,25 @@ int cmd_run(int argc, char **argv)
 		die_usage("run: --audit needs to see every call: it runs in seccomp mode");
 	if (audit)
 		mode = RUN_SECCOMP;
+	/* Auto: the supervisor covers the whole tree whatever CMD is (a
+	 * launcher such as taskset, env or a shell may start a static or Go
+	 * tool); where CMD is dynamic and imports syscall(), the preload comes
+	 * too, and its calls skip the round trip to the supervisor. */
+	bool with_preload = false;
 	if (mode == RUN_AUTO) {
 		struct elf_report *r = malloc(sizeof(*r));
 		if (!r)
 			die_errno("out of memory");
 		elf_analyse(cmd[0], r);
-		mode = r->guard == ELF_GUARD_PRELOAD ? RUN_PRELOAD : RUN_SECCOMP;
+		with_preload = r->guard == ELF_GUARD_PRELOAD;
 		if (set.log == GUARD_LOG_DEBUG)
-			fprintf(stderr, "pmuguard: run: %s mode for %s: %s\n",
-				mode == RUN_PRELOAD ? "preload" : "seccomp", r->path, r->why);
+			warn_msg("run: %s mode for %s: %s%s", with_preload ? "seccomp+preload" : "seccomp",
+				 r->path, r->why,
+				 with_preload ? "; the supervisor covers whatever it starts" : "");
 		free(r);
+		mode = RUN_SECCOMP;
 	}
 	if (mode == RUN_PRELOAD)
-		return run_preload(cmd, snapshot);
-	return run_seccomp(cmd, &set, audit);
+		return run_preload(cmd, &set);
+	return run_seccomp(cmd, &set, audit, with_preload);
 }

@@ -8,13 +8,41 @@
 
 #include "cli.h"
 
+void fput_safe(const char *s, FILE *out)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+/* One line on stderr, whatever the values in it hold: paths and variables
+ * come from outside, and a newline in one must not start a line of its own
+ * (the same escaping as log_str_safe in the shim). */
 static void vmsg(const char *fmt, va_list ap, int err)
 {
+	char *text = NULL;
 	fputs("pmuguard: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&text, fmt, ap) >= 0) {
+		fput_safe(text, stderr);
+		free(text);
+	} else {
+		fputs("(out of memory formatting a message)", stderr);
+	}
 	if (err)
 		fprintf(stderr, ": %s", strerror(err));
 	fputc('\n', stderr);
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
 }
 
 void die(const char *fmt, ...)
@@ -66,8 +94,8 @@ static const char usage[] =
 	"                      explain this machine's PMU: facts, verdict, findings\n"
 	"  snapshot DIR        capture this machine's PMU facts for --snapshot\n"
 	"  run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"
-	"                      run CMD guarded: preload for dynamic programs that use\n"
-	"                      syscall(), a seccomp supervisor for static and Go ones;\n"
+	"                      run CMD guarded: by default a seccomp supervisor over\n"
+	"                      the whole tree, plus the preload for dynamic programs;\n"
 	"                      --audit blocks nothing and reports every call at exit\n"
 	"  check PROGRAM...    say which guard fits each program, and why\n"
 	"\n"

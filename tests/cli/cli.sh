@@ -138,13 +138,218 @@ auto-mode-choice)
 	grep -q 'seccomp mode for .*peo: statically linked' "$tmp/err" ||
 		fail "auto mode did not pick seccomp for a static binary: $(cat "$tmp/err")"
 	PMUGUARD_LOG=debug "$PMUGUARD" run -- perf --version >"$tmp/out" 2>"$tmp/err"
-	grep -q 'preload mode for .*perf: dynamically linked and imports syscall' "$tmp/err" ||
-		fail "auto mode did not pick preload for perf: $(cat "$tmp/err")"
+	grep -q 'seccomp+preload mode for .*perf: dynamically linked and imports syscall' "$tmp/err" ||
+		fail "auto mode did not add the preload for perf: $(cat "$tmp/err")"
 	status 0 "$PMUGUARD" check "$PEO" "$(command -v perf)"
 	grep -q 'guard: seccomp (statically linked' "$tmp/out" || fail "check output"
 	status 1 "$PMUGUARD" check "$FIXTURES/m6i-16xlarge/cpuid.txt"
 	grep -q 'not an ELF binary' "$tmp/err" || fail "check on a text file: no clear error"
-	echo "ok: auto picks seccomp for static, preload for perf; check explains"
+	echo "ok: auto picks seccomp for static, seccomp+preload for perf; check explains"
+	;;
+check-never-blocks)
+	# Issue 10 item 9.  Before: `check FIFO` and `run -- ./FIFO` waited
+	# forever in open(2) (the `timeout` here only turns such a hang into a
+	# failure), and a truncated ELF was "statically linked", exit 0.
+	mkfifo "$tmp/fifo"
+	status 1 timeout 60 "$PMUGUARD" check "$tmp/fifo"
+	grep -q 'fifo: not a regular file (a FIFO)' "$tmp/err" || fail "check FIFO: no clear error"
+	status 126 timeout 60 "$PMUGUARD" run -- "$tmp/fifo"
+	status 1 timeout 60 "$PMUGUARD" check /dev/null
+	grep -q 'not a regular file (a device)' "$tmp/err" || fail "check /dev/null: no clear error"
+	for n in 100 1000 $(($(stat -c %s "$PEO") - 1)); do
+		head -c "$n" "$PEO" >"$tmp/trunc"
+		chmod +x "$tmp/trunc"
+		status 1 "$PMUGUARD" check "$tmp/trunc"
+		grep -q "trunc: a truncated ELF file" "$tmp/err" || fail "a $n-byte ELF: no clear error"
+	done
+	status 0 "$PMUGUARD" check "$PEO"
+	echo "ok: FIFOs and devices are never opened for reading; truncated ELFs are errors"
+	;;
+lib-must-be-loadable)
+	# Issue 10 item 9.  Before: PMUGUARD_LIB=/etc/passwd ran CMD with the
+	# loader's warning and no guard, exit 0.  The file must be a 64-bit ELF
+	# shared object for this machine that defines syscall().
+	: "${LIB:?}"
+	for bad in /etc/passwd "$PEO" /lib/x86_64-linux-gnu/libm.so.6 "$tmp"; do
+		PMUGUARD_LIB=$bad status 1 "$PMUGUARD" run --mode preload -- sh -c 'echo ran'
+		grep -q "^pmuguard: PMUGUARD_LIB=$bad: " "$tmp/err" || fail "$bad: the error does not name it"
+		! grep -q ran "$tmp/out" || fail "PMUGUARD_LIB=$bad: CMD ran unguarded"
+	done
+	head -c 4096 "$LIB" >"$tmp/trunc.so"
+	PMUGUARD_LIB=$tmp/trunc.so status 1 "$PMUGUARD" run --mode preload -- true
+	grep -q 'truncated ELF' "$tmp/err" || fail "a truncated library: no clear error"
+	PMUGUARD_LIB=$LIB status 0 "$PMUGUARD" run --mode preload -- true
+	echo "ok: PMUGUARD_LIB that is not a preloadable library is an error (exit 1)"
+	;;
+auto-cookie-filter)
+	# Issue 10 item 4.  Auto mode for a dynamic CMD: the supervisor watches
+	# the tree and the preload judges dynamic programs in-process; a native
+	# perf_event_open whose sixth argument (r9) is the run's cookie skips the
+	# notification.  A wrong cookie (either 32-bit half) or none is still
+	# sent.  peo passes flags the kernel rejects with EINVAL, so ENOENT can
+	# only come from a guard, and EINVAL means the call reached the kernel.
+	: "${PEO_DYN:?}"
+	S=$FIXTURES/m6i-16xlarge
+	notified() { sed -n 's/^pmuguard: supervisor: \([0-9]*\) perf_event_open calls notified.*/\1/p' "$tmp/err"; }
+	for v in right:0 low-half:0x1 high-half:0x100000000 all:0xffffffffffffffff none:env; do
+		xor=${v#*:}
+		if [ "$xor" = env ]; then
+			set -- env -u PMUGUARD_SECCOMP_COOKIE "$PEO" --flags 0x100000 --cookie-xor 0
+		else
+			set -- "$PEO" --flags 0x100000 --cookie-xor "$xor"
+		fi
+		PMUGUARD_LOG=debug status 0 "$PMUGUARD" run --snapshot "$S" -- taskset -c 0 "$@" 4:0x400 4:0x1a4
+		grep -q 'seccomp+preload mode for .*taskset' "$tmp/err" || fail "taskset did not get seccomp+preload"
+		if [ "${v%%:*}" = right ]; then
+			[ "$(notified)" = 0 ] || fail "the right cookie was notified ($(notified))"
+			grep -q 'config=0x400 ret=-1 errno=EINVAL' "$tmp/out" || fail "the right cookie did not pass"
+		else
+			[ "$(notified)" = 2 ] || fail "cookie $v: expected 2 notifications, got '$(notified)'"
+			grep -q 'config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "cookie $v: 0x400 not denied"
+			grep -q 'config=0x1a4 ret=-1 errno=EINVAL' "$tmp/out" || fail "cookie $v: 0x1a4 not continued"
+		fi
+		echo "ok: cookie $v: notified $(notified)"
+	done
+	# A dynamic tool through syscall(): judged by the preload, no round trip.
+	PMUGUARD_LOG=debug status 0 "$PMUGUARD" run --snapshot "$S" -- "$PEO_DYN" 4:0x400 4:0x1a4 4:0x8000
+	[ "$(notified)" = 0 ] || fail "the preload's calls were notified ($(notified))"
+	grep -q 'config=0x400 errno=ENOENT' "$tmp/out" || fail "peo-dyn: 0x400 not denied by the preload"
+	grep -q 'config=0x1a4 errno=EINVAL' "$tmp/out" || fail "peo-dyn: 0x1a4 did not reach the kernel"
+	grep -q "^pmuguard: blocked perf_event_open(type=4, config=0x400) in peo-dyn" "$tmp/err" || fail "no block line"
+	# --mode seccomp has no cookie: every call is sent.
+	PMUGUARD_LOG=debug status 0 "$PMUGUARD" run --mode seccomp --snapshot "$S" -- "$PEO_DYN" 4:0x400 4:0x1a4
+	[ "$(notified)" = 2 ] || fail "--mode seccomp skipped calls ($(notified))"
+	echo "ok: only the run's own cookie, in full, skips the supervisor"
+	;;
+auto-fails-closed-under-listener)
+	# Issue 10 item 4.  Where the filter cannot be installed (EBUSY: another
+	# listener, here faultsim's), auto mode must not fall back to the
+	# preload alone, which leaves static children unguarded: exit 1, CMD
+	# never runs, and the message names --mode preload.
+	: "${FAULTSIM:?}"
+	rc=0
+	"$FAULTSIM" --log "$tmp/log" -- "$PMUGUARD" run -- taskset -c 0 sh -c 'echo ran' \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" = 77 ]; then
+		echo "SKIP: faultsim cannot run here: $(cat "$tmp/err")"
+		[ "${PMUGUARD_TESTS_MUST_RUN:-0}" != 1 ] || fail "PMUGUARD_TESTS_MUST_RUN=1 turns this skip into a failure"
+		exit 77
+	fi
+	[ "$rc" = 1 ] || fail "auto under another listener exited $rc, expected 1: $(cat "$tmp/err")"
+	! grep -q ran "$tmp/out" || fail "CMD ran without the filter"
+	grep -q 'cannot install the seccomp filter: .*busy' "$tmp/err" || fail "no reason given"
+	grep -q -- '--mode preload' "$tmp/err" || fail "the message does not name --mode preload"
+	"$FAULTSIM" --log "$tmp/log" -- "$PMUGUARD" run --mode preload -- taskset -c 0 sh -c 'echo ran' \
+		>"$tmp/out" 2>"$tmp/err" || fail "--mode preload under another listener failed"
+	grep -q ran "$tmp/out" || fail "--mode preload did not run CMD"
+	echo "ok: auto fails closed under another listener and names --mode preload"
+	;;
+supervisor-sigpipe)
+	# Issue 10 item 10.  The supervisor's stderr is a pipe nobody reads:
+	# before, its first block line killed it with SIGPIPE (exit 141) and
+	# every later call of the tree failed with ENOSYS.  The pipe is made
+	# readerless before the run starts (a FIFO opened twice, reader closed),
+	# so the write fails every time, not by timing.
+	mkfifo "$tmp/p"
+	# shellcheck disable=SC2094 # opened twice on purpose, then the reader closed
+	exec 3<>"$tmp/p" 4>"$tmp/p" 3<&-
+	rc=0
+	"$PMUGUARD" run --mode seccomp --snapshot "$FIXTURES/m6i-16xlarge" -- \
+		"$PEO" --flags 0x100000 4:0x400 4:0x8000 4:0x1a4 >"$tmp/out" 2>&4 || rc=$?
+	exec 4>&-
+	[ "$rc" = 0 ] || fail "run exited $rc (141: killed by SIGPIPE)"
+	grep -q 'config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "0x400 not denied"
+	grep -q 'config=0x8000 ret=-1 errno=ENOENT' "$tmp/out" || fail "0x8000 not denied after a failed write"
+	grep -q 'config=0x1a4 ret=-1 errno=EINVAL' "$tmp/out" || fail "0x1a4 did not reach the kernel"
+	# The command's ignored signals are the ones pmuguard was started with,
+	# both when none is ignored and when SIGPIPE is.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	for outer in '' 'trap "" PIPE;'; do
+		want=$(sh -c "$outer"' sh -c "grep SigIgn /proc/\$\$/status"')
+		got=$(sh -c "$outer"' exec "$0" run --mode seccomp -- sh -c "grep SigIgn /proc/\$\$/status"' "$PMUGUARD")
+		[ -n "$want" ] || fail "cannot read SigIgn"
+		[ "$got" = "$want" ] || fail "the command's ignored signals: $got, expected $want"
+	done
+	echo "ok: a closed stderr neither kills the supervisor nor changes the command's SIGPIPE"
+	;;
+supervisor-outlives-command)
+	# Issue 10 item 10.  A background job still runs when the command
+	# exits: before, the supervisor exited with the command and the job's
+	# perf_event_open got ENOSYS.  Now it serves (and reaps) until the last
+	# process is gone, and returns the command's status.  The job waits
+	# until its parent shell has gone (no timing), then calls.
+	rc=0
+	# shellcheck disable=SC2016 # expanded by the inner shells
+	"$PMUGUARD" run --mode seccomp --snapshot "$FIXTURES/m6i-16xlarge" -- sh -c '
+		parent=$$
+		(while kill -0 "$parent" 2>/dev/null; do sleep 0.01; done
+		 exec "$0" --flags 0x100000 4:0x400 4:0x1a4 >"$1") &
+		exit 3' "$PEO" "$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 3 ] || fail "run exited $rc, expected the command's 3"
+	grep -q 'config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "the late job's 0x400 was not denied"
+	grep -q 'config=0x1a4 ret=-1 errno=EINVAL' "$tmp/out" || fail "the late job's 0x1a4 did not reach the kernel"
+	# Auto mode (the supervisor is there for a dynamic CMD too).
+	rc=0
+	# shellcheck disable=SC2016 # expanded by the inner shells
+	"$PMUGUARD" run --snapshot "$FIXTURES/m6i-16xlarge" -- taskset -c 0 sh -c '
+		parent=$$
+		(while kill -0 "$parent" 2>/dev/null; do sleep 0.01; done
+		 exec "$0" 4:0x400 >"$1") &
+		exit 5' "$PEO" "$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 5 ] || fail "auto: run exited $rc, expected 5"
+	grep -q 'config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "auto: the late job was not guarded"
+	echo "ok: background jobs stay guarded after the command exits; its status is kept"
+	;;
+seccomp-log-once-per-process)
+	# Issue 10 item 12.  Each encoding is logged once per process, as the
+	# shim does: 3 processes x 4 threads x 3 repeats x 2 encodings give 6
+	# lines (b8cbd33: once per tree, 2 lines; f2788d1 keyed on the thread id
+	# the notification carries, up to 24).
+	S=$FIXTURES/m6i-16xlarge
+	status 0 "$PMUGUARD" run --mode seccomp --snapshot "$S" -- \
+		"$PEO" --threads 4 --forks 2 --repeat 3 4:0x400 4:0x8000
+	for c in 0x400 0x8000; do
+		n=$(grep -c "^pmuguard: blocked perf_event_open(type=4, config=$c) in peo\[" "$tmp/err" || true)
+		[ "$n" = 3 ] || fail "config=$c: $n lines, expected one per process (3)"
+		pids=$(sed -n "s/^pmuguard: blocked perf_event_open(type=4, config=$c) in peo\[\([0-9]*\)\].*/\1/p" "$tmp/err" | sort -u | wc -l)
+		[ "$pids" = 3 ] || fail "config=$c: lines name $pids processes, expected 3"
+	done
+	echo "ok: one line per encoding per process"
+	;;
+env-values-escaped)
+	# Issue 10 item 12.  A newline in a PMUGUARD_* value must not start a
+	# line of its own in any message of the CLI (or of the preload it
+	# starts): every such value is written with \xNN escapes.
+	: "${PEO_DYN:?}"
+	S=$FIXTURES/m6i-16xlarge
+	nl=$'\n'
+	injected() { grep -q '^INJECTED' "$tmp/err" && fail "$1: a value started a line of its own"; true; }
+	escaped() { grep -q '\\x0aINJECTED' "$tmp/err" || fail "$1: the value was not reported escaped"; }
+	for m in seccomp auto preload; do
+		PMUGUARD_MODE="x${nl}INJECTED" status 0 "$PMUGUARD" run --mode "$m" --snapshot "$S" -- "$PEO_DYN" 4:0x400
+		injected "PMUGUARD_MODE, $m"
+		escaped "PMUGUARD_MODE, $m"
+		PMUGUARD_LOG="x${nl}INJECTED" status 0 "$PMUGUARD" run --mode "$m" --snapshot "$S" -- "$PEO_DYN" 4:0x400
+		injected "PMUGUARD_LOG, $m"
+		escaped "PMUGUARD_LOG, $m"
+	done
+	PMUGUARD_SNAPSHOT="/nonexistent${nl}INJECTED" status 1 "$PMUGUARD" run -- true
+	injected PMUGUARD_SNAPSHOT
+	escaped PMUGUARD_SNAPSHOT
+	PMUGUARD_SNAPSHOT="/nonexistent${nl}INJECTED" status 1 "$PMUGUARD" probe
+	injected "probe, PMUGUARD_SNAPSHOT"
+	PMUGUARD_LIB="/nonexistent${nl}INJECTED" status 1 "$PMUGUARD" run --mode preload -- true
+	injected PMUGUARD_LIB
+	escaped PMUGUARD_LIB
+	# A real snapshot directory whose name holds a newline: the debug line
+	# and the audit summary name it.
+	cp -r "$S" "$tmp/snap${nl}INJECTED"
+	PMUGUARD_LOG=debug PMUGUARD_SNAPSHOT="$tmp/snap${nl}INJECTED" status 0 "$PMUGUARD" run --audit -- "$PEO" 1:0
+	injected "debug and audit lines"
+	escaped "debug and audit lines"
+	PMUGUARD_LOG=debug PMUGUARD_SNAPSHOT="$tmp/snap${nl}INJECTED" status 0 "$PMUGUARD" run -- "$PEO_DYN" 1:0
+	injected "auto, debug lines"
+	echo "ok: control characters in PMUGUARD_* values are escaped in every line"
 	;;
 *)
 	fail "unknown case $1"

@@ -37,7 +37,8 @@ ADL_CPUID=GenuineIntel-6-97-2
 
 # run SNAPSHOT PERF_CPUID FAULTSIM_OPTS... -- CMD...
 # Sets $rc; stdout, stderr and faultsim's log land in $tmp/{out,err,log}.
-# With GUARDED=1 in its environment, CMD runs under `pmuguard run`.
+# With GUARDED=1 in its environment, CMD runs under `pmuguard run --mode
+# preload` (auto mode installs a seccomp filter, which needs --via ptrace).
 run() {
 	local snap=$FIXTURES/$1 cpuid=$2
 	shift 2
@@ -47,7 +48,7 @@ run() {
 		shift
 	done
 	shift
-	if [ "${GUARDED:-0}" = 1 ]; then set -- "$PMUGUARD" run -- "$@"; fi
+	if [ "${GUARDED:-0}" = 1 ]; then set -- "$PMUGUARD" run --mode preload -- "$@"; fi
 	: >"$tmp/log"
 	# LeakSanitizer cannot work in a traced process (sanitizer builds).
 	local asan=${ASAN_OPTIONS:-}
@@ -128,7 +129,7 @@ perf-list)
 	[ "$rc" = 0 ] || fail "unguarded perf list failed ($rc)"
 	cp "$tmp/out" "$tmp/out.unguarded"
 	sed 's/pid=[0-9]*//' "$tmp/log" >"$tmp/log.unguarded"
-	run $M6I $ICX_CPUID -- "$PMUGUARD" run -- perf list
+	run $M6I $ICX_CPUID -- "$PMUGUARD" run --mode preload -- perf list
 	expect_clean
 	cmp -s "$tmp/out" "$tmp/out.unguarded" || fail "guarded perf list prints something else"
 	sed 's/pid=[0-9]*//' "$tmp/log" | cmp -s - "$tmp/log.unguarded" ||
@@ -141,7 +142,7 @@ old-kernel-default-stat)
 	# group by itself: the most common way to take an m6i down.
 	run m6i-16xlarge-oldkernel $ICX_CPUID -- perf stat -- true
 	expect_fault 0x400
-	run m6i-16xlarge-oldkernel $ICX_CPUID -- "$PMUGUARD" run -- perf stat -- true
+	run m6i-16xlarge-oldkernel $ICX_CPUID -- "$PMUGUARD" run --mode preload -- perf stat -- true
 	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the guarded run reached the fault"
 	expect_blocked_once 4 0x400
 	# slots leads perf's topdown group, and perf treats a group leader's
@@ -153,7 +154,7 @@ healthy-untouched)
 	for ev in TOPDOWN.SLOTS,instructions r0400 'cpu/event=0x00,umask=0x81/'; do
 		run icx-8375c-metal $ICX_CPUID --healthy -- perf stat -e "$ev" -- true
 		sed 's/pid=[0-9]*//' "$tmp/log" >"$tmp/log.unguarded"
-		run icx-8375c-metal $ICX_CPUID --healthy -- "$PMUGUARD" run -- perf stat -e "$ev" -- true
+		run icx-8375c-metal $ICX_CPUID --healthy -- "$PMUGUARD" run --mode preload -- perf stat -e "$ev" -- true
 		sed 's/pid=[0-9]*//' "$tmp/log" | cmp -s - "$tmp/log.unguarded" ||
 			fail "$ev: the guard changed the calls on a healthy machine"
 		grep -q 'config=0x400 verdict=continue\|config=0x8100 verdict=continue' "$tmp/log" ||
@@ -163,19 +164,19 @@ healthy-untouched)
 	done
 	;;
 mode-audit)
-	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=audit "$PMUGUARD" run -- perf stat -e r0400 -- true
+	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=audit "$PMUGUARD" run --mode preload -- perf stat -e r0400 -- true
 	expect_fault 0x400
 	grep -q '^pmuguard: audit: would block perf_event_open(type=4, config=0x400)' "$tmp/err" ||
 		fail "audit mode did not say what it would have blocked"
 	ok "audit mode logs and blocks nothing"
 	;;
 mode-off)
-	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=off "$PMUGUARD" run -- perf stat -e r0400 -- true
+	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=off "$PMUGUARD" run --mode preload -- perf stat -e r0400 -- true
 	expect_fault 0x400
 	! grep -q '^pmuguard:' "$tmp/err" || fail "mode off still spoke"
 	;;
 mode-always)
-	run icx-8375c-metal $ICX_CPUID --healthy -- env PMUGUARD_MODE=always "$PMUGUARD" run -- \
+	run icx-8375c-metal $ICX_CPUID --healthy -- env PMUGUARD_MODE=always "$PMUGUARD" run --mode preload -- \
 		perf stat -e r0400,r01a4 -- true
 	expect_clean
 	! grep -q 'config=0x400' "$tmp/log" || fail "mode always let 0x400 through"
@@ -183,20 +184,20 @@ mode-always)
 	expect_blocked_once 4 0x400
 	;;
 mode-garbage)
-	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=disable "$PMUGUARD" run -- perf stat -e r0400 -- true
+	run $M6I $ICX_CPUID -- env PMUGUARD_MODE=disable "$PMUGUARD" run --mode preload -- perf stat -e r0400 -- true
 	expect_clean
 	grep -q '^pmuguard: ignoring PMUGUARD_MODE=disable' "$tmp/err" ||
 		fail "a garbage mode was not reported"
 	ok "garbage PMUGUARD_MODE falls back to auto, and says so"
 	;;
 log-once)
-	run $M6I $ICX_CPUID -- "$PMUGUARD" run -- perf stat -r 5 -e r0400,r8000 -- true
+	run $M6I $ICX_CPUID -- "$PMUGUARD" run --mode preload -- perf stat -r 5 -e r0400,r8000 -- true
 	expect_clean
 	expect_blocked_once 4 0x400
 	expect_blocked_once 4 0x8000
 	;;
 quiet)
-	run $M6I $ICX_CPUID -- env PMUGUARD_LOG=quiet "$PMUGUARD" run -- perf stat -e r0400 -- true
+	run $M6I $ICX_CPUID -- env PMUGUARD_LOG=quiet "$PMUGUARD" run --mode preload -- perf stat -e r0400 -- true
 	expect_clean
 	! grep -q '^pmuguard:' "$tmp/err" || fail "PMUGUARD_LOG=quiet still logged"
 	ok "quiet"
@@ -206,7 +207,7 @@ hybrid-both-core-types)
 		run hybrid-guest-hazard $ADL_CPUID --core-types 4,10 -- \
 			perf stat -e "${pmu%%:*}/event=0x00,umask=0x4/" -- true
 		expect_fault 0x400
-		run hybrid-guest-hazard $ADL_CPUID --core-types 4,10 -- "$PMUGUARD" run -- \
+		run hybrid-guest-hazard $ADL_CPUID --core-types 4,10 -- "$PMUGUARD" run --mode preload -- \
 			perf stat -e "${pmu%%:*}/event=0x00,umask=0x4/" -- true
 		expect_clean
 		expect_blocked_once "${pmu##*:}" 0x400
@@ -302,6 +303,133 @@ seccomp-threads-and-forks)
 	[ "$(grep -c 'config=0x1a4 verdict=continue' "$tmp/log")" = 120 ] || fail "harmless calls lost"
 	! grep -q DISAGREE "$tmp/out" || fail "answers got mixed up"
 	ok "360 calls from 24 threads in 3 processes: every one answered rightly"
+	;;
+auto-launchers-static)
+	# Issue 10 item 4.  A launcher that imports syscall() (taskset, perl)
+	# made auto mode pick the preload alone, and the static tool it started
+	# ran unguarded.  Each launcher first takes the tool to the fault.
+	for l in taskset env sh perl; do
+		case $l in
+		taskset) launcher=(taskset -c 0) ;;
+		env) launcher=(env) ;;
+		sh)
+			# shellcheck disable=SC2016 # expanded by the inner shell
+			launcher=(sh -c '"$0" "$@"') ;;
+		perl)
+			command -v perl >/dev/null || continue
+			launcher=(perl -e 'exec(@ARGV) or die') ;;
+		esac
+		run $M6I $ICX_CPUID --via ptrace -- "${launcher[@]}" "$PEO" 4:0x400
+		expect_fault 0x400
+		run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run -- "${launcher[@]}" "$PEO" 4:0x400 4:0x1a4
+		expect_clean
+		grep -q 'type=4 config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "$l: peo did not get ENOENT"
+		grep -q 'type=4 config=0x400 verdict=denied errno=2' "$tmp/log" || fail "$l: not denied before the kernel"
+		expect_reached 4 0x1a4
+		ok "auto: $l in front of a static tool is guarded"
+	done
+	;;
+auto-launchers-go)
+	command -v go >/dev/null || skip "no Go toolchain (Debian package golang-go)"
+	(cd "$tmp" && CGO_ENABLED=0 GOCACHE=$tmp/gocache GOPATH=$tmp/gopath HOME=$tmp GOFLAGS=-mod=mod \
+		go build -o "$tmp/gopeo" "$here/../targets/peo.go") >"$tmp/out" 2>&1 ||
+		fail "go build failed: $(cat "$tmp/out")"
+	run $M6I $ICX_CPUID --via ptrace -- taskset -c 0 "$tmp/gopeo" 4:0x400
+	expect_fault 0x400
+	run $M6I $ICX_CPUID --via ptrace -- "$PMUGUARD" run -- taskset -c 0 "$tmp/gopeo" 4:0x400 4:0x1a4
+	expect_clean
+	grep -q 'type=4 config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "the Go program did not get ENOENT"
+	expect_reached 4 0x1a4
+	ok "auto: taskset in front of a Go tool is guarded"
+	;;
+auto-perf-no-round-trip)
+	# Issue 10 item 4.  perf under auto mode: the preload judges its calls
+	# and the supervisor is never asked (the debug line counts its
+	# notifications); same output and same kernel calls as under preload.
+	ev=TOPDOWN.SLOTS,instructions,r8100
+	norm() { grep -v '^pmuguard:' "$1" | sed -E -e 's/[0-9.]+ seconds (time elapsed|user|sys)/T/' -e 's/\[[0-9]+\]/[PID]/'; }
+	calls() { grep 'verdict=continue' "$1" | sed 's/pid=[0-9]* //' | sort -u; }
+	run $M6I $ICX_CPUID -- "$PMUGUARD" run --mode preload -- perf stat -e $ev -- true
+	expect_clean
+	norm "$tmp/err" >"$tmp/err.preload"
+	calls "$tmp/log" >"$tmp/calls.preload"
+	run $M6I $ICX_CPUID --via ptrace -- env PMUGUARD_LOG=debug "$PMUGUARD" run -- perf stat -e $ev -- true
+	expect_clean
+	grep -q 'seccomp+preload mode for .*perf' "$tmp/err" || fail "auto did not pick seccomp+preload"
+	grep -q '^pmuguard: supervisor: 0 perf_event_open calls notified' "$tmp/err" ||
+		fail "the supervisor was asked about calls the preload judged"
+	expect_blocked_once 4 0x400
+	norm "$tmp/err" | diff -u "$tmp/err.preload" - || fail "perf prints differently under auto"
+	calls "$tmp/log" | diff -u "$tmp/calls.preload" - || fail "other calls reached the kernel under auto"
+	run $M6I $ICX_CPUID --via ptrace -- perf list
+	[ "$rc" = 0 ] || fail "unguarded perf list failed ($rc)"
+	cp "$tmp/out" "$tmp/out.unguarded"
+	run $M6I $ICX_CPUID --via ptrace -- env PMUGUARD_LOG=debug "$PMUGUARD" run -- perf list
+	expect_clean
+	cmp -s "$tmp/out" "$tmp/out.unguarded" || fail "perf list prints something else under auto"
+	grep -q '^pmuguard: supervisor: 0 perf_event_open calls notified' "$tmp/err" ||
+		fail "perf list's calls were notified"
+	ok "perf under auto: no notification, same output and kernel calls as under preload"
+	;;
+nonroot-unreadable-attr)
+	# Issue 10 item 1.  A non-root supervisor is refused a non-dumpable
+	# target's memory (process_vm_readv EPERM, /proc/PID/mem EACCES).
+	# Before f2788d1 the call went on to the kernel (this world's fault) and
+	# --audit said "no"; now it is denied (ENOENT) and reported.
+	cp "$PEO" "$tmp/peo"
+	mkdir -m 0711 "$tmp/xo"
+	cp "$PEO" "$tmp/xo/peo-x"
+	chmod 0711 "$tmp/xo/peo-x" # execute-only: the kernel makes it non-dumpable
+	chmod 0755 "$tmp" "$tmp/peo"
+	nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	"${nobody[@]}" test -x "$PMUGUARD" -a -r "$FIXTURES/$M6I/cpuid.txt" ||
+		skip "nobody cannot reach the build tree or the fixtures"
+	run $M6I $ICX_CPUID --via ptrace -- "${nobody[@]}" "$tmp/peo" --nodump 4:0x400
+	expect_fault 0x400
+	for target in "$tmp/peo --nodump" "$tmp/xo/peo-x"; do
+		# shellcheck disable=SC2086 # a command and its option
+		run $M6I $ICX_CPUID --via ptrace -- "${nobody[@]}" "$PMUGUARD" run --mode seccomp \
+			--snapshot "$FIXTURES/$M6I" -- $target 4:0x400 4:0x1a4
+		expect_clean
+		grep -q 'type=4 config=0x400 ret=-1 errno=ENOENT' "$tmp/out" || fail "$target: 0x400 not denied"
+		grep -q 'type=4 config=0x1a4 ret=-1 errno=ENOENT' "$tmp/out" ||
+			fail "$target: an attr that could not be read was not denied (fail closed)"
+		! grep -q 'verdict=continue' "$tmp/log" || fail "$target: a call reached the kernel"
+		grep -Eq '^pmuguard: blocked perf_event_open\(attr unreadable: (EPERM|EACCES)\) in peo' "$tmp/err" ||
+			fail "$target: no line for the unreadable attr"
+		ok "$target as nobody: unreadable attrs denied with ENOENT and reported"
+	done
+	run icx-8375c-metal $ICX_CPUID --via ptrace --healthy -- "${nobody[@]}" "$PMUGUARD" run --audit \
+		--snapshot "$FIXTURES/$M6I" -- "$tmp/peo" --nodump 4:0x400
+	[ "$rc" = 0 ] || fail "audit run exited $rc"
+	grep -q '^This run would have reached fixed counter 3 on an affected machine: unknown' "$tmp/err" ||
+		fail "--audit did not say unknown"
+	grep -Eq 'refused to read \((Operation not permitted|Permission denied)\)' "$tmp/err" ||
+		fail "--audit did not say why"
+	ok "--audit says unknown, not no"
+	;;
+pid1-reaps-orphans)
+	# Issue 10 items 10 and 11.  As pid 1 of a pid namespace (a container's
+	# entrypoint), the supervisor inherits every orphan; before, it never
+	# reaped them (zombies until the namespace died).  The orphan here
+	# exits at once; the command waits, bounded, for its pid to vanish.
+	unshare -p true 2>/dev/null || skip "unshare -p is not permitted here"
+	for mode in seccomp auto; do
+		set +e
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		unshare -p -f --mount-proc -- "$PMUGUARD" run --mode "$mode" -- sh -c '
+			(true & echo $! >"$0/orphan")
+			(sleep 0.1 &)
+			o=$(cat "$0/orphan")
+			for _ in $(seq 500); do [ -e "/proc/$o" ] || break; sleep 0.01; done
+			if [ -e "/proc/$o" ]; then echo "zombie: $(cat "/proc/$o/stat")"; exit 9; fi
+			echo reaped; exit 4' "$tmp" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		set -e
+		[ "$rc" = 4 ] || fail "$mode: exit $rc, expected the command's 4: $(cat "$tmp/out")"
+		grep -q reaped "$tmp/out" || fail "$mode: the orphan was not reaped"
+		ok "$mode: pid 1 reaps orphans and returns the command's status"
+	done
 	;;
 probe-check)
 	run $M6I $ICX_CPUID -- "$PMUGUARD" probe --check

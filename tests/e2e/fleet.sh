@@ -199,6 +199,50 @@ SH
 	! grep -q '^pmuguard:' "$tmp/err" || fail "the setuid program's stderr was written"
 	ok "setuid: PMUGUARD_* ignored, blocked, reported to syslog only"
 	;;
+conf-log-reaches-seccomp-mode)
+	# Issue 10 item 12.  log = quiet in /etc/pmuguard.conf silences the
+	# supervisor (seccomp and auto modes) as it does the preload, even with
+	# PMUGUARD_LOG=debug; log = syslog sends its lines to syslog, not stderr
+	# (f2788d1 wrote them to stderr).
+	cat >"$tmp/script" <<SH
+set -e
+printf 'log = quiet\n' >/etc/pmuguard.conf
+$PMUGUARD run --mode seccomp --snapshot $M6I -- $PEO 4:0x400
+$PMUGUARD run --snapshot $M6I -- taskset -c 0 $PEO 4:0x8000
+PMUGUARD_LOG=debug $PMUGUARD run --snapshot $M6I -- $PEO_DYN 4:0x400
+PMUGUARD_LOG=debug $PMUGUARD run --mode seccomp --snapshot $M6I -- $PEO 4:0x400
+printf 'log = syslog\n' >/etc/pmuguard.conf
+$PMUGUARD run --mode seccomp --snapshot $M6I -- $PEO 4:0x8100
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc"
+	[ "$(grep -c 'errno=ENOENT' "$tmp/out")" = 5 ] || fail "not every call was denied"
+	! grep -q 'pmuguard' "$tmp/err" || fail "the policy file's log setting did not silence stderr"
+	grep -q 'pmuguard\[[0-9]*\]: blocked perf_event_open(type=4, config=0x8100) in peo' "$tmp/syslog" ||
+		fail "log = syslog: the supervisor's line did not reach syslog"
+	! grep -q 'config=0x400\|config=0x8000)' "$tmp/syslog" || fail "log = quiet still logged to syslog"
+	ok "the policy file's log setting governs the supervisor: quiet is silent, syslog goes to syslog"
+	;;
+conf-lock-reports-ignored-snapshot)
+	# Issue 10 item 12.  With lock = yes, PMUGUARD_SNAPSHOT and --snapshot
+	# are ignored, and each is reported (escaped) instead of silently dropped.
+	cat >"$tmp/script" <<SH
+set -e
+printf 'lock = yes\nsnapshot = $M6I\nlog = stderr\n' >/etc/pmuguard.conf
+PMUGUARD_SNAPSHOT=$ICX $PMUGUARD run --mode seccomp -- $PEO 4:0x400
+$PMUGUARD run --mode seccomp --snapshot $ICX -- $PEO 4:0x400
+$PMUGUARD run --snapshot $ICX -- $PEO_DYN 4:0x400
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc"
+	[ "$(grep -c 'config=0x400 .*errno=ENOENT' "$tmp/out")" = 3 ] ||
+		fail "a user's snapshot replaced the locked facts"
+	grep -q "^pmuguard: ignoring PMUGUARD_SNAPSHOT=$ICX: /etc/pmuguard.conf has lock = yes" "$tmp/err" ||
+		fail "the ignored PMUGUARD_SNAPSHOT was not reported"
+	[ "$(grep -c "^pmuguard: ignoring --snapshot $ICX: /etc/pmuguard.conf has lock = yes" "$tmp/err")" = 2 ] ||
+		fail "the ignored --snapshot was not reported (seccomp and auto)"
+	ok "lock = yes: ignored PMUGUARD_SNAPSHOT and --snapshot are reported"
+	;;
 *)
 	echo "unknown case $case_name"
 	exit 2

@@ -439,6 +439,13 @@ valgrind_cli() {
 	vg_run 0 "probe --json (live)" probe --json
 	vg_run 0 "check /usr/bin/perf peo" check /usr/bin/perf "$PEO"
 	vg_run 1 "check on a text file" check "$M6I/cpuid.txt"
+	mkfifo "$tmp/fifo"
+	vg_run 1 "check on a FIFO" check "$tmp/fifo"
+	head -c 1000 "$PEO" >"$tmp/trunc"
+	vg_run 1 "check on a truncated ELF" check "$tmp/trunc"
+	PMUGUARD_LIB=/etc/passwd vg_run 1 "run with PMUGUARD_LIB=/etc/passwd" run --mode preload -- true
+	# seccomp cannot be emulated by valgrind: auto mode must fail closed.
+	vg_run 1 "run (auto) where no filter can be installed" run -- "$PEO_DYN" 1:0
 	vg_run 0 "snapshot DIR" snapshot "$tmp/s"
 	vg_run 1 "snapshot into a full DIR" snapshot "$tmp/s"
 	vg_run 0 "probe --snapshot (the fresh snapshot)" probe --snapshot "$tmp/s"

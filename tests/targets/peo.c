@@ -4,7 +4,17 @@
  * an inline syscall instruction, no libc wrapper; built statically.
  *
  *   peo [--threads N] [--forks N] [--repeat N] [--wait-file F] [--ppid-file F]
- *       TYPE:CONFIG...
+ *       [--nodump] [--flags F] [--cookie-xor MASK] TYPE:CONFIG...
+ *
+ * --nodump: prctl(PR_SET_DUMPABLE, 0) first, so that a supervisor running
+ *   as the same non-root user is refused its memory (process_vm_readv EPERM,
+ *   /proc/PID/mem EACCES).
+ * --flags F: the flags argument (default 0); 1<<20 is one the kernel
+ *   rejects with EINVAL before reading the attr, so an answer other than
+ *   EINVAL can only come from a guard.
+ * --cookie-xor MASK: the sixth argument (r9, unused by perf_event_open) is
+ *   $PMUGUARD_SECCOMP_COOKIE (0 when unset) xor MASK: 0 poses as a call the
+ *   preload judged; anything else is a wrong cookie.
  *
  * Each TYPE:CONFIG is opened (pid 0, cpu -1, exclude_kernel) from every
  * thread of every process, --repeat times, and reported once per process as
@@ -20,28 +30,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_EV 16
 
+static long g_flags, g_arg6;
+
 static long raw_perf_event_open(const struct perf_event_attr *a)
 {
 #if defined(__x86_64__)
-	register long r10 __asm__("r10") = -1; /* group_fd */
-	register long r8 __asm__("r8") = 0;    /* flags */
+	register long r10 __asm__("r10") = -1;      /* group_fd */
+	register long r8 __asm__("r8") = g_flags;   /* flags */
+	register long r9 __asm__("r9") = g_arg6;    /* unused by the kernel */
 	long ret;
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
 			 : "a"((long)__NR_perf_event_open), "D"(a), "S"(0L), "d"(-1L), "r"(r10),
-			   "r"(r8)
+			   "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
 	return ret;
 #else
-	long r = syscall(__NR_perf_event_open, a, 0, -1, -1, 0);
+	long r = syscall(__NR_perf_event_open, a, 0, -1, -1, g_flags, g_arg6);
 	return r < 0 ? -errno : r;
 #endif
+}
+
+/* 16 hex digits, as pmuguard exports it; 0 otherwise. */
+static unsigned long long env_cookie(void)
+{
+	const char *v = getenv("PMUGUARD_SECCOMP_COOKIE");
+	char *end;
+	unsigned long long c = v && strlen(v) == 16 ? strtoull(v, &end, 16) : 0;
+	return c && *end == '\0' ? c : 0;
 }
 
 static struct {
@@ -112,6 +135,12 @@ int main(int argc, char **argv)
 	const char *wait_file = NULL;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i += 2) {
+		if (!strcmp(argv[i], "--nodump")) {
+			if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+				return 2;
+			i--;
+			continue;
+		}
 		if (i + 1 >= argc)
 			return 2;
 		if (!strcmp(argv[i], "--threads"))
@@ -120,6 +149,10 @@ int main(int argc, char **argv)
 			forks = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--repeat"))
 			repeat = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--flags"))
+			g_flags = strtol(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--cookie-xor"))
+			g_arg6 = (long)(env_cookie() ^ strtoull(argv[i + 1], NULL, 0));
 		else if (!strcmp(argv[i], "--wait-file"))
 			wait_file = argv[i + 1];
 		else if (!strcmp(argv[i], "--ppid-file")) {
