@@ -27,3 +27,12 @@ fail() {
 }
 
 ok() { echo "ok: $*"; }
+
+# `SCRIPT --list`: the case names of the script's top-level `case` statement,
+# one a line, so that meson.build takes its test list from the script
+# instead of a copy that could miss a case.
+list_cases() {
+	awk '/^case \$[a-z_0-9{}]* in$/ { on = 1; next }
+	     on && /^esac/ { exit }
+	     on && /^[a-z0-9][a-z0-9.-]*\)/ { sub(/\).*/, ""); print }' "$1"
+}

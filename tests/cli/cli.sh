@@ -3,6 +3,9 @@
 # The pmuguard command, unprivileged: exit codes, JSON validity, the
 # snapshot round trip.  cli.sh CASE; needs $PMUGUARD and $FIXTURES.
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
 : "${PMUGUARD:?}" "${FIXTURES:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

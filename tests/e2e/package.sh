@@ -12,6 +12,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
+if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
 : "${PMUGUARD:?}" "${FIXTURES:?}" "${LIB:?}" "${FLEET:?}" "${SRCDIR:?}"
 case_name=${1:?usage: package.sh CASE}
 
