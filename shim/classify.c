@@ -69,6 +69,11 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 	return metric[(UMASK(config) - UMASK_METRIC_FIRST) & 7];
 }
 
+uint64_t guard_slots_p(uint64_t config)
+{
+	return (config & ~0xffffull) | GUARD_SLOTS_P;
+}
+
 static const char *const mode_names[] = {
 	[GUARD_AUTO] = "auto", [GUARD_ALWAYS] = "always", [GUARD_AUDIT] = "audit",
 	[GUARD_OFF] = "off",
