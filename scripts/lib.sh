@@ -9,6 +9,7 @@ PMUGUARD_DEB_PACKAGES=(
 	linux-perf util-linux python3 golang-go
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
 	clang-14 libclang-rt-14-dev
+	libbpf-dev bpftool
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
