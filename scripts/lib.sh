@@ -9,6 +9,7 @@ PMUGUARD_DEB_PACKAGES=(
 	linux-perf util-linux python3 golang-go
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
 	clang-14 libclang-rt-14-dev
+	qemu-system-x86 busybox-static linux-headers-amd64 cpio xz-utils
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
