@@ -10,6 +10,7 @@ PMUGUARD_DEB_PACKAGES=(
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
 	clang-14 libclang-rt-14-dev
 	libbpf-dev bpftool
+	qemu-system-x86 busybox-static linux-headers-amd64 cpio xz-utils
 )
 
 log() { printf '==> %s\n' "$*" >&2; }

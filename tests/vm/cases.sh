@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The checks are called through guarded(); $G is the job's own variable.
+# shellcheck disable=SC2317,SC2016
+#
+# The vm suite: each fault-related promise of the README, proved on
+# Debian's real 6.1 kernel with the real perf (tests/vm/README.md).
+#
+#   cases.sh --tap GROUP
+#
+# Every case runs twice.  Unguarded, in a boot of its own, it must kill the
+# kernel: the test PMU module panics when the counter-3 encoding is
+# scheduled, and the panic (naming the encoding) must be on the console.
+# Guarded, batched with the group's other guarded runs into one boot, the
+# kernel must survive and the tool's output must be intact: the blocked
+# event <not supported>, the others counted.  Output is TAP, one line per
+# proof; boot times are printed as comments.
+#
+# Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip
+# ("1..0 # SKIP reason"), a failure under PMUGUARD_TESTS_MUST_RUN=1.
+set -euo pipefail
+: "${PMUGUARD:?path to the pmuguard command}" "${LIB:?path to libpmuguard.so}"
+: "${PEO:?path to the static peo target}" "${VM_CACHE:?cache directory for the VM}"
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures=$(cd "$here/../snapshots" && pwd)
+[ "${1:-}" != --tap ] || shift
+group=${1:?usage: cases.sh [--tap] GROUP}
+
+n=0 failed=0
+tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
+tap_not_ok() { # DESC [FILE...]: the tail of each file as TAP comments
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n - $1"
+	shift
+	local f
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "# --- ${f##*/}"
+		tail -n 25 "$f" | sed 's/^/#   /'
+	done
+}
+finish() {
+	echo "1..$n"
+	exit "$failed"
+}
+skip_all() {
+	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
+		echo "not ok 1 - the VM cannot run here: $* (PMUGUARD_TESTS_MUST_RUN=1 makes this a failure)"
+		echo "1..1"
+		exit 1
+	fi
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+[ -r /dev/null ] || skip_all "no /dev/null"
+set +e
+why=$("$here/prepare.sh" "$VM_CACHE" 2>&1)
+rc=$?
+set -e
+case $rc in
+0) ;;
+77) skip_all "$why" ;;
+*) tap_not_ok "preparing the VM (kernel, initramfs, test PMU module) failed: $why"; finish ;;
+esac
+# shellcheck source=/dev/null
+. "$VM_CACHE/vm.env"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ICX=GenuineIntel-6-6A-6
+ADL=GenuineIntel-6-97-2
+
+# The worlds: module parameters, the CPUID fixture, PERF_CPUID, vCPUs.
+world() {
+	case $1 in
+	m6i-old) # an m6i guest on a kernel before 6.11: slots and topdown-* listed
+		pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	hybrid) # a hazardous hybrid guest: cpu_core (type 4) and cpu_atom
+		pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
+	healthy) # Ice Lake with perf metrics (bit 48): counter 3 works
+		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
+	*) echo "unknown world $1" >&2; exit 2 ;;
+	esac
+}
+
+# boot NAME WORLD < JOB-BODY: one VM boot running JOB-BODY (sh, with the
+# world's facts set up and world.sh's step()); sets $dir and $result, so
+# it must not run in a subshell (feed it with < <(...), not a pipe).
+boot() {
+	local name=$1 start
+	world "$2"
+	dir=$tmp/$name
+	mkdir -p "$dir"
+	{
+		echo ". '$here/world.sh'"
+		echo "world_facts '$fixtures/$facts' $cpuid"
+		echo "PMUGUARD='$PMUGUARD' LIB='$LIB' PEO='$PEO' GOPEO='${GOPEO:-}'"
+		cat
+	} >"$dir/job.sh"
+	start=$(date +%s)
+	result=$("$here/vm.sh" --smp "$smp" --timeout 150 --pmu "$pmu" "$dir") ||
+		result="vm.sh failed"
+	echo "# boot $name ($2 world): $result after $(($(date +%s) - start)) s"
+}
+
+# fatal CASE WORLD HWCONFIG WHAT < JOB-BODY: the unguarded run must panic
+# the kernel in step CASE, on that hardware encoding.
+fatal() {
+	local case=$1 w=$2 config=$3 what=$4
+	boot "$case.unguarded" "$w"
+	if [ "$result" != kernel-fault ]; then
+		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
+			"$dir/console" "$dir/stderr" "$dir/$case.err"
+	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
+		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3 .*hw config $config)" \
+		"$dir/console"; then
+		tap_not_ok "$case: unguarded: the panic is not the counter-3 fault of $config" "$dir/console"
+	else
+		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
+	fi
+}
+panic_summary() { # "add of cpu event type=4 config=0x400 (hw config 0x400) by perf-exec[123]" -> short
+	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1
+}
+
+# After a guarded batch boot: the kernel survived and every step finished.
+survived() {
+	if [ "$result" != "exit 0" ]; then
+		tap_not_ok "guarded batch ($group): the VM did not finish its job: $result" \
+			"$dir/console" "$dir/stderr"
+		finish
+	fi
+}
+
+# guarded CASE DESC TEST...: a check of step CASE's output in the batch.
+guarded() {
+	local case=$1 desc=$2
+	shift 2
+	if "$@"; then
+		tap_ok "$case: guarded, $desc"
+	else
+		tap_not_ok "$case: guarded: $desc" "$dir/$case.err" "$dir/$case.out"
+	fi
+}
+# Checks over $dir/CASE.{out,err,rc}.
+rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
+err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
+out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
+not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
+counted() { err_has "$1" "^[[:space:]]*[0-9][0-9,]*[[:space:]]+$2([[:space:]]|$)"; }
+blocked_once() { # CASE TYPE CONFIG
+	[ "$(grep -c "^pmuguard: blocked perf_event_open(type=$2, config=$3)" "$dir/$1.err")" = 1 ]
+}
+stat_ok() { # CASE BLOCKED-EVENT TYPE CONFIG COUNTED-EVENT...
+	local c=$1 ev=$2 type=$3 config=$4
+	shift 4
+	rc_is "$c" 0 && not_supported "$c" "$ev" && blocked_once "$c" "$type" "$config" || return 1
+	local e
+	for e in "$@"; do counted "$c" "$e" || return 1; done
+}
+
+# One step per guard case, for the batch and for the unguarded boots.
+# Unguarded, G is empty; guarded it is "env LD_PRELOAD=$LIB".
+perf_events_steps() {
+	cat <<'EOF'
+step named-events $G perf stat -e TOPDOWN.SLOTS,instructions -- true
+step raw-r0400 $G perf stat -e r0400,r01a4 -- true
+step raw-r8000 $G perf stat -e r8000,cycles -- true
+step sysfs-term-slots $G perf stat -e cpu/slots/,cycles -- true
+step sysfs-format-slots $G perf stat -e cpu/event=0x00,umask=0x4/,instructions -- true
+step metric-by-name $G perf stat -e topdown-retiring,instructions -- true
+step metric-with-modifiers $G perf stat -e cpu/event=0x00,umask=0x81,cmask=0x81/,instructions -- true
+EOF
+}
+perf_modes_steps() {
+	cat <<'EOF'
+step old-kernel-default-stat $G perf stat -- true
+step record $G perf record -e TOPDOWN.SLOTS -o /tmp/slots.data -- true
+step group $G perf stat -e '{instructions,r0400},cycles' -- true
+step inherit-children $G perf stat -e r0400,instructions -- sh -c 'sh -c true; /bin/true'
+step ioctl-enable $G perf stat -D 100 -e r0400,instructions -- sleep 1
+EOF
+}
+
+case $group in
+perf-events | perf-modes)
+	steps=${group//-/_}_steps
+	# First each case unguarded: one boot each, which must die.
+	while read -r _ c rest; do
+		config=0x400
+		case $c in
+		raw-r8000 | metric-by-name) config=0x8000 ;;
+		metric-with-modifiers) config=0x81008100 ;;
+		esac
+		fatal "$c" m6i-old "$config" "${rest%% -- *}" <<<"step $c $rest"
+	done < <($steps | sed 's/ \$G / /')
+	# Then the guarded batch: every case under LD_PRELOAD, one boot.
+	boot "$group.guarded" m6i-old < <(
+		echo "G='env LD_PRELOAD=$LIB'"
+		$steps
+		[ "$group" != perf-modes ] ||
+			echo 'step record-works $G perf record -e instructions -o /tmp/i.data -- true'
+	)
+	survived
+	if [ "$group" = perf-events ]; then
+		guarded named-events "TOPDOWN.SLOTS <not supported>, instructions counted" \
+			stat_ok named-events TOPDOWN.SLOTS 4 0x400 instructions
+		guarded raw-r0400 "r0400 <not supported>, r01a4 (TOPDOWN.SLOTS_P) counted" \
+			stat_ok raw-r0400 r0400 4 0x400 r01a4
+		guarded raw-r8000 "r8000 <not supported>, cycles counted" \
+			stat_ok raw-r8000 r8000 4 0x8000 cycles
+		guarded sysfs-term-slots "cpu/slots/ <not supported>, cycles counted" \
+			stat_ok sysfs-term-slots cpu/slots/ 4 0x400 cycles
+		guarded sysfs-format-slots "cpu/event=0x00,umask=0x4/ <not supported>, instructions counted" \
+			stat_ok sysfs-format-slots cpu/event=0x00,umask=0x4/ 4 0x400 instructions
+		guarded metric-by-name "topdown-retiring <not supported>, instructions counted" \
+			stat_ok metric-by-name topdown-retiring 4 0x8000 instructions
+		guarded metric-with-modifiers "the metric with cmask <not supported>, instructions counted" \
+			stat_ok metric-with-modifiers cpu/event=0x00,umask=0x81,cmask=0x81/ 4 0x81008100 instructions
+	else
+		guarded old-kernel-default-stat "no fault; perf stops: 'The slots event is not supported' (README, Limits)" \
+			eval 'blocked_once old-kernel-default-stat 4 0x400 && err_has old-kernel-default-stat "The slots event is not supported"'
+		guarded record "no fault; perf record says TOPDOWN.SLOTS is not supported" \
+			eval 'blocked_once record 4 0x400 && err_has record "The TOPDOWN.SLOTS event is not supported"'
+		guarded record-works "perf record of instructions writes its data" \
+			eval 'rc_is record-works 0 && err_has record-works "Captured and wrote"'
+		guarded group "r0400 in a group <not supported>, the next event counted" \
+			stat_ok group r0400 4 0x400 cycles
+		guarded inherit-children "r0400 <not supported>, instructions of the children counted" \
+			stat_ok inherit-children r0400 4 0x400 instructions
+		guarded ioctl-enable "perf stat -D (enabled by ioctl): r0400 <not supported>, instructions counted" \
+			stat_ok ioctl-enable r0400 4 0x400 instructions
+	fi
+	;;
+*)
+	echo "unknown group $group" >&2
+	exit 2
+	;;
+esac
+finish
