@@ -195,7 +195,8 @@ int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf
 	}
 	err = enf_status_read(pin_dir, old, false);
 	bool had = err == 0 && old->attached;
-	if (err == 0 && had && enf_config_same(&old->cfg, cfg)) {
+	if (err == 0 && had && enf_config_same(&old->cfg, cfg) &&
+	    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == old->attach)) {
 		r->already = true;
 		r->attach = old->attach;
 		free(old);
@@ -207,7 +208,10 @@ int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf
 	 * fails (a kernel without CONFIG_BPF_LSM). */
 	unsigned order[2] = {PMUG_ENF_ATTACH_FMOD_RET, PMUG_ENF_ATTACH_NONE};
 	int lsm = bpf_lsm_active();
-	if (lsm == 1) {
+	if (cfg->attach != PMUG_ENF_ATTACH_NONE) {
+		order[0] = cfg->attach; /* asked for (--attach): that one only */
+		lsm = 1;                /* no remark on the LSM list */
+	} else if (lsm == 1) {
 		order[0] = PMUG_ENF_ATTACH_LSM;
 		order[1] = PMUG_ENF_ATTACH_FMOD_RET;
 	}

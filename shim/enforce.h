@@ -46,8 +46,9 @@ struct enf_result {
 	char log[2048];           /* libbpf's last lines (for PMUGUARD_LOG=debug) */
 };
 
-/* Attach per cfg (cfg->attach is ignored: lsm where BPF LSM is listed,
- * else fmod_ret, and fmod_ret when lsm fails).  pin_dir is the directory
+/* Attach per cfg.  cfg->attach PMUG_ENF_ATTACH_NONE picks: lsm where BPF
+ * LSM is listed, else fmod_ret, and fmod_ret when lsm fails; LSM or
+ * FMOD_RET asks for that one only.  pin_dir is the directory
  * in bpffs.  0 on success, -errno on failure (r->why says what). */
 int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
 /* Unpin.  0 when something was removed, -ENOENT when nothing was pinned. */

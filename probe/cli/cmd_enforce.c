@@ -40,6 +40,7 @@ int cmd_enforce(int argc, char **argv)
 
 static const char usage_text[] =
 	"Usage: pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR]\n"
+	"                              [--attach auto|lsm|fmod_ret]\n"
 	"       pmuguard enforce stop\n"
 	"       pmuguard enforce status\n"
 	"       pmuguard enforce follow\n";
@@ -109,12 +110,14 @@ static int do_start(int argc, char **argv)
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
+		{"attach", required_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int mode = -1, ch;
+	unsigned attach = PMUG_ENF_ATTACH_NONE;
 	const char *snapshot = NULL;
-	while ((ch = getopt_long(argc, argv, "+m:s:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			mode = guard_mode_parse(optarg);
@@ -124,6 +127,15 @@ static int do_start(int argc, char **argv)
 			break;
 		case 's':
 			snapshot = optarg;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "lsm"))
+				attach = PMUG_ENF_ATTACH_LSM;
+			else if (!strcmp(optarg, "fmod_ret"))
+				attach = PMUG_ENF_ATTACH_FMOD_RET;
+			else if (strcmp(optarg, "auto"))
+				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
+					  optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -150,7 +162,7 @@ static int do_start(int argc, char **argv)
 		return EXIT_OK;
 	}
 	struct pmug_enf_config cfg;
-	enf_config_fill(&cfg, &pl.policy, pl.v.state, PMUG_ENF_ATTACH_NONE, time(NULL));
+	enf_config_fill(&cfg, &pl.policy, pl.v.state, attach, time(NULL));
 	struct enf_result *r = calloc(1, sizeof(*r));
 	if (!r)
 		die_errno("out of memory");
@@ -213,11 +225,13 @@ static void print_kernel(void)
 	int lsm = n < 0 ? -1 : enf_lsm_listed(buf, (size_t)n);
 	struct statfs sfs;
 	int bpffs = statfs(ENF_BPFFS, &sfs) < 0 ? -1 : (unsigned long)sfs.f_type == BPF_FS_MAGIC;
-	printf("  kernel: BTF %s, BPF LSM active %s%s%s, bpffs at %s %s\n",
-	       access(ENF_BTF, R_OK) == 0 ? "yes" : "no", yesno(lsm), n >= 0 ? " (" : "",
-	       n >= 0 ? buf : "", ENF_BPFFS, bpffs > 0 ? "mounted" : "not mounted");
+	printf("  kernel: BTF %s; BPF LSM active: %s", access(ENF_BTF, R_OK) == 0 ? "yes" : "no",
+	       yesno(lsm));
 	if (n >= 0)
-		fputs("", stdout);
+		printf(" (lsm=%s)", buf);
+	else
+		printf(" (%s: %s)", ENF_LSM_LIST, strerror((int)-n));
+	printf("; bpffs at %s: %s\n", ENF_BPFFS, bpffs > 0 ? "mounted" : "not mounted");
 }
 
 static int do_status(int argc, char **argv)
