@@ -277,6 +277,27 @@ undo:
 	return err;
 }
 
+/* Wait (bounded) until the kernel no longer knows the object: an unpinned
+ * link is freed when its last reference goes, and the pin's reference goes
+ * from an RCU callback, so from a work item (bpf_link_put in
+ * kernel/bpf/syscall.c defers in atomic context; bpffs drops pins in
+ * bpf_free_inode).  Without this, stop would return while the program
+ * still judges calls for a moment. */
+static bool wait_gone(int (*get_fd)(__u32), __u32 id, unsigned max_ms)
+{
+	for (unsigned waited = 0;; waited += 5) {
+		int fd = get_fd(id);
+		if (fd < 0 && errno == ENOENT)
+			return true;
+		if (fd >= 0)
+			close(fd);
+		if (waited >= max_ms)
+			return false;
+		struct timespec ts = {0, 5 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int enf_stop(const char *pin_dir, char *w, size_t ws)
 {
 	char link_path[PATH_MAX], next_path[PATH_MAX];
@@ -285,9 +306,26 @@ int enf_stop(const char *pin_dir, char *w, size_t ws)
 		why(w, ws, "%s: path too long", pin_dir);
 		return -ENAMETOOLONG;
 	}
+	/* The ids, to wait for the detach once unpinned. */
+	__u32 link_ids[2] = {0, 0}, prog_ids[2] = {0, 0};
+	const char *const paths[] = {next_path, link_path};
+	libbpf_print_fn_t old_print = libbpf_set_print(NULL);
+	for (unsigned i = 0; i < 2; i++) {
+		int fd = bpf_obj_get(paths[i]);
+		if (fd < 0)
+			continue;
+		struct bpf_link_info li;
+		memset(&li, 0, sizeof(li));
+		__u32 len = sizeof(li);
+		if (bpf_obj_get_info_by_fd(fd, &li, &len) == 0) {
+			link_ids[i] = li.id;
+			prog_ids[i] = li.prog_id;
+		}
+		close(fd);
+	}
+	libbpf_set_print(old_print);
 	bool removed = false;
 	int err = 0;
-	const char *const paths[] = {next_path, link_path};
 	for (unsigned i = 0; i < 2; i++) {
 		if (unlink(paths[i]) == 0)
 			removed = true;
@@ -305,6 +343,19 @@ int enf_stop(const char *pin_dir, char *w, size_t ws)
 	if (!removed) {
 		why(w, ws, "nothing of pmuguard is pinned at %s", pin_dir);
 		return -ENOENT;
+	}
+	/* The link first (its release detaches the program), then the
+	 * program, which only a reader (bpftool, a status) may keep a while. */
+	for (unsigned i = 0; i < 2; i++) {
+		if (link_ids[i] && !wait_gone(bpf_link_get_fd_by_id, link_ids[i], 10000)) {
+			why(w, ws,
+			    "unpinned, but link %u is still held by another process: the guard "
+			    "stays attached until it lets go",
+			    link_ids[i]);
+			return -EBUSY;
+		}
+		if (prog_ids[i])
+			wait_gone(bpf_prog_get_fd_by_id, prog_ids[i], 1000);
 	}
 	return 0;
 }

@@ -51,7 +51,9 @@ struct enf_result {
  * FMOD_RET asks for that one only.  pin_dir is the directory
  * in bpffs.  0 on success, -errno on failure (r->why says what). */
 int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
-/* Unpin.  0 when something was removed, -ENOENT when nothing was pinned. */
+/* Unpin, and wait (bounded) until the kernel has released the link.  0
+ * when something was removed and detached, -ENOENT when nothing was pinned,
+ * -EBUSY when another process still holds the link. */
 int enf_stop(const char *pin_dir, char *why, size_t why_size);
 
 struct enf_count {
