@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,13 +50,21 @@ static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt, va_l
 	return n;
 }
 
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
 static void capture_libbpf(char *buf, size_t size)
 {
 	libbpf_log = buf;
 	libbpf_log_size = size;
 	if (size)
 		buf[0] = '\0';
-	libbpf_set_print(keep_libbpf_line);
+	libbpf_set_print(buf ? keep_libbpf_line : silent);
 }
 
 static void why(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -165,10 +174,19 @@ static struct bpf_link *skel_link(struct pmug_enforce *s)
 	return s->links.pmug_lsm ? s->links.pmug_lsm : s->links.pmug_fmod_ret;
 }
 
+static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
+
 int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	capture_libbpf(r->log, sizeof(r->log));
+	int err = start(cfg, pin_dir, r);
+	capture_libbpf(NULL, 0); /* r->log is the caller's: let go of it */
+	return err;
+}
+
+static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
+{
 	char link_path[PATH_MAX], next_path[PATH_MAX];
 	if (!join(link_path, sizeof(link_path), pin_dir, "link") ||
 	    !join(next_path, sizeof(next_path), pin_dir, "next")) {
@@ -194,8 +212,13 @@ int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf
 		return -ENOMEM;
 	}
 	err = enf_status_read(pin_dir, old, false);
-	bool had = err == 0 && old->attached;
-	if (err == 0 && had && enf_config_same(&old->cfg, cfg) &&
+	if (err) {
+		why(r->why, sizeof(r->why), "%.400s; `pmuguard enforce stop` removes it", old->why);
+		free(old);
+		return err;
+	}
+	bool had = old->attached;
+	if (had && enf_config_same(&old->cfg, cfg) &&
 	    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == old->attach)) {
 		r->already = true;
 		r->attach = old->attach;

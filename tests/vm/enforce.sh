@@ -192,7 +192,7 @@ enforce-lsm)
 	boot enforce-lsm.guarded m6i-old < <(
 		cat <<'EOF'
 unset LD_PRELOAD
-{ env; cat /etc/ld.so.preload 2>/dev/null; } >env.txt
+{ env; [ ! -e /etc/ld.so.preload ] || echo "ld.so.preload: $(cat /etc/ld.so.preload)"; } >env.txt
 sysctl -qw kernel.bpf_stats_enabled=1
 step status-before "$PMUGUARD" enforce status
 step start "$PMUGUARD" enforce start
@@ -212,7 +212,7 @@ ls -A /sys/fs/bpf >bpffs.txt
 EOF
 	)
 	survived
-	if grep -q 'pmuguard\|LD_PRELOAD' "$dir/env.txt"; then
+	if grep -q '^LD_PRELOAD=\|^ld.so.preload:' "$dir/env.txt"; then
 		tap_not_ok "enforce-lsm: a preload is in the way of the guarded runs" "$dir/env.txt"
 	else
 		tap_ok "enforce-lsm: no LD_PRELOAD, no /etc/ld.so.preload, no supervisor: only the kernel guards"
