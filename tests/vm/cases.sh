@@ -68,7 +68,11 @@ esac
 . "$VM_CACHE/vm.env"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+if [ "${VM_KEEP:-0}" = 1 ]; then
+	echo "# VM_KEEP=1: the boots' files stay in $tmp"
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
 
 ICX=GenuineIntel-6-6A-6
 ADL=GenuineIntel-6-97-2
