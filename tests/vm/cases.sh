@@ -129,7 +129,7 @@ fatal() {
 }
 panic_summary() { # "add of cpu event type=4 config=0x400 (hw config 0x400) by perf-exec via perf_event_exec"
 	local via
-	via=$(grep -oE '\b(perf_event_exec|_perf_ioctl|__do_sys_perf_event_open|perf_event_init_task)\b' "$1" | head -n 1)
+	via=$(grep -oE '\b(perf_event_exec|_perf_ioctl|__do_sys_perf_event_open|__perf_event_task_sched_in|perf_event_init_task)\b' "$1" | head -n 1)
 	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1 |
 		tr -d '\n'
 	echo "${via:+ via $via}"

@@ -21,16 +21,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:?usage: prepare.sh CACHE}
-mkdir -p "$cache"
-cache=$(cd "$cache" && pwd)
 
 cant() {
 	echo "$*"
 	exit 77
 }
-
-exec 9>"$cache/.lock"
-flock 9
 
 [ "$(id -u)" = 0 ] || cant "needs root (the kernel image is fetched with apt-get; QEMU shares / read-only)"
 command -v qemu-system-x86_64 >/dev/null || cant "qemu-system-x86_64 is missing (Debian package qemu-system-x86)"
@@ -44,6 +39,11 @@ kver=$(sed -nE 's/^linux-headers-([^ ,]+-amd64).*/\1/p' <<<"$dep")
 [ -n "$kver" ] || cant "cannot tell the kernel version from linux-headers-amd64 ($dep)"
 kbuild=/usr/src/linux-headers-$kver
 [ -f "$kbuild/Makefile" ] || cant "$kbuild is missing (Debian package linux-headers-$kver)"
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+exec 9>"$cache/.lock"
+flock 9
 
 # The kernel image, unpacked; only vmlinuz and the modules the initramfs
 # needs are kept.
