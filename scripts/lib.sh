@@ -10,7 +10,7 @@ PMUGUARD_DEB_PACKAGES=(
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
 	clang-14 libclang-rt-14-dev
 	# the vm suite (tests/vm): QEMU, the initramfs, the test PMU module's kbuild
-	qemu-system-x86 busybox-static cpio make linux-headers-amd64
+	qemu-system-x86 busybox-static cpio make xz-utils linux-headers-amd64
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
