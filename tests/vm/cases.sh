@@ -101,7 +101,7 @@ boot() {
 	{
 		echo ". '$here/world.sh'"
 		echo "world_facts '$fixtures/$facts' $cpuid"
-		echo "PMUGUARD='$PMUGUARD' LIB='$LIB' PEO='$PEO' GOPEO='${GOPEO:-}'"
+		echo "PMUGUARD='$PMUGUARD' LIB='$LIB' PEO='$PEO' GOPEO='${GOPEO:-}' VMDIR='$here'"
 		cat
 	} >"$dir/job.sh"
 	start=$(date +%s)
@@ -190,6 +190,7 @@ step old-kernel-default-stat $G perf stat -- true
 step record $G perf record -e TOPDOWN.SLOTS -o /tmp/slots.data -- true
 step group $G perf stat -e '{instructions,r0400},cycles' -- true
 step inherit-children $G perf stat -e r0400,instructions -- sh -c 'sh -c true; /bin/true'
+step inherited-by-child $G python3 $VMDIR/inherit.py 4:0x400 0:1
 step ioctl-enable $G perf stat -D 100 -e r0400,instructions -- sleep 1
 EOF
 }
@@ -206,6 +207,18 @@ perf-events | perf-modes)
 		esac
 		fatal "$c" m6i-old "$config" "${rest%% -- *}" <<<"step $c $rest"
 	done < <($steps | sed 's/ \$G / /')
+	if [ "$group" = perf-modes ]; then
+		# The event the python target opened only ever runs in its child.
+		d=$tmp/inherited-by-child.unguarded
+		opener=$(sed -n 's/^pid=//p' "$d/inherited-by-child.out" 2>/dev/null)
+		died=$(sed -nE 's/.*not syncing: pmuguard_testpmu: .* by [^[]*\[([0-9]+)\].*/\1/p' "$d/console" | head -n 1)
+		if [ -n "$opener" ] && [ -n "$died" ] && [ "$opener" != "$died" ]; then
+			tap_ok "inherited-by-child: unguarded, the panic is in the child (pid $died) at its exec, not in pid $opener that opened the event"
+		else
+			tap_not_ok "inherited-by-child: unguarded: the panic (pid ${died:-?}) is not in the child of pid ${opener:-?}" \
+				"$d/console" "$d/inherited-by-child.out"
+		fi
+	fi
 	# Then the guarded batch: every case under LD_PRELOAD, one boot.
 	boot "$group.guarded" m6i-old < <(
 		echo "G='env LD_PRELOAD=$LIB'"
@@ -240,6 +253,9 @@ perf-events | perf-modes)
 			stat_ok group r0400 4 0x400 cycles
 		guarded inherit-children "r0400 <not supported>, instructions of the children counted" \
 			stat_ok inherit-children r0400 4 0x400 instructions
+		guarded inherited-by-child "python (ctypes, glibc syscall()): 0x400 ENOENT, instructions counted in the child and folded back" \
+			eval 'rc_is inherited-by-child 0 && out_has inherited-by-child "type=4 config=0x400 ret=-1 errno=ENOENT" &&
+				out_has inherited-by-child "type=0 config=0x1 ret=fd count=[1-9]" && blocked_once inherited-by-child 4 0x400'
 		guarded ioctl-enable "perf stat -D (enabled by ioctl): r0400 <not supported>, instructions counted" \
 			stat_ok ioctl-enable r0400 4 0x400 instructions
 	fi
