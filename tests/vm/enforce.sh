@@ -285,6 +285,9 @@ step start "$PMUGUARD" enforce start
 step static-peo "$PEO_ENABLE" 4:0x400 4:0x1a4
 step perf-raw perf stat -e r0400,instructions -- true
 step status "$PMUGUARD" enforce status
+step replace "$PMUGUARD" enforce start --mode always
+step replaced-peo "$PEO_ENABLE" 4:0x400
+step status-replaced "$PMUGUARD" enforce status
 step stop "$PMUGUARD" enforce stop
 EOF
 	unset VM_LSM
@@ -296,6 +299,8 @@ EOF
 		perf_ok perf-raw r0400 instructions
 	guarded status "status says fmod_ret and counts" \
 		eval 'rc_is status 0 && out_has status "attached \(fmod_ret: fmod_ret on security_perf_event_alloc\)" && out_has status "^  denied: 2,"'
+	guarded replace "a start with another policy replaces the attached one (pinned beside it, renamed over it)" \
+		eval 'rc_is replace 0 && out_has replace "replaced and attached \(fmod_ret, denying with ENOENT, mode always" && out_has status-replaced "mode: always" && out_has replaced-peo "^type=4 config=0x400 ret=-1 errno=ENOENT$"'
 	guarded stop "stop unpins" rc_is stop 0
 	;;
 enforce-audit)
