@@ -176,6 +176,21 @@ static struct bpf_link *skel_link(struct pmug_enforce *s)
 
 static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
 
+/* Is the same configuration attached at pin_dir now? */
+static bool same_attached(const char *pin_dir, const struct pmug_enf_config *cfg,
+			  unsigned *attach)
+{
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		return false;
+	bool same = enf_status_read(pin_dir, st, false) == 0 && st->attached &&
+		    enf_config_same(&st->cfg, cfg) &&
+		    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == st->attach);
+	*attach = st->attach;
+	free(st);
+	return same;
+}
+
 int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -218,14 +233,11 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		return err;
 	}
 	bool had = old->attached;
-	if (had && enf_config_same(&old->cfg, cfg) &&
-	    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == old->attach)) {
+	free(old);
+	if (had && same_attached(pin_dir, cfg, &r->attach)) {
 		r->already = true;
-		r->attach = old->attach;
-		free(old);
 		return 0;
 	}
-	free(old);
 
 	/* lsm where BPF LSM is listed; fmod_ret otherwise, and when lsm
 	 * fails (a kernel without CONFIG_BPF_LSM). */
@@ -278,6 +290,13 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		unlink(next_path); /* a leftover of an interrupted replace */
 	if (bpf_obj_pin(fd, target) < 0) {
 		err = -errno;
+		/* Another start won the race to the pin: fine if it attached
+		 * what this one would have. */
+		if (err == -EEXIST && !had && same_attached(pin_dir, cfg, &r->attach)) {
+			r->already = true;
+			pmug_enforce__destroy(skel);
+			return 0;
+		}
 		why(r->why, sizeof(r->why), "cannot pin the link at %s: %s", target,
 		    strerror(-err));
 		goto undo;

@@ -289,6 +289,15 @@ step replace "$PMUGUARD" enforce start --mode always
 step replaced-peo "$PEO_ENABLE" 4:0x400
 step status-replaced "$PMUGUARD" enforce status
 step stop "$PMUGUARD" enforce stop
+# Two starts at once: both succeed, one guard is pinned.
+"$PMUGUARD" enforce start >two-a.out 2>&1 & a=$!
+"$PMUGUARD" enforce start >two-b.out 2>&1 & b=$!
+ra=0; wait "$a" || ra=$?
+rb=0; wait "$b" || rb=$?
+echo "$ra $rb" >two.rc
+step two-status "$PMUGUARD" enforce status
+step two-peo "$PEO_ENABLE" 4:0x400
+step two-stop "$PMUGUARD" enforce stop
 EOF
 	unset VM_LSM
 	survived
@@ -302,6 +311,8 @@ EOF
 	guarded replace "a start with another policy replaces the attached one (pinned beside it, renamed over it)" \
 		eval 'rc_is replace 0 && out_has replace "replaced and attached \(fmod_ret, denying with ENOENT, mode always" && out_has status-replaced "mode: always" && out_has replaced-peo "^type=4 config=0x400 ret=-1 errno=ENOENT$"'
 	guarded stop "stop unpins" rc_is stop 0
+	guarded two-status "two starts at once: both exit 0, one guard attached, ENOENT, one stop detaches it" \
+		eval '[ "$(cat "$dir/two.rc")" = "0 0" ] && rc_is two-status 0 && out_has two-peo "errno=ENOENT$" && rc_is two-stop 0'
 	;;
 enforce-audit)
 	# The m6i's facts (a snapshot), a test PMU whose counter 3 works.
