@@ -11,14 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "classify_rule.h"
 #include "probe.h"
 
-enum guard_hit {
-	GUARD_HIT_NONE = 0,
-	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
-	GUARD_HIT_METRIC, /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
-	GUARD_HIT_UNREADABLE, /* the attr could not be read: fail closed */
-};
+_Static_assert(PROBE_MAX_PMUS + 1 <= GUARD_RULE_MAX_CORE,
+	       "the rule judges every core type the probe can find");
+_Static_assert(PROBE_TYPE_RAW == GUARD_RULE_TYPE_RAW, "PERF_TYPE_RAW");
 
 /* Ordered by strictness: a lock lets a request through only when it is
  * not below the policy file's mode. */

@@ -69,9 +69,9 @@ static char *find_shim(void)
 }
 
 /* The one settings resolver, as the shim uses it; what it ignored is said
- * here once, escaped. */
-static void resolve(struct guard_settings *set, const struct guard_conf *conf, int conf_err,
-		    const struct guard_cli *cli)
+ * here once, escaped.  Also `pmuguard enforce`'s. */
+void cli_resolve_settings(struct guard_settings *set, const struct guard_conf *conf,
+			  int conf_err, const struct guard_cli *cli)
 {
 	struct guard_env env = {.visible = true,
 				.mode = secure_getenv("PMUGUARD_MODE"),
@@ -225,7 +225,7 @@ int cmd_run(int argc, char **argv)
 	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
 	struct guard_cli cli = {.mode = audit ? GUARD_AUDIT : -1, .snapshot = snapshot};
 	struct guard_settings set;
-	resolve(&set, &conf, conf_err, &cli);
+	cli_resolve_settings(&set, &conf, conf_err, &cli);
 	snapshot = set.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
