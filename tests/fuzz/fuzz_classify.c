@@ -83,8 +83,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int mode = GUARD_OFF; mode <= GUARD_ALWAYS; mode++) {
 		struct guard_policy p;
 		guard_policy_init(&p, (enum guard_mode)mode, &f, &v);
-		if (mode == GUARD_AUTO && p.enforce && (v.state == PROBE_UNKNOWN || !v.intel))
-			abort(); /* fail open, and never on other vendors */
+		/* Fail open on unknown facts (but where they are unknown for a
+		 * reason that passes: then closed until they can be read), and
+		 * never on a CPU known to be another vendor's. */
+		if (mode == GUARD_AUTO && p.enforce &&
+		    (v.state == PROBE_NOT_INTEL ||
+		     (v.state == PROBE_UNKNOWN && !probe_facts_transient(&f)) ||
+		     (v.state != PROBE_UNKNOWN && !v.intel)))
+			abort();
 		uint32_t type = (uint32_t)take(&in, 4);
 		uint64_t config = take(&in, 8);
 		enum guard_hit hit = guard_classify(&p, type, config);
