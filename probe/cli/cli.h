@@ -37,7 +37,7 @@ int cmd_enforce(int argc, char **argv);
 struct guard_settings;
 struct guard_conf;
 struct guard_cli;
-/* The one settings resolver (shim/settings.h) with the environment, saying
+/* The one settings resolver (probe/settings.h) with the environment, saying
  * on stderr what it ignored (cmd_run.c). */
 void cli_resolve_settings(struct guard_settings *set, const struct guard_conf *conf,
 			  int conf_err, const struct guard_cli *cli);

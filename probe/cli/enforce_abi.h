@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the loader (shim/enforce.c) and the kernel program
- * (shim/enforce.bpf.c) share: the read-only configuration the loader sets
+ * What the loader (probe/cli/enforce.c) and the kernel program
+ * (probe/cli/enforce.bpf.c) share: the read-only configuration the loader sets
  * before load, the counters, and the records of the ring buffer.  Plain C
  * of fixed-width integers, no includes: it is compiled both by clang
  * -target bpf and by the host compiler, so every field has an explicit
