@@ -260,6 +260,44 @@ perf-events | perf-modes)
 			stat_ok ioctl-enable r0400 4 0x400 instructions
 	fi
 	;;
+slots-substitute)
+	# slots = substitute on a pre-6.11 m6i world: the preload opens
+	# TOPDOWN.SLOTS as TOPDOWN.SLOTS_P, so perf goes on and counts it; the
+	# metrics stay <not supported>.  Unguarded, the same runs kill the
+	# kernel (plain `perf stat` and TOPDOWN.SLOTS: the perf-modes and
+	# perf-events groups; the group and perf record here).
+	fatal sub-slots-metric m6i-old 0x400 "perf stat -e {slots,topdown-retiring}" \
+		<<<"step sub-slots-metric perf stat -e '{slots,topdown-retiring}' -- true"
+	fatal sub-record m6i-old 0x400 "perf record -e slots" \
+		<<<"step sub-record perf record -e slots -o /tmp/s.data -- true"
+	boot "$group.guarded" m6i-old <<JOB
+G='env LD_PRELOAD=$LIB PMUGUARD_SLOTS=substitute'
+step sub-default-stat \$G perf stat -- true
+step sub-slots \$G perf stat -e TOPDOWN.SLOTS,instructions -- true
+step sub-slots-metric \$G perf stat -e '{slots,topdown-retiring}' -- true
+step sub-record \$G perf record -e slots -o /tmp/s.data -- true
+step sub-slots-and-metric \$G perf stat -e TOPDOWN.SLOTS,topdown-retiring -- true
+step deny-default-stat env LD_PRELOAD=$LIB PMUGUARD_SLOTS=deny perf stat -- true
+JOB
+	survived
+	substituted_once() { # CASE
+		[ "$(grep -c '^pmuguard: substituted perf_event_open(type=4, config=0x400).*TOPDOWN.SLOTS_P' "$dir/$1.err")" = 1 ]
+	}
+	guarded sub-default-stat "plain perf stat goes on: exit 0, cycles and instructions counted, slots substituted once" \
+		eval 'rc_is sub-default-stat 0 && counted sub-default-stat cycles && counted sub-default-stat instructions && substituted_once sub-default-stat'
+	guarded sub-slots "TOPDOWN.SLOTS counted (as TOPDOWN.SLOTS_P), instructions counted" \
+		eval 'rc_is sub-slots 0 && counted sub-slots TOPDOWN.SLOTS && counted sub-slots instructions && substituted_once sub-slots'
+	# In a group, perf leaves the leader <not counted> once a member could
+	# not be opened: perf's rule for groups, not the guard's.
+	guarded sub-slots-metric "{slots,topdown-retiring}: exit 0, the metric <not supported>, slots substituted" \
+		eval 'rc_is sub-slots-metric 0 && not_supported sub-slots-metric topdown-retiring && substituted_once sub-slots-metric'
+	guarded sub-slots-and-metric "TOPDOWN.SLOTS,topdown-retiring: slots counted, the metric <not supported>" \
+		eval 'rc_is sub-slots-and-metric 0 && counted sub-slots-and-metric TOPDOWN.SLOTS && not_supported sub-slots-and-metric topdown-retiring'
+	guarded sub-record "perf record -e slots writes its data" \
+		eval 'rc_is sub-record 0 && err_has sub-record "Captured and wrote"'
+	guarded deny-default-stat "slots = deny: as before, perf stops at slots and the kernel lives" \
+		eval 'blocked_once deny-default-stat 4 0x400 && err_has deny-default-stat "The slots event is not supported"'
+	;;
 seccomp)
 	# peo and the Go target open their events disabled and close them, so
 	# they never schedule one: for them the module panics already at open
