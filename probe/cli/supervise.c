@@ -189,8 +189,9 @@ static int install_filter(uint64_t cookie)
 static void __attribute__((noreturn)) child_main(int sock, char *const argv[],
 						 const struct child_setup *cs)
 {
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		signal(forwarded[i], SIG_DFL);
+	/* The forwarded signals were only blocked (signalfd), never handled:
+	 * their dispositions are still the caller's (SIG_IGN under nohup
+	 * stays SIG_IGN); the mask is put back below. */
 	sigaction(SIGPIPE, &cs->pipe, NULL);
 	sigaction(SIGCHLD, &cs->chld, NULL);
 	sigprocmask(SIG_SETMASK, &cs->mask, NULL);

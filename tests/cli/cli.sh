@@ -265,9 +265,9 @@ supervisor-sigpipe)
 	grep -q 'config=0x8000 ret=-1 errno=ENOENT' "$tmp/out" || fail "0x8000 not denied after a failed write"
 	grep -q 'config=0x1a4 ret=-1 errno=EINVAL' "$tmp/out" || fail "0x1a4 did not reach the kernel"
 	# The command's ignored signals are the ones pmuguard was started with,
-	# both when none is ignored and when SIGPIPE is.
+	# whether none is ignored, or SIGPIPE, or SIGHUP (nohup).
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	for outer in '' 'trap "" PIPE;'; do
+	for outer in '' 'trap "" PIPE;' 'trap "" HUP;'; do
 		want=$(sh -c "$outer"' sh -c "grep SigIgn /proc/\$\$/status"')
 		got=$(sh -c "$outer"' exec "$0" run --mode seccomp -- sh -c "grep SigIgn /proc/\$\$/status"' "$PMUGUARD")
 		[ -n "$want" ] || fail "cannot read SigIgn"
