@@ -28,11 +28,15 @@ fail() {
 
 ok() { echo "ok: $*"; }
 
-# `SCRIPT --list`: the case names of the script's top-level `case` statement,
-# one a line, so that meson.build takes its test list from the script
-# instead of a copy that could miss a case.
+# `SCRIPT --list`: the case names of the script's `case $VAR in` statement,
+# one a line ("a | b)" gives both), so that meson.build takes its test list
+# from the script instead of a copy that could miss a case.
+#   list_cases SCRIPT VAR
 list_cases() {
-	awk '/^case \$[a-z_0-9{}]* in$/ { on = 1; next }
+	awk -v var="$2" '$0 == "case $" var " in" { on = 1; next }
 	     on && /^esac/ { exit }
-	     on && /^[a-z0-9][a-z0-9.-]*\)/ { sub(/\).*/, ""); print }' "$1"
+	     on && /^[a-z0-9][a-z0-9. |-]*\)/ {
+		sub(/\).*/, ""); n = split($0, l, / *\| */)
+		for (i = 1; i <= n; i++) print l[i]
+	     }' "$1"
 }

@@ -5,7 +5,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
+if [ "${1:-}" = --list ]; then list_cases "$0" 1; exit 0; fi
 : "${PMUGUARD:?}" "${FIXTURES:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -17,7 +17,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
+if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
 : "${PMUGUARD:?path to the pmuguard command}" "${FAULTSIM:?path to faultsim}"
 : "${FIXTURES:?path to tests/snapshots}"
 here=$(cd "$(dirname "$0")" && pwd)

@@ -10,7 +10,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
+if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
 : "${PMUGUARD:?}" "${FAULTSIM:?}" "${FIXTURES:?}" "${LIB:?}" "${FLEET:?}" "${PEO_DYN:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 case_name=${1:?usage: fleet.sh CASE}

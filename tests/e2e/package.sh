@@ -12,7 +12,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
+if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
 : "${PMUGUARD:?}" "${FIXTURES:?}" "${LIB:?}" "${FLEET:?}" "${SRCDIR:?}"
 case_name=${1:?usage: package.sh CASE}
 

@@ -29,7 +29,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
+if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
 : "${FIXTURES:?}" "${LIB:?}" "${HOLES:?}" "${FAULTSIM:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 e2e=$here/../e2e

@@ -16,7 +16,7 @@
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ "${1:-}" = --list ]; then list_cases "$0"; exit 0; fi
+if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
 : "${PMUGUARD:?path to the pmuguard command}" "${FIXTURES:?path to tests/snapshots}"
 : "${LIB:?path to libpmuguard.so}" "${PEO:?path to peo}" "${PEO_DYN:?path to peo-dyn}"
 : "${RACER:?path to racer}"

@@ -19,6 +19,12 @@
 # Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip
 # ("1..0 # SKIP reason"), a failure under PMUGUARD_TESTS_MUST_RUN=1.
 set -euo pipefail
+if [ "${1:-}" = --list ]; then
+	# shellcheck source=tests/lib.sh
+	. "$(dirname "$0")/../lib.sh"
+	list_cases "$0" group
+	exit 0
+fi
 : "${PMUGUARD:?path to the pmuguard command}" "${LIB:?path to libpmuguard.so}"
 : "${PEO:?path to the static peo target}" "${VM_CACHE:?cache directory for the VM}"
 here=$(cd "$(dirname "$0")" && pwd)

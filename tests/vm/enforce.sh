@@ -21,6 +21,12 @@
 #
 # Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip.
 set -euo pipefail
+if [ "${1:-}" = --list ]; then
+	# shellcheck source=tests/lib.sh
+	. "$(dirname "$0")/../lib.sh"
+	list_cases "$0" group
+	exit 0
+fi
 : "${PMUGUARD:?path to the pmuguard command}" "${PEO:?path to the static peo target}"
 : "${VM_CACHE:?cache directory for the VM}" "${PEO_ENABLE:?path to the static peo-enable target}"
 here=$(cd "$(dirname "$0")" && pwd)
