@@ -210,14 +210,14 @@ static int expected_line(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
-static unsigned each_world(char names[][64], unsigned max)
+static unsigned each_world(char names[][96], unsigned max)
 {
 	DIR *d = opendir(PMUGUARD_FIXTURES);
 	cr_assert_not_null(d, "cannot list %s", PMUGUARD_FIXTURES);
 	unsigned n = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) && n < max)
-		if (de->d_type == DT_DIR && de->d_name[0] != '.' && strlen(de->d_name) < 64)
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' && strlen(de->d_name) < 96)
 			memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);
 	closedir(d);
 	cr_assert_gt(n, 10u, "the fixtures folder looks empty");
@@ -226,8 +226,8 @@ static unsigned each_world(char names[][64], unsigned max)
 
 Test(fixtures, every_world_meets_its_expected_file)
 {
-	static char names[64][64];
-	unsigned n = each_world(names, 64);
+	static char names[128][96];
+	unsigned n = each_world(names, 128);
 	for (unsigned i = 0; i < n; i++) {
 		char path[1024];
 		struct expected e = {"", ""};
@@ -255,9 +255,9 @@ Test(fixtures, every_world_meets_its_expected_file)
  * every world and on a snapshot that does not exist. */
 Test(rule, lazy_gather_agrees_with_full_gather_on_every_fixture)
 {
-	static char all[65][64];
-	unsigned n = each_world(all, 64);
-	snprintf(all[n++], 64, "does-not-exist");
+	static char all[129][96];
+	unsigned n = each_world(all, 128);
+	snprintf(all[n++], 96, "does-not-exist");
 	for (size_t i = 0; i < n; i++) {
 		char dir[1024];
 		cr_assert(probe_join(dir, sizeof(dir), PMUGUARD_FIXTURES, all[i]));
