@@ -253,7 +253,7 @@ static void cpu_from_log(const struct probe_facts *f, struct probe_cpu *cpu)
 				     "pairs them, a hypervisor built this PMU";
 	}
 	cpu->hypervisor = cpu->guest_because != NULL;
-	memcpy(cpu->hv_vendor, signature_of(cpu->hv_name), 13);
+	copy_str(cpu->hv_vendor, sizeof(cpu->hv_vendor), signature_of(cpu->hv_name));
 }
 
 static void perfmon_from_log(const struct probe_klog *k, struct probe_cpu *cpu)
