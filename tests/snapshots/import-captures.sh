@@ -111,5 +111,5 @@ cap kvm-guest-amd-cpu-host-minus-pmu-still-has-pmu-2022 kvm-guest-amd-cpu-host-m
 cap xen-pv-dom0-ryzen9-5950x-cpuid-2025 xen-pv-dom0-ryzen9-5950x-cpuid-2025 \
 	cpuid.txt=cpuid-r:cpuid.txt
 
-n=$(ls -d "$src"/*/ | wc -l)
-echo "$0: $n capture folders -> $(ls -d cap-*/ | wc -l) fixtures"
+n=$(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l)
+echo "$0: $n capture folders -> $(find . -maxdepth 1 -type d -name 'cap-*' | wc -l) fixtures"
