@@ -9,6 +9,11 @@ PMUGUARD_DEB_PACKAGES=(
 	linux-perf util-linux python3 golang-go
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
 	clang-14 libclang-rt-14-dev
+	# pmuguard enforce: libbpf, and bpftool for the skeleton (clang-14 above
+	# compiles the BPF object)
+	libbpf-dev bpftool
+	# the vm suite (tests/vm): QEMU, the initramfs, the test PMU module's kbuild
+	qemu-system-x86 busybox-static cpio make xz-utils linux-headers-amd64
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -19,7 +24,10 @@ install_deps() {
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing+=("$p")
 	done
-	[ ${#missing[@]} -gt 0 ] || return 0
+	[ ${#missing[@]} -gt 0 ] || {
+		vm_kernel_reachable
+		return
+	}
 	local sudo=()
 	if [ "$(id -u)" != 0 ]; then
 		command -v sudo >/dev/null || {
@@ -32,6 +40,25 @@ install_deps() {
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${missing[@]}"
+	vm_kernel_reachable
+}
+
+# The vm suite boots linux-image-<KVER>, the kernel linux-headers-amd64
+# stands for: tests/vm/prepare.sh fetches it with `apt-get download` into the
+# build tree and unpacks it (installing it would build an initramfs for
+# nothing).  Make sure apt still has that version; if the archive moved on,
+# refresh the lists and the headers with it.
+vm_kernel_reachable() {
+	local kver sudo=()
+	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		sed -nE 's/^linux-headers-([^ ,]+-amd64).*/\1/p')
+	[ -n "$kver" ] || return 0 # not installed: the suite says so
+	apt-cache show "linux-image-$kver" >/dev/null 2>&1 && return 0
+	[ "$(id -u)" = 0 ] || sudo=(sudo)
+	log "linux-image-$kver is gone from apt's lists: refreshing them and linux-headers-amd64"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		linux-headers-amd64
 }
 
 # build BUILDDIR [meson options...]

@@ -227,6 +227,7 @@ static void build_state(struct shim_state *s)
 		env.mode = secure_getenv("PMUGUARD_MODE");
 		env.log = secure_getenv("PMUGUARD_LOG");
 		env.snapshot = secure_getenv("PMUGUARD_SNAPSHOT");
+		env.slots = secure_getenv("PMUGUARD_SLOTS");
 		lp = secure_getenv("LD_PRELOAD");
 		cookie = secure_getenv("PMUGUARD_SECCOMP_COOKIE");
 	}
@@ -256,6 +257,7 @@ static void build_state(struct shim_state *s)
 		v.reason = "mode off: nothing is checked";
 	}
 	guard_policy_init(&s->policy, set.mode, &facts, &v);
+	s->policy.substitute = set.slots == GUARD_SLOTS_SUBSTITUTE;
 	if (set.conf_transient)
 		guard_policy_fail_closed(&s->policy,
 					 GUARD_CONF_PATH " could not be read just now (out of "
@@ -428,6 +430,42 @@ static void without_stack(struct call *c)
 /* ---- perf_event_open ------------------------------------------------------- */
 
 /*
+ * slots = substitute: open TOPDOWN.SLOTS as TOPDOWN.SLOTS_P from a private
+ * copy of the attr (the caller's memory is never written), every other
+ * byte as the caller wrote it.  The copy is judged again: a thread of the
+ * caller may have changed the attr since the first read, and what reaches
+ * the kernel is now our copy, with no window left.  An attr larger than
+ * any kernel knows (or unreadable now) is denied.
+ */
+#define ATTR_COPY_MAX 512
+
+static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s, long n,
+						      long attr, long pid, long cpu, long group,
+						      long flags)
+{
+	union {
+		struct guard_attr head;
+		unsigned char bytes[ATTR_COPY_MAX];
+	} copy;
+	if (guard_read_attr(0, (uint64_t)attr, &copy.head) != 0)
+		goto deny;
+	size_t size = copy.head.size ? copy.head.size : sizeof(copy.head);
+	if (size > sizeof(copy) || guard_read_bytes(0, (uint64_t)attr, copy.bytes, size) != 0 ||
+	    !guard_attr_sized(copy.head.size))
+		goto deny;
+	enum guard_hit hit = guard_classify(&s->policy, copy.head.type, copy.head.config);
+	if (hit == GUARD_HIT_SLOTS)
+		copy.head.config = guard_slots_p(copy.head.config);
+	else if (hit != GUARD_HIT_NONE)
+		goto deny;
+	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, (long)&copy, pid, cpu,
+								      group, flags, (long)s->cookie);
+deny:
+	errno = ENOENT;
+	return -1;
+}
+
+/*
  * errno: the hot path makes raw system calls only, so it never changes
  * errno; the cold functions put back what libc changed.  Only a denial
  * writes it.
@@ -449,6 +487,8 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 		errno = ENOENT;
 		return -1;
 	}
+	if (__builtin_expect(c.d.substitute, 0))
+		return forward_slots_p(c.s, n, attr, pid, cpu, group, flags);
 	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the
 	 * tree; the cookie in the unused sixth argument tells it this call was
 	 * judged here already (perf_event_open takes five). */

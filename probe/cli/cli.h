@@ -10,6 +10,9 @@ enum {
 	EXIT_INTERNAL = 1,
 	EXIT_USAGE = 2,
 	EXIT_HAZARD = 3, /* probe --check: the fixed-counter-3 hazard is present */
+	EXIT_ENFORCE_FAILED = 4, /* enforce start: the kernel could not attach the guard */
+	EXIT_NO_ENFORCE = 5,     /* enforce: built without kernel enforcement */
+	EXIT_NOT_ATTACHED = 6,   /* enforce status: nothing is attached */
 };
 
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
@@ -29,6 +32,15 @@ int cmd_probe(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_enforce(int argc, char **argv);
+
+struct guard_settings;
+struct guard_conf;
+struct guard_cli;
+/* The one settings resolver (probe/settings.h) with the environment, saying
+ * on stderr what it ignored (cmd_run.c). */
+void cli_resolve_settings(struct guard_settings *set, const struct guard_conf *conf,
+			  int conf_err, const struct guard_cli *cli);
 
 /* JSON output helpers. */
 void json_str(FILE *out, const char *s);

@@ -69,14 +69,15 @@ static char *find_shim(void)
 }
 
 /* The one settings resolver, as the shim uses it; what it ignored is said
- * here once, escaped. */
-static void resolve(struct guard_settings *set, const struct guard_conf *conf, int conf_err,
-		    const struct guard_cli *cli)
+ * here once, escaped.  Also `pmuguard enforce`'s. */
+void cli_resolve_settings(struct guard_settings *set, const struct guard_conf *conf,
+			  int conf_err, const struct guard_cli *cli)
 {
 	struct guard_env env = {.visible = true,
 				.mode = secure_getenv("PMUGUARD_MODE"),
 				.log = secure_getenv("PMUGUARD_LOG"),
-				.snapshot = secure_getenv("PMUGUARD_SNAPSHOT")};
+				.snapshot = secure_getenv("PMUGUARD_SNAPSHOT"),
+				.slots = secure_getenv("PMUGUARD_SLOTS")};
 	guard_settings_resolve(conf, conf_err, &env, cli, false, set);
 	if (set->log == GUARD_LOG_QUIET)
 		return;
@@ -148,6 +149,17 @@ static int run_seccomp(char **argv, const struct guard_settings *set, bool audit
 				.facts_src = src.buf,
 				.facts = f};
 	guard_policy_init(&o.policy, set->mode, f, &v);
+	if (set->conf_transient)
+		guard_policy_fail_closed(&o.policy, GUARD_CONF_PATH " could not be read just now: "
+						    "failing closed");
+	/* The supervisor cannot open an event on the caller's behalf with the
+	 * caller's pid, cpu, group and credentials faithfully: TOPDOWN.SLOTS is
+	 * denied here; the preload (auto mode, dynamic programs) substitutes. */
+	if (set->slots == GUARD_SLOTS_SUBSTITUTE && o.policy.enforce && set->log != GUARD_LOG_QUIET)
+		warn_msg("slots = substitute: %s; under the seccomp supervisor TOPDOWN.SLOTS is "
+			 "denied (ENOENT)",
+			 with_preload ? "dynamically linked programs count it as TOPDOWN.SLOTS_P"
+				      : "only the preload can substitute");
 	if (audit && !snapshot && v.hazard)
 		warn_msg("warning: this machine has the fixed-counter-3 hazard and --audit blocks "
 			 "nothing: counter-3 encodings will reach the kernel");
@@ -213,7 +225,7 @@ int cmd_run(int argc, char **argv)
 	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
 	struct guard_cli cli = {.mode = audit ? GUARD_AUDIT : -1, .snapshot = snapshot};
 	struct guard_settings set;
-	resolve(&set, &conf, conf_err, &cli);
+	cli_resolve_settings(&set, &conf, conf_err, &cli);
 	snapshot = set.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");

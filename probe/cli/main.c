@@ -98,9 +98,14 @@ static const char usage[] =
 	"                      the whole tree, plus the preload for dynamic programs;\n"
 	"                      --audit blocks nothing and reports every call at exit\n"
 	"  check PROGRAM...    say which guard fits each program, and why\n"
+	"  enforce start [--mode auto|always|audit|off] [--snapshot DIR]\n"
+	"  enforce stop | status | follow\n"
+	"                      guard the whole host in the kernel (BPF on the\n"
+	"                      perf_event_alloc LSM hook); follow prints each denial\n"
 	"\n"
-	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check);\n"
-	"run returns CMD's own status.\n";
+	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check),\n"
+	"4 the kernel could not attach the guard (enforce start), 5 built without\n"
+	"enforce, 6 nothing attached (enforce status); run returns CMD's own status.\n";
 
 int main(int argc, char **argv)
 {
@@ -123,5 +128,7 @@ int main(int argc, char **argv)
 		return cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "enforce"))
+		return cmd_enforce(argc - 1, argv + 1);
 	die_usage("unknown command '%s'", cmd);
 }

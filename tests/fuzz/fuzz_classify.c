@@ -83,10 +83,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int mode = GUARD_OFF; mode <= GUARD_ALWAYS; mode++) {
 		struct guard_policy p;
 		guard_policy_init(&p, (enum guard_mode)mode, &f, &v);
-		/* Fail open, and never on other vendors; facts unknown for a
-		 * reason that passes fail closed for the call (issue 10). */
-		if (mode == GUARD_AUTO && p.enforce && (v.state == PROBE_UNKNOWN || !v.intel) &&
-		    !probe_facts_transient(&f))
+		/* Fail open on unknown facts (but where they are unknown for a
+		 * reason that passes: then closed until they can be read), and
+		 * never on a CPU known to be another vendor's.  The guard acts
+		 * on guard_state: a verdict from the kernel log alone is
+		 * unknown to it. */
+		if (mode == GUARD_AUTO && p.enforce &&
+		    (v.guard_state == PROBE_NOT_INTEL ||
+		     (v.guard_state == PROBE_UNKNOWN && !probe_facts_transient(&f)) ||
+		     (v.guard_state != PROBE_UNKNOWN && !v.intel)))
 			abort();
 		if (mode == GUARD_AUTO && p.enforce && v.basis == PROBE_BASIS_KLOG &&
 		    !probe_facts_transient(&f))

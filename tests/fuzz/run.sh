@@ -19,9 +19,9 @@ trap 'rm -rf "$tmp"' EXIT
 probe="$src/probe"
 sources=("$probe/cpuid.c" "$probe/fileio.c" "$probe/gather.c" "$probe/kmsg.c" "$probe/msr.c"
 	"$probe/sysfs.c" "$probe/verdict.c" "$probe/sysfs_values.c" "$probe/findings.c" "$probe/machine.c"
-	"$src/shim/classify.c" "$src/shim/conf.c")
+	"$probe/classify.c" "$probe/conf.c")
 "$cc" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I"$probe" -I"$src/shim" \
+	-fno-sanitize-recover=undefined -I"$probe" \
 	"$src/tests/fuzz/fuzz_$name.c" "${sources[@]}" -o "$tmp/fuzz" 2>"$tmp/cc.log" ||
 	{ cat "$tmp/cc.log"; skip "cannot build with $cc -fsanitize=fuzzer (libclang-rt-14-dev?)"; }
 

@@ -20,6 +20,8 @@
  *   emfile      slots at the fd limit, twice, then with descriptors free
  *   fd2         close fd 2, open ARG (it becomes fd 2), then slots
  *   preinit     slots from a preinit_array function, then metric from main
+ *   substitute  slots with modifier bits and flags set: "attr-unchanged yes"
+ *               when the caller's attr is byte for byte what it was
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,6 +198,25 @@ static int fd2(const char *path)
 	return 0;
 }
 
+static int substitute(void)
+{
+	struct perf_event_attr a, before;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = 0x2800400; /* slots, inv, cmask=2 */
+	a.sample_period = 12345;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.inherit = 1;
+	memcpy(&before, &a, sizeof(a));
+	report("substituted-slots", syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
+	printf("attr-unchanged %s\n", memcmp(&a, &before, sizeof(a)) ? "no" : "yes");
+	return 0;
+}
+
 /* ---- before libc's own set-up -------------------------------------------- */
 
 static int g_mode_preinit;
@@ -236,6 +257,8 @@ int main(int argc, char **argv)
 		return sandbox(2);
 	if (!strcmp(mode, "emfile"))
 		return emfile();
+	if (!strcmp(mode, "substitute"))
+		return substitute();
 	if (!strcmp(mode, "fd2") && argc > 2)
 		return fd2(argv[2]);
 	if (!strcmp(mode, "preinit") && g_mode_preinit) {

@@ -21,6 +21,9 @@
 # lock-at-fd-limit          lock = yes holds when the file cannot be read
 # stderr-replaced           fd 2 closed and reopened as a data file
 # preinit                   a call before libc set up the environment
+# substitute-private-copy   slots = substitute: the kernel gets TOPDOWN.SLOTS_P
+#                           with every other bit kept, the caller's attr
+#                           stays byte for byte what it was
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
@@ -184,6 +187,17 @@ preinit)
 	grep -q 'config=0x8000).*PMUGUARD_MODE=always' "$tmp/err" "$tmp/syslog" ||
 		fail "main's call was judged by the state built before the environment existed"
 	ok "the state built in preinit was not kept"
+	;;
+substitute-private-copy)
+	run "$M6I" bare -- substitute
+	expect_fault "slots with modifiers"
+	run "$M6I" guarded env PMUGUARD_SLOTS=substitute -- substitute
+	[ "$rc" = 0 ] || fail "exit $rc"
+	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the substituted run reached the fault"
+	grep -q 'type=4 config=0x28001a4 verdict=continue' "$tmp/log" ||
+		fail "the kernel did not get TOPDOWN.SLOTS_P with inv and cmask kept"
+	grep -qx 'attr-unchanged yes' "$tmp/out" || fail "the caller's attr was written"
+	ok "substituted from a private copy; the caller's attr is untouched"
 	;;
 *)
 	fail "unknown case $case_name"

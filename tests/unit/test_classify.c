@@ -121,3 +121,50 @@ Test(modes, parse)
 	cr_assert_eq(guard_mode_parse(""), -1);
 	cr_assert_eq(guard_mode_parse("autox"), -1);
 }
+
+/* slots = substitute: TOPDOWN.SLOTS becomes TOPDOWN.SLOTS_P with every other
+ * bit of config kept; the metrics are denied whatever the setting; every
+ * core type of a hybrid guest is treated alike. */
+#include "decide.h"
+
+static struct guard_decision decide_config(const struct guard_policy *pol, uint32_t type,
+					   uint64_t config)
+{
+	struct guard_attr a = {.type = type, .size = 64, .config = config};
+	struct guard_decision d;
+	guard_decide(pol, 0, &a, &d);
+	return d;
+}
+
+Test(substitute, slots_become_slots_p_with_every_bit_kept)
+{
+	static const uint64_t mods[] = {0, 1ull << 18, 1ull << 23, 0x5ull << 24, 1ull << 32,
+					(1ull << 16) | (1ull << 17), 0xffffull << 48};
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
+		cr_assert_eq(guard_slots_p(0x0400 | mods[i]), 0x01a4 | mods[i], "%zu", i);
+	world_load(&w, "m6i-16xlarge");
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	p.substitute = true;
+	struct guard_decision d = decide_config(&p, 4, 0x0400);
+	cr_assert(d.substitute && !d.deny && d.report);
+	for (unsigned m = 0x80; m <= 0x87; m++) {
+		d = decide_config(&p, 4, (uint64_t)m << 8);
+		cr_assert(d.deny && !d.substitute, "metric 0x%x must stay denied", m);
+	}
+	d = decide_config(&p, 4, 0x01a4);
+	cr_assert(!d.deny && !d.substitute && !d.report, "SLOTS_P itself is untouched");
+}
+
+Test(substitute, hybrid_core_types_alike_and_audit_never_substitutes)
+{
+	world_load(&w, "hybrid-guest-hazard");
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	p.substitute = true;
+	cr_assert(decide_config(&p, 4, 0x0400).substitute);
+	cr_assert(decide_config(&p, 10, 0x0400).substitute);
+	cr_assert_not(decide_config(&p, 11, 0x0400).report, "not a core PMU");
+	guard_policy_init(&p, GUARD_AUDIT, &w.f, &w.v);
+	p.substitute = true;
+	struct guard_decision d = decide_config(&p, 4, 0x0400);
+	cr_assert(d.report && !d.deny && !d.substitute, "audit changes nothing");
+}

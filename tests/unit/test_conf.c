@@ -124,7 +124,43 @@ static const struct row rows[] = {
 	 GUARD_DEST_STDERR, GUARD_LOG_DEBUG, NULL, 0, NULL, true},
 	{"bad env log", {.mode = -1}, 0, {VIS, .log = "loud"}, NOCLI, false, GUARD_AUTO,
 	 GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 1, "PMUGUARD_LOG=", true},
+	{"bad env slots", {.mode = -1}, 0, {VIS, .slots = "maybe"}, NOCLI, false, GUARD_AUTO,
+	 GUARD_DEST_STDERR, GUARD_LOG_WARN, NULL, 1, "PMUGUARD_SLOTS=", true},
+	{"lock: env may not turn deny into substitute", {.mode = -1, .lock = true}, 0,
+	 {VIS, .slots = "substitute"}, NOCLI, false, GUARD_AUTO, GUARD_DEST_STDERR, GUARD_LOG_WARN,
+	 NULL, 1, "PMUGUARD_SLOTS=", true},
 };
+
+/* slots: default deny; the file; the environment; the lock. */
+Test(conf, slots_setting)
+{
+	static const struct {
+		int file;
+		bool lock;
+		const char *env;
+		enum guard_slots want;
+	} t[] = {
+		{-1, false, NULL, GUARD_SLOTS_DENY},
+		{GUARD_SLOTS_SUBSTITUTE, false, NULL, GUARD_SLOTS_SUBSTITUTE},
+		{-1, false, "substitute", GUARD_SLOTS_SUBSTITUTE},
+		{GUARD_SLOTS_SUBSTITUTE, false, "deny", GUARD_SLOTS_DENY},
+		{GUARD_SLOTS_DENY, true, "substitute", GUARD_SLOTS_DENY},
+		{GUARD_SLOTS_SUBSTITUTE, true, "deny", GUARD_SLOTS_DENY},
+		{GUARD_SLOTS_SUBSTITUTE, true, NULL, GUARD_SLOTS_SUBSTITUTE},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct guard_conf c = {.mode = -1, .slots = t[i].file, .lock = t[i].lock};
+		struct guard_env e = {.visible = true, .slots = t[i].env};
+		struct guard_cli cli = {.mode = -1};
+		struct guard_settings s;
+		guard_settings_resolve(&c, 0, &e, &cli, false, &s);
+		cr_assert_eq(s.slots, t[i].want, "row %zu", i);
+	}
+	static const char *const lines[] = {"slots = substitute"};
+	struct guard_conf c = parse(lines, 1);
+	cr_assert_eq(c.slots, GUARD_SLOTS_SUBSTITUTE);
+	cr_assert_eq(c.bad_lines, 0);
+}
 
 Test(conf, settings_table)
 {

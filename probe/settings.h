@@ -30,6 +30,7 @@ struct guard_env {
 	const char *mode;      /* PMUGUARD_MODE, or NULL */
 	const char *log;       /* PMUGUARD_LOG */
 	const char *snapshot;  /* PMUGUARD_SNAPSHOT */
+	const char *slots;     /* PMUGUARD_SLOTS */
 };
 
 struct guard_cli {
@@ -49,6 +50,7 @@ struct guard_settings {
 	enum guard_log log;
 	enum guard_dest dest;  /* GUARD_DEST_SYSLOG, _STDERR or _QUIET */
 	const char *snapshot;  /* NULL: the live machine */
+	enum guard_slots slots;
 	bool locked;           /* lock = yes, or an unreadable policy file */
 	bool cacheable;
 	bool conf_transient;   /* the policy file could not be read just now:

@@ -77,6 +77,23 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 		request_mode(s, file_mode, cli->mode, "--mode ",
 			     guard_mode_name((enum guard_mode)cli->mode), why);
 
+	/* slots: the file, then the environment; under a lock the environment
+	 * may only say deny (substitute is as safe for the host, but it is the
+	 * operator's call what a tool sees). */
+	s->slots = conf_err == 0 && conf->slots >= 0 ? (enum guard_slots)conf->slots
+						     : GUARD_SLOTS_DENY;
+	if (env->slots && *env->slots) {
+		int v = !strcmp(env->slots, "deny")	    ? GUARD_SLOTS_DENY
+			: !strcmp(env->slots, "substitute") ? GUARD_SLOTS_SUBSTITUTE
+							    : -1;
+		if (v < 0)
+			ignore(s, "PMUGUARD_SLOTS=", env->slots, " (not deny or substitute)");
+		else if (s->locked && v != GUARD_SLOTS_DENY && s->slots == GUARD_SLOTS_DENY)
+			ignore(s, "PMUGUARD_SLOTS=", env->slots, why);
+		else
+			s->slots = (enum guard_slots)v;
+	}
+
 	/* Facts: the command line, the environment, the file, else live. */
 	const char *snap = conf_err == 0 && conf->snapshot[0] ? conf->snapshot : NULL;
 	if (env->snapshot && *env->snapshot) {

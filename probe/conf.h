@@ -5,6 +5,7 @@
  *   mode = auto | always | audit | off
  *   log  = syslog | stderr | quiet
  *   lock = yes | no
+ *   slots = deny | substitute
  *   snapshot = DIR      (read the facts from a snapshot: replay and tests)
  *
  * '#' starts a comment; unknown keys or values are counted and ignored.
@@ -21,11 +22,17 @@
 
 enum guard_dest { GUARD_DEST_DEFAULT = 0, GUARD_DEST_SYSLOG, GUARD_DEST_STDERR, GUARD_DEST_QUIET };
 
+/* What the preload does with TOPDOWN.SLOTS where counter 3 is unsafe:
+ * answer ENOENT (the default, and what a zeroed struct says), or count it
+ * as TOPDOWN.SLOTS_P on a general counter. */
+enum guard_slots { GUARD_SLOTS_DENY = 0, GUARD_SLOTS_SUBSTITUTE };
+
 struct guard_conf {
 	bool present;   /* the file was read */
 	int mode;       /* enum guard_mode, or -1 when not set */
 	enum guard_dest dest;
 	bool lock;
+	int slots;      /* enum guard_slots, or -1 when not set */
 	char snapshot[256]; /* "" when not set */
 	int bad_lines;  /* lines that named no known key or value */
 	int first_bad;  /* line number of the first of them */

@@ -11,14 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "classify_rule.h"
 #include "probe.h"
 
-enum guard_hit {
-	GUARD_HIT_NONE = 0,
-	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
-	GUARD_HIT_METRIC, /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
-	GUARD_HIT_UNREADABLE, /* the attr could not be read: fail closed */
-};
+_Static_assert(PROBE_MAX_PMUS + 1 <= GUARD_RULE_MAX_CORE,
+	       "the rule judges every core type the probe can find");
+_Static_assert(PROBE_TYPE_RAW == GUARD_RULE_TYPE_RAW, "PERF_TYPE_RAW");
 
 /* Ordered by strictness: a lock lets a request through only when it is
  * not below the policy file's mode. */
@@ -28,6 +26,8 @@ struct guard_policy {
 	enum guard_mode mode;
 	bool watch;   /* classify perf_event_open at all */
 	bool enforce; /* deny what the classifier hits (false in audit mode) */
+	bool substitute; /* slots = substitute: count TOPDOWN.SLOTS as TOPDOWN.SLOTS_P
+			    instead of denying it (the preload alone can) */
 	uint32_t core_types[PROBE_MAX_PMUS + 1];
 	unsigned n_core;
 	const char *reason; /* the verdict's reason, static storage */
@@ -37,6 +37,12 @@ struct guard_policy {
 bool guard_core_type(const struct guard_policy *p, uint32_t type);
 enum guard_hit guard_classify(const struct guard_policy *p, uint32_t type, uint64_t config);
 const char *guard_hit_name(enum guard_hit hit, uint64_t config);
+
+/* TOPDOWN.SLOTS as TOPDOWN.SLOTS_P (event 0xa4, umask 0x01): the same count
+ * on a general-purpose counter (the SDM's event list; what AWS's aperf and
+ * toplev use where slots is not available), every other bit of config kept. */
+#define GUARD_SLOTS_P 0x01a4u
+uint64_t guard_slots_p(uint64_t config);
 
 /* Returns the mode, or -1 for a value that names none. */
 int guard_mode_parse(const char *s);

@@ -27,7 +27,7 @@ void guard_format_denial(struct logline *l, const struct guard_policy *p,
 {
 	l->len = 0;
 	log_str(l, "pmuguard: ");
-	log_str(l, d->deny ? "blocked" : "audit: would block");
+	log_str(l, d->substitute ? "substituted" : d->deny ? "blocked" : "audit: would block");
 	if (d->hit == GUARD_HIT_UNREADABLE) {
 		log_str(l, " perf_event_open(attr unreadable: ");
 		guard_log_errno(l, d->read_err);
@@ -45,6 +45,8 @@ void guard_format_denial(struct logline *l, const struct guard_policy *p,
 	log_str(l, guard_hit_name(d->hit, d->config));
 	log_str(l, ": ");
 	log_str(l, p->reason);
-	log_str(l, d->deny ? ". Returned ENOENT: the tool sees the event as not supported."
-			   : ". Allowed (audit mode).");
+	log_str(l, d->substitute ? ". Counted as TOPDOWN.SLOTS_P (config 0x1a4) on a "
+				   "general-purpose counter instead (slots = substitute)."
+		   : d->deny ? ". Returned ENOENT: the tool sees the event as not supported."
+			     : ". Allowed (audit mode).");
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Which encodings land on fixed counter 3.
+ * Which encodings land on fixed counter 3.  The rule itself is in
+ * classify_rule.h (shared with the kernel program, enforce/pmuguard.bpf.c);
+ * this file is its userspace face: the policy, names, modes.
  *
  * The kernel's Ice Lake-and-later constraint tables
  * (arch/x86/events/intel/core.c, intel_icl_event_constraints and later) hold
@@ -26,32 +28,17 @@
 
 #include "classify.h"
 
-#define EVENT(c) ((unsigned)((c) & 0xff))
 #define UMASK(c) ((unsigned)(((c) >> 8) & 0xff))
-#define UMASK_SLOTS 0x04u
-#define UMASK_METRIC_FIRST 0x80u
-#define UMASK_METRIC_LAST 0x87u
 
 bool guard_core_type(const struct guard_policy *p, uint32_t type)
 {
-	if (type == PROBE_TYPE_RAW)
-		return true;
-	for (unsigned i = 0; i < p->n_core; i++)
-		if (p->core_types[i] == type)
-			return true;
-	return false;
+	return guard_rule_core_type(type, p->core_types, p->n_core) != 0;
 }
 
 enum guard_hit guard_classify(const struct guard_policy *p, uint32_t type, uint64_t config)
 {
-	if (EVENT(config) != 0x00 || !guard_core_type(p, type))
-		return GUARD_HIT_NONE;
-	unsigned umask = UMASK(config);
-	if (umask == UMASK_SLOTS)
-		return GUARD_HIT_SLOTS;
-	if (umask >= UMASK_METRIC_FIRST && umask <= UMASK_METRIC_LAST)
-		return GUARD_HIT_METRIC;
-	return GUARD_HIT_NONE;
+	/* The rule is in classify_rule.h, shared with the kernel program. */
+	return guard_rule_classify(type, config, p->core_types, p->n_core);
 }
 
 const char *guard_hit_name(enum guard_hit hit, uint64_t config)
@@ -66,7 +53,12 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 #define HIT_NAME(m) "topdown-" m " metric (read through fixed counter 3)",
 	static const char *const metric[8] = {PROBE_TOPDOWN_METRICS(HIT_NAME)};
 #undef HIT_NAME
-	return metric[(UMASK(config) - UMASK_METRIC_FIRST) & 7];
+	return metric[(UMASK(config) - GUARD_RULE_UMASK_METRIC_FIRST) & 7];
+}
+
+uint64_t guard_slots_p(uint64_t config)
+{
+	return (config & ~0xffffull) | GUARD_SLOTS_P;
 }
 
 static const char *const mode_names[] = {

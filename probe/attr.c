@@ -17,7 +17,7 @@ bool guard_attr_sized(uint32_t size)
 
 /* /proc/self/mem, or /proc/PID/mem for another process; -errno on failure.
  * The path is built in a few bytes of stack, without stdio. */
-static int read_mem_file(pid_t pid, uint64_t addr, struct guard_attr *a)
+static int read_mem_file(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	char path[48] = "/proc/self/mem";
 	if (pid != 0) {
@@ -31,27 +31,32 @@ static int read_mem_file(pid_t pid, uint64_t addr, struct guard_attr *a)
 		return (int)fd;
 	long r;
 	do
-		r = pmug_sys4(SYS_pread64, fd, a, sizeof(*a), addr);
+		r = pmug_sys4(SYS_pread64, fd, buf, len, addr);
 	while (r == -EINTR);
-	int rc = r == (long)sizeof(*a) ? 0 : r < 0 ? (int)r : -EFAULT;
+	int rc = r == (long)len ? 0 : r < 0 ? (int)r : -EFAULT;
 	pmug_sys1(SYS_close, fd);
 	/* mem files answer EIO for an unmapped address. */
 	return rc == -EIO ? -EFAULT : rc;
 }
 
-int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a)
+int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	if (addr == 0)
 		return -EFAULT;
-	struct iovec local = {a, sizeof(*a)};
-	struct iovec remote = {(void *)(uintptr_t)addr, sizeof(*a)};
+	struct iovec local = {buf, len};
+	struct iovec remote = {(void *)(uintptr_t)addr, len};
 	long r = pmug_sys6(SYS_process_vm_readv, pid ? pid : pmug_sys0(SYS_getpid), (long)&local,
 			   1, (long)&remote, 1, 0);
-	if (r == (long)sizeof(*a))
+	if (r == (long)len)
 		return 0;
 	if (r >= 0 || r == -EFAULT)
 		return -EFAULT; /* partly or wholly unmapped */
 	/* Refused (EPERM: not dumpable, Yama; ENOSYS: a sandbox's filter) or
 	 * wrong about the pid (ESRCH): the mem file, which asks differently. */
-	return read_mem_file(pid, addr, a);
+	return read_mem_file(pid, addr, buf, len);
+}
+
+int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a)
+{
+	return guard_read_bytes(pid, addr, a, sizeof(*a));
 }

@@ -10,6 +10,8 @@
  * guard could not look on a hazardous machine it fails closed.  EFAULT is
  * not a refusal: the kernel cannot read that address either and answers
  * EFAULT itself.  Where the policy does not watch, everything is allowed.
+ * With slots = substitute, TOPDOWN.SLOTS is opened as TOPDOWN.SLOTS_P
+ * instead of being denied; the metrics are denied whatever the setting.
  */
 #ifndef PMUGUARD_DECIDE_H
 #define PMUGUARD_DECIDE_H
@@ -20,6 +22,7 @@
 struct guard_decision {
 	enum guard_hit hit; /* what was hit, GUARD_HIT_NONE when nothing */
 	bool deny;          /* answer ENOENT instead of entering the kernel */
+	bool substitute;    /* open it as TOPDOWN.SLOTS_P instead (guard_slots_p) */
 	bool report;        /* worth one log line (a hit, denied or audited) */
 	int read_err;       /* for GUARD_HIT_UNREADABLE: the positive errno */
 	uint32_t type;      /* the attr's, when it was read */

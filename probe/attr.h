@@ -30,6 +30,9 @@ struct guard_attr {
  * EMFILE, ENOMEM, ESRCH, ...).  errno is preserved. */
 int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a);
 
+/* The same for len bytes at addr into buf. */
+int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len);
+
 /* Does the kernel get as far as scheduling an attr of this size?
  * perf_copy_attr(): 0 means PERF_ATTR_SIZE_VER0; otherwise VER0..PAGE_SIZE,
  * anything else is E2BIG before the event exists. */

@@ -21,5 +21,6 @@ void guard_decide(const struct guard_policy *p, int read_rc, const struct guard_
 		d->hit = guard_classify(p, a->type, a->config);
 	}
 	d->report = d->hit != GUARD_HIT_NONE;
-	d->deny = d->report && p->enforce;
+	d->substitute = d->hit == GUARD_HIT_SLOTS && p->enforce && p->substitute;
+	d->deny = d->report && p->enforce && !d->substitute;
 }

@@ -51,6 +51,11 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 				memcpy(c->snapshot, vs, n);
 				c->snapshot[n] = '\0';
 			}
+		} else if (is(ks, ke, "slots")) {
+			if ((ok = is(vs, ve, "deny")))
+				c->slots = GUARD_SLOTS_DENY;
+			else if ((ok = is(vs, ve, "substitute")))
+				c->slots = GUARD_SLOTS_SUBSTITUTE;
 		} else if (is(ks, ke, "lock")) {
 			if ((ok = is(vs, ve, "yes")))
 				c->lock = true;
@@ -78,6 +83,7 @@ int guard_conf_read(struct guard_conf *c, const char *path)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = -1;
+	c->slots = -1;
 	struct conf_ctx x = {c, 0};
 	int rc = probe_read_lines(path, conf_cb, &x);
 	if (rc == 0)

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR]
+ * pmuguard enforce stop
+ * pmuguard enforce status
+ * pmuguard enforce follow        (also: pmuguard enforce --follow)
+ *
+ * The same facts, settings resolver and policy as the shim and `run`
+ * decide whether anything is attached; probe/cli/enforce.c attaches it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "conf.h"
+#include "denial.h"
+#include "enforce.h"
+#include "settings.h"
+
+#ifndef PMUGUARD_ENFORCE
+int cmd_enforce(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("pmuguard: enforce: this pmuguard was built without kernel enforcement "
+	      "(meson -Denforce=disabled, or libbpf, bpftool or clang missing at build time); "
+	      "the preload and `pmuguard run` still guard what they reach\n",
+	      stderr);
+	return EXIT_NO_ENFORCE;
+}
+#else
+#include <linux/magic.h>
+
+static const char usage_text[] =
+	"Usage: pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR]\n"
+	"                              [--attach auto|lsm|fmod_ret]\n"
+	"       pmuguard enforce stop\n"
+	"       pmuguard enforce status\n"
+	"       pmuguard enforce follow\n";
+
+/* What the policy says for this machine: the same path as the shim. */
+struct plan {
+	struct guard_settings set;
+	struct guard_policy policy;
+	struct probe_verdict v;
+	struct probe_facts *f;
+};
+
+static void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
+{
+	struct guard_conf conf;
+	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
+	struct guard_cli cli = {.mode = mode, .snapshot = snapshot};
+	if (quiet) {
+		struct guard_env env = {.visible = true,
+					.mode = secure_getenv("PMUGUARD_MODE"),
+					.log = secure_getenv("PMUGUARD_LOG"),
+					.snapshot = secure_getenv("PMUGUARD_SNAPSHOT")};
+		guard_settings_resolve(&conf, conf_err, &env, &cli, false, &pl->set);
+	} else {
+		cli_resolve_settings(&pl->set, &conf, conf_err, &cli);
+	}
+	if (pl->set.snapshot)
+		require_snapshot_dir(pl->set.snapshot);
+	pl->f = calloc(1, sizeof(*pl->f));
+	if (!pl->f)
+		die_errno("out of memory");
+	probe_gather_verdict(pl->f, pl->set.snapshot);
+	probe_evaluate(pl->f, &pl->v);
+	guard_policy_init(&pl->policy, pl->set.mode, pl->f, &pl->v);
+	if (pl->set.conf_transient)
+		guard_policy_fail_closed(&pl->policy,
+					 GUARD_CONF_PATH " could not be read just now: failing closed");
+}
+
+static void print_types(FILE *out, const unsigned *types, unsigned n)
+{
+	for (unsigned i = 0; i < n && i < GUARD_RULE_MAX_CORE; i++)
+		fprintf(out, "%s%u", i ? ", " : "", types[i]);
+}
+
+/* Why the kernel may have said no, in words an operator can act on. */
+static void hint(int err)
+{
+	if (err != -EPERM && err != -EACCES)
+		return;
+	if (geteuid() != 0)
+		fputs("pmuguard: enforce: run it as root (it needs CAP_BPF and CAP_PERFMON, or "
+		      "CAP_SYS_ADMIN)\n",
+		      stderr);
+	char buf[128];
+	if (probe_read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) > 0 &&
+	    !strstr(buf, "[none]"))
+		fprintf(stderr, "pmuguard: enforce: kernel lockdown is on (%s)\n", buf);
+	else if (geteuid() == 0)
+		fputs("pmuguard: enforce: refused to root: this kernel (its lockdown, a security "
+		      "module or its build) does not let BPF trampoline or LSM programs load\n",
+		      stderr);
+}
+
+static int do_start(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'm'},
+		{"snapshot", required_argument, NULL, 's'},
+		{"attach", required_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int mode = -1, ch;
+	unsigned attach = PMUG_ENF_ATTACH_NONE;
+	const char *snapshot = NULL;
+	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			mode = guard_mode_parse(optarg);
+			if (mode < 0)
+				die_usage("enforce: --mode is auto, always, audit or off, not '%s'",
+					  optarg);
+			break;
+		case 's':
+			snapshot = optarg;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "lsm"))
+				attach = PMUG_ENF_ATTACH_LSM;
+			else if (!strcmp(optarg, "fmod_ret"))
+				attach = PMUG_ENF_ATTACH_FMOD_RET;
+			else if (strcmp(optarg, "auto"))
+				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
+					  optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			die_usage("enforce start: bad option");
+		}
+	}
+	if (optind < argc)
+		die_usage("enforce start: unexpected argument '%s'", argv[optind]);
+
+	struct plan pl;
+	plan_make(&pl, mode, snapshot, false);
+	const char *src = pl.set.snapshot ? pl.set.snapshot : "this machine";
+	if (!pl.policy.watch) {
+		printf("pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s\n",
+		       guard_mode_name(pl.policy.mode), src, pl.policy.reason);
+		struct enf_status st;
+		if (enf_status_read(ENF_PIN_DIR, &st, false) == 0 && st.attached)
+			printf("pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
+			       "`pmuguard enforce stop` removes it\n",
+			       enf_attach_name(st.attach), guard_mode_name(st.cfg.mode));
+		free(pl.f);
+		return EXIT_OK;
+	}
+	struct pmug_enf_config cfg;
+	enf_config_fill(&cfg, &pl.policy, pl.v.state, attach, time(NULL));
+	struct enf_result *r = calloc(1, sizeof(*r));
+	if (!r)
+		die_errno("out of memory");
+	int err = enf_start(&cfg, ENF_PIN_DIR, r);
+	int rc = EXIT_OK;
+	if (err) {
+		fprintf(stderr,
+			"pmuguard: enforce: could not attach the kernel guard: %s. Nothing was "
+			"left attached or pinned; the preload and `pmuguard run` still guard what "
+			"they reach.\n",
+			r->why);
+		hint(err);
+		if (pl.set.log == GUARD_LOG_DEBUG && r->log[0])
+			fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", r->log);
+		rc = EXIT_ENFORCE_FAILED;
+	} else {
+		printf("pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
+		       r->already ? "already attached" : r->replaced ? "replaced and attached"
+									: "attached",
+		       enf_attach_name(r->attach), cfg.enforce ? "denying with ENOENT" : "audit only",
+		       guard_mode_name(pl.policy.mode));
+		print_types(stdout, cfg.core_types, cfg.n_core);
+		printf(", facts from %s): %s\n", src, pl.policy.reason);
+	}
+	free(r);
+	free(pl.f);
+	return rc;
+}
+
+static int do_stop(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		die_usage("enforce stop takes no arguments");
+	char why[512] = "";
+	int err = enf_stop(ENF_PIN_DIR, why, sizeof(why));
+	if (err == -ENOENT) {
+		printf("pmuguard: enforce: nothing was attached (%s)\n", why);
+		return EXIT_OK;
+	}
+	if (err) {
+		fprintf(stderr, "pmuguard: enforce: stop: %s\n", why);
+		return EXIT_INTERNAL;
+	}
+	printf("pmuguard: enforce: stopped; %s is unpinned and the guard detached\n",
+	       ENF_PIN_DIR);
+	return EXIT_OK;
+}
+
+static const char *yesno(int v)
+{
+	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
+}
+
+/* The kernel's side, for "why nothing is attached". */
+static void print_kernel(void)
+{
+	char buf[512];
+	long n = probe_read_small(ENF_LSM_LIST, buf, sizeof(buf));
+	int lsm = n < 0 ? -1 : enf_lsm_listed(buf, (size_t)n);
+	struct statfs sfs;
+	int bpffs = statfs(ENF_BPFFS, &sfs) < 0 ? -1 : (unsigned long)sfs.f_type == BPF_FS_MAGIC;
+	printf("  kernel: BTF %s; BPF LSM active: %s", access(ENF_BTF, R_OK) == 0 ? "yes" : "no",
+	       yesno(lsm));
+	if (n >= 0)
+		printf(" (lsm=%s)", buf);
+	else
+		printf(" (%s: %s)", ENF_LSM_LIST, strerror((int)-n));
+	printf("; bpffs at %s: %s\n", ENF_BPFFS, bpffs > 0 ? "mounted" : "not mounted");
+}
+
+static int do_status(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		die_usage("enforce status takes no arguments");
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		die_errno("out of memory");
+	int err = enf_status_read(ENF_PIN_DIR, st, false);
+	if (err) {
+		fprintf(stderr, "pmuguard: enforce: status: %s\n", st->why);
+		free(st);
+		return EXIT_INTERNAL;
+	}
+	if (!st->attached) {
+		struct plan pl;
+		plan_make(&pl, -1, NULL, true);
+		printf("pmuguard enforce: not attached: %s\n", st->why);
+		printf("  policy: %s (mode %s): %s\n",
+		       pl.policy.watch ? "would attach" : "nothing to attach",
+		       guard_mode_name(pl.policy.mode), pl.policy.reason);
+		print_kernel();
+		free(pl.f);
+		free(st);
+		return EXIT_NOT_ATTACHED;
+	}
+	const struct pmug_enf_config *c = &st->cfg;
+	char when[64] = "?";
+	time_t t = (time_t)c->started;
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
+	       st->attach == PMUG_ENF_ATTACH_LSM ? "BPF LSM hook perf_event_alloc"
+						 : "fmod_ret on security_perf_event_alloc",
+	       when);
+	printf("  mode: %s (%s); facts: %s\n", guard_mode_name((enum guard_mode)c->mode),
+	       c->enforce ? "deny with ENOENT" : "audit: count, allow",
+	       probe_state_name((enum probe_state)c->state));
+	printf("  core PMU types: ");
+	print_types(stdout, c->core_types, c->n_core);
+	printf("\n  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
+	       " instructions (xlated), %" PRIu32 " bytes jited\n",
+	       st->prog_id, st->link_id, st->xlated_insns, st->jited_bytes);
+	if (st->run_cnt)
+		printf("  runs: %" PRIu64 ", %" PRIu64 " ns on average (kernel.bpf_stats_enabled)\n",
+		       st->run_cnt, st->run_time_ns / st->run_cnt);
+	const struct pmug_enf_totals *tt = &st->totals;
+	printf("  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu\n",
+	       tt->denied, tt->audited, tt->lost_events, tt->lost_keys);
+	if (st->n_counts) {
+		printf("  by encoding:\n");
+		for (unsigned i = 0; i < st->n_counts; i++) {
+			const struct enf_count *e = &st->counts[i];
+			char comm[17];
+			memcpy(comm, e->val.last_comm, 16);
+			comm[16] = '\0';
+			for (char *p = comm; *p; p++)
+				if ((unsigned char)*p < 0x20 || *p == 0x7f)
+					*p = '?';
+			printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
+			       "%s\n",
+			       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
+			       e->key.code, e->val.calls, comm, e->val.last_pid,
+			       guard_hit_name(guard_rule_config(e->key.code), e->key.code));
+		}
+		if (st->n_counts_total > st->n_counts)
+			printf("    (%u more)\n", st->n_counts_total - st->n_counts);
+		/* Per uid: the sum over encodings. */
+		printf("  by uid:\n");
+		for (unsigned i = 0; i < st->n_counts; i++) {
+			bool first = true;
+			for (unsigned j = 0; j < i && first; j++)
+				first = st->counts[j].key.uid != st->counts[i].key.uid;
+			if (!first)
+				continue;
+			unsigned long long den = 0, aud = 0;
+			for (unsigned j = i; j < st->n_counts; j++)
+				if (st->counts[j].key.uid == st->counts[i].key.uid)
+					*(st->counts[j].key.denied ? &den : &aud) += st->counts[j].val.calls;
+			printf("    uid %u: %llu denied, %llu audited\n", st->counts[i].key.uid, den,
+			       aud);
+		}
+	}
+	free(st);
+	return EXIT_OK;
+}
+
+static volatile sig_atomic_t stopping;
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+static bool should_stop(void *ctx)
+{
+	(void)ctx;
+	return stopping != 0;
+}
+
+struct follow {
+	struct guard_policy policy;
+	unsigned attach;
+};
+
+/* One line per (process, encoding): the shim's words, then what only the
+ * kernel knows. */
+static void on_event(void *ctx, const struct pmug_enf_event *e)
+{
+	const struct follow *fo = ctx;
+	struct guard_decision d = {.hit = (enum guard_hit)e->hit,
+				   .deny = e->denied != 0,
+				   .report = true,
+				   .type = e->attr_type,
+				   .config = e->attr_config};
+	char comm[17];
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	struct logline l;
+	guard_format_denial(&l, &fo->policy, &d, comm, (pid_t)e->tgid);
+	log_str(&l, " [kernel ");
+	log_str(&l, enf_attach_name(fo->attach));
+	log_str(&l, ": uid ");
+	log_dec(&l, e->uid);
+	log_str(&l, ", cgroup ");
+	log_dec(&l, e->cgroup_id);
+	log_str(&l, ", pmu type ");
+	log_dec(&l, e->pmu_type);
+	log_str(&l, ", hw.config ");
+	log_hex(&l, e->hw_config);
+	if (e->inherited)
+		log_str(&l, ", inherited at fork");
+	log_str(&l, "]");
+	log_emit(&l, STDOUT_FILENO);
+}
+
+static int do_follow(void)
+{
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		die_errno("out of memory");
+	int err = enf_status_read(ENF_PIN_DIR, st, true);
+	if (err || !st->attached) {
+		fprintf(stderr, "pmuguard: enforce: follow: %s\n",
+			st->why[0] ? st->why : "nothing is attached");
+		free(st);
+		return err ? EXIT_INTERNAL : EXIT_NOT_ATTACHED;
+	}
+	if (st->events_fd < 0) {
+		fprintf(stderr, "pmuguard: enforce: follow: the attached program has no ring "
+				"buffer this pmuguard can read\n");
+		free(st);
+		return EXIT_INTERNAL;
+	}
+	struct follow fo = {.attach = st->attach};
+	/* The reason sentence: the live policy's, as the shim would say it. */
+	struct plan pl;
+	plan_make(&pl, (int)st->cfg.mode, NULL, true);
+	fo.policy = pl.policy;
+	if (!pl.policy.watch)
+		fo.policy.reason = "pmuguard enforce was started with these rules";
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("pmuguard: enforce: following denials (%s, mode %s)\n", enf_attach_name(st->attach),
+	       guard_mode_name((enum guard_mode)st->cfg.mode));
+	fflush(stdout);
+	err = enf_follow(st->events_fd, ENF_PIN_DIR, on_event, &fo, should_stop);
+	close(st->events_fd);
+	free(st);
+	free(pl.f);
+	if (err == -ENOENT) {
+		printf("pmuguard: enforce: stopped (unpinned); no more denials to follow\n");
+		return EXIT_OK;
+	}
+	if (err) {
+		fprintf(stderr, "pmuguard: enforce: follow: %s\n", strerror(-err));
+		return EXIT_INTERNAL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_enforce(int argc, char **argv)
+{
+	if (argc < 2)
+		die_usage("enforce: start, stop, status or follow is required");
+	const char *sub = argv[1];
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(sub, "start"))
+		return do_start(argc - 1, argv + 1);
+	if (!strcmp(sub, "stop"))
+		return do_stop(argc - 1, argv + 1);
+	if (!strcmp(sub, "status"))
+		return do_status(argc - 1, argv + 1);
+	if (!strcmp(sub, "follow") || !strcmp(sub, "--follow")) {
+		if (argc > 2)
+			die_usage("enforce follow takes no arguments");
+		return do_follow();
+	}
+	die_usage("enforce: unknown subcommand '%s' (start, stop, status or follow)", sub);
+}
+#endif

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The loader behind `pmuguard enforce` (see enforce.h).  libbpf opens the
+ * embedded object (the skeleton bpftool generated from enforce.bpf.o),
+ * relocates it against the running kernel's BTF, loads it and attaches one
+ * of its two programs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/magic.h>
+
+#include "enforce.h"
+#include "enforce.skel.h"
+
+/* libbpf's messages, kept (the last lines) for the caller instead of
+ * printed: the command shows them with PMUGUARD_LOG=debug. */
+static char *libbpf_log;
+static size_t libbpf_log_size;
+
+static int keep_libbpf_line(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !libbpf_log || !libbpf_log_size)
+		return 0;
+	char line[512];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n <= 0)
+		return 0;
+	size_t len = strlen(libbpf_log), add = strlen(line);
+	if (add >= libbpf_log_size)
+		add = libbpf_log_size - 1;
+	if (len + add >= libbpf_log_size) {
+		/* Keep the newest lines: drop from the front. */
+		size_t drop = len + add - (libbpf_log_size - 1);
+		memmove(libbpf_log, libbpf_log + drop, len - drop + 1);
+		len -= drop;
+	}
+	memcpy(libbpf_log + len, line, add);
+	libbpf_log[len + add] = '\0';
+	return n;
+}
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static void capture_libbpf(char *buf, size_t size)
+{
+	libbpf_log = buf;
+	libbpf_log_size = size;
+	if (size)
+		buf[0] = '\0';
+	libbpf_set_print(buf ? keep_libbpf_line : silent);
+}
+
+static void why(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void why(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+static bool join(char *out, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(out, size, "%s/%s", dir, name);
+	return n > 0 && (size_t)n < size;
+}
+
+/* Is the directory holding pin_dir a bpffs?  Pins anywhere else fail. */
+static int check_bpffs(const char *pin_dir, char *w, size_t ws)
+{
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", pin_dir);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	struct statfs sfs;
+	if (statfs(parent, &sfs) < 0) {
+		int err = errno;
+		why(w, ws, "%s: %s (is bpffs mounted? mount -t bpf bpf %s)", parent,
+		    strerror(err), parent);
+		return -err;
+	}
+	if ((unsigned long)sfs.f_type != BPF_FS_MAGIC) {
+		why(w, ws,
+		    "bpffs is not mounted at %s, so the guard could not outlive this command "
+		    "(mount -t bpf bpf %s)",
+		    parent, parent);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+/* What /sys/kernel/security/lsm says: 1 bpf listed, 0 not, -errno unknown. */
+static int bpf_lsm_active(void)
+{
+	char buf[512];
+	int fd = open(ENF_LSM_LIST, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, sizeof(buf));
+	int err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	return enf_lsm_listed(buf, (size_t)n) ? 1 : 0;
+}
+
+/* One attempt: open, configure, load, attach one program.  On success the
+ * skeleton holds the (unpinned) link. */
+static int try_attach(const struct pmug_enf_config *cfg, unsigned attach,
+		      struct pmug_enforce **out, char *w, size_t ws)
+{
+	struct pmug_enforce *skel = pmug_enforce__open();
+	if (!skel) {
+		int err = errno ? errno : EINVAL;
+		why(w, ws, "cannot open the embedded BPF object: %s", strerror(err));
+		return -err;
+	}
+	bool lsm = attach == PMUG_ENF_ATTACH_LSM;
+	struct bpf_program *use = lsm ? skel->progs.pmug_lsm : skel->progs.pmug_fmod_ret;
+	struct bpf_program *other = lsm ? skel->progs.pmug_fmod_ret : skel->progs.pmug_lsm;
+	int err = bpf_program__set_autoload(other, false);
+	if (err)
+		goto fail_msg;
+	skel->rodata->cfg = *cfg;
+	skel->rodata->cfg.attach = attach;
+	err = pmug_enforce__load(skel);
+	if (err) {
+		err = err < 0 ? err : -EINVAL;
+		why(w, ws, "the kernel refused to load the %s program: %s",
+		    enf_attach_name(attach), strerror(-err));
+		goto fail;
+	}
+	struct bpf_link *link = lsm ? bpf_program__attach_lsm(use) : bpf_program__attach_trace(use);
+	if (!link) {
+		err = errno ? -errno : -EINVAL;
+		why(w, ws, "the kernel refused to attach the %s program: %s",
+		    enf_attach_name(attach), strerror(-err));
+		goto fail;
+	}
+	if (lsm)
+		skel->links.pmug_lsm = link;
+	else
+		skel->links.pmug_fmod_ret = link;
+	*out = skel;
+	return 0;
+
+fail_msg:
+	why(w, ws, "cannot prepare the %s program: %s", enf_attach_name(attach), strerror(-err));
+fail:
+	pmug_enforce__destroy(skel);
+	return err < 0 ? err : -EINVAL;
+}
+
+static struct bpf_link *skel_link(struct pmug_enforce *s)
+{
+	return s->links.pmug_lsm ? s->links.pmug_lsm : s->links.pmug_fmod_ret;
+}
+
+static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
+
+/* Is the same configuration attached at pin_dir now? */
+static bool same_attached(const char *pin_dir, const struct pmug_enf_config *cfg,
+			  unsigned *attach)
+{
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		return false;
+	bool same = enf_status_read(pin_dir, st, false) == 0 && st->attached &&
+		    enf_config_same(&st->cfg, cfg) &&
+		    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == st->attach);
+	*attach = st->attach;
+	free(st);
+	return same;
+}
+
+int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	capture_libbpf(r->log, sizeof(r->log));
+	int err = start(cfg, pin_dir, r);
+	capture_libbpf(NULL, 0); /* r->log is the caller's: let go of it */
+	return err;
+}
+
+static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
+{
+	char link_path[PATH_MAX], next_path[PATH_MAX];
+	if (!join(link_path, sizeof(link_path), pin_dir, "link") ||
+	    !join(next_path, sizeof(next_path), pin_dir, "next")) {
+		why(r->why, sizeof(r->why), "%s: path too long", pin_dir);
+		return -ENAMETOOLONG;
+	}
+	int err = check_bpffs(pin_dir, r->why, sizeof(r->why));
+	if (err)
+		return err;
+	if (access(ENF_BTF, R_OK) < 0) {
+		err = errno;
+		why(r->why, sizeof(r->why),
+		    "%s: %s: this kernel has no BTF (CONFIG_DEBUG_INFO_BTF), which the BPF "
+		    "program needs",
+		    ENF_BTF, strerror(err));
+		return -err;
+	}
+
+	/* What is attached already: the same configuration is success. */
+	struct enf_status *old = calloc(1, sizeof(*old));
+	if (!old) {
+		why(r->why, sizeof(r->why), "out of memory");
+		return -ENOMEM;
+	}
+	err = enf_status_read(pin_dir, old, false);
+	if (err) {
+		why(r->why, sizeof(r->why), "%.400s; `pmuguard enforce stop` removes it", old->why);
+		free(old);
+		return err;
+	}
+	bool had = old->attached;
+	free(old);
+	if (had && same_attached(pin_dir, cfg, &r->attach)) {
+		r->already = true;
+		return 0;
+	}
+
+	/* lsm where BPF LSM is listed; fmod_ret otherwise, and when lsm
+	 * fails (a kernel without CONFIG_BPF_LSM). */
+	unsigned order[2] = {PMUG_ENF_ATTACH_FMOD_RET, PMUG_ENF_ATTACH_NONE};
+	int lsm = bpf_lsm_active();
+	if (cfg->attach != PMUG_ENF_ATTACH_NONE) {
+		order[0] = cfg->attach; /* asked for (--attach): that one only */
+		lsm = 1;                /* no remark on the LSM list */
+	} else if (lsm == 1) {
+		order[0] = PMUG_ENF_ATTACH_LSM;
+		order[1] = PMUG_ENF_ATTACH_FMOD_RET;
+	}
+	struct pmug_enforce *skel = NULL;
+	char first[256] = "";
+	for (unsigned i = 0; i < 2 && order[i] != PMUG_ENF_ATTACH_NONE && !skel; i++) {
+		err = try_attach(cfg, order[i], &skel, r->why, sizeof(r->why));
+		if (err && i == 0)
+			snprintf(first, sizeof(first), "%.255s", r->why);
+	}
+	if (!skel) {
+		if (first[0] && strcmp(first, r->why)) {
+			char both[sizeof(r->why)];
+			snprintf(both, sizeof(both), "%.250s; then %.250s", first, r->why);
+			snprintf(r->why, sizeof(r->why), "%s", both);
+		}
+		if (lsm != 1) {
+			size_t l = strlen(r->why);
+			snprintf(r->why + l, sizeof(r->why) - l, " (BPF LSM %s)",
+				 lsm == 0 ? "is not active" : "status unknown: " ENF_LSM_LIST
+							      " unreadable");
+		}
+		return err ? err : -EINVAL;
+	}
+	r->attach = skel->rodata->cfg.attach;
+
+	/* Pin: into DIR/link when nothing is there, else into DIR/next and
+	 * then rename over DIR/link (bpffs: simple_rename), so the host is
+	 * never without a guard while one configuration replaces another. */
+	bool made_dir = false;
+	if (mkdir(pin_dir, 0700) == 0)
+		made_dir = true;
+	else if (errno != EEXIST) {
+		err = -errno;
+		why(r->why, sizeof(r->why), "cannot create %s: %s", pin_dir, strerror(-err));
+		goto undo;
+	}
+	int fd = bpf_link__fd(skel_link(skel));
+	const char *target = had ? next_path : link_path;
+	if (had)
+		unlink(next_path); /* a leftover of an interrupted replace */
+	if (bpf_obj_pin(fd, target) < 0) {
+		err = -errno;
+		/* Another start won the race to the pin: fine if it attached
+		 * what this one would have. */
+		if (err == -EEXIST && !had && same_attached(pin_dir, cfg, &r->attach)) {
+			r->already = true;
+			pmug_enforce__destroy(skel);
+			return 0;
+		}
+		why(r->why, sizeof(r->why), "cannot pin the link at %s: %s", target,
+		    strerror(-err));
+		goto undo;
+	}
+	if (had && rename(next_path, link_path) < 0) {
+		err = -errno;
+		why(r->why, sizeof(r->why), "cannot replace %s: %s (the earlier guard stays)",
+		    link_path, strerror(-err));
+		unlink(next_path);
+		goto undo;
+	}
+	r->replaced = had;
+	pmug_enforce__destroy(skel); /* the pin holds the link now */
+	return 0;
+
+undo:
+	if (made_dir)
+		rmdir(pin_dir);
+	pmug_enforce__destroy(skel); /* unpinned: closing it detaches it */
+	return err;
+}
+
+/* Wait (bounded) until the kernel no longer knows the object: an unpinned
+ * link is freed when its last reference goes, and the pin's reference goes
+ * from an RCU callback, so from a work item (bpf_link_put in
+ * kernel/bpf/syscall.c defers in atomic context; bpffs drops pins in
+ * bpf_free_inode).  Without this, stop would return while the program
+ * still judges calls for a moment. */
+static bool wait_gone(int (*get_fd)(__u32), __u32 id, unsigned max_ms)
+{
+	for (unsigned waited = 0;; waited += 5) {
+		int fd = get_fd(id);
+		if (fd < 0 && errno == ENOENT)
+			return true;
+		if (fd >= 0)
+			close(fd);
+		if (waited >= max_ms)
+			return false;
+		struct timespec ts = {0, 5 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+int enf_stop(const char *pin_dir, char *w, size_t ws)
+{
+	char link_path[PATH_MAX], next_path[PATH_MAX];
+	if (!join(link_path, sizeof(link_path), pin_dir, "link") ||
+	    !join(next_path, sizeof(next_path), pin_dir, "next")) {
+		why(w, ws, "%s: path too long", pin_dir);
+		return -ENAMETOOLONG;
+	}
+	/* The ids, to wait for the detach once unpinned. */
+	__u32 link_ids[2] = {0, 0}, prog_ids[2] = {0, 0};
+	const char *const paths[] = {next_path, link_path};
+	libbpf_print_fn_t old_print = libbpf_set_print(NULL);
+	for (unsigned i = 0; i < 2; i++) {
+		int fd = bpf_obj_get(paths[i]);
+		if (fd < 0)
+			continue;
+		struct bpf_link_info li;
+		memset(&li, 0, sizeof(li));
+		__u32 len = sizeof(li);
+		if (bpf_obj_get_info_by_fd(fd, &li, &len) == 0) {
+			link_ids[i] = li.id;
+			prog_ids[i] = li.prog_id;
+		}
+		close(fd);
+	}
+	libbpf_set_print(old_print);
+	bool removed = false;
+	int err = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		if (unlink(paths[i]) == 0)
+			removed = true;
+		else if (errno != ENOENT && !err) {
+			err = -errno;
+			why(w, ws, "cannot remove %s: %s", paths[i], strerror(errno));
+		}
+	}
+	if (rmdir(pin_dir) < 0 && errno != ENOENT && errno != ENOTEMPTY && !err) {
+		err = -errno;
+		why(w, ws, "cannot remove %s: %s", pin_dir, strerror(errno));
+	}
+	if (err)
+		return err;
+	if (!removed) {
+		why(w, ws, "nothing of pmuguard is pinned at %s", pin_dir);
+		return -ENOENT;
+	}
+	/* The link first (its release detaches the program), then the
+	 * program, which only a reader (bpftool, a status) may keep a while. */
+	for (unsigned i = 0; i < 2; i++) {
+		if (link_ids[i] && !wait_gone(bpf_link_get_fd_by_id, link_ids[i], 10000)) {
+			why(w, ws,
+			    "unpinned, but link %u is still held by another process: the guard "
+			    "stays attached until it lets go",
+			    link_ids[i]);
+			return -EBUSY;
+		}
+		if (prog_ids[i])
+			wait_gone(bpf_prog_get_fd_by_id, prog_ids[i], 1000);
+	}
+	return 0;
+}
+
+/* Read one map's value at key 0 when its name ends in suffix and its
+ * value has the size we know. */
+static bool read_section(int fd, const struct bpf_map_info *mi, const char *suffix, void *out,
+			 size_t size)
+{
+	size_t nl = strlen(mi->name), sl = strlen(suffix);
+	if (nl < sl || strcmp(mi->name + nl - sl, suffix) || mi->value_size != size)
+		return false;
+	__u32 key = 0;
+	return bpf_map_lookup_elem(fd, &key, out) == 0;
+}
+
+static void read_counts(int fd, struct enf_status *st)
+{
+	struct pmug_enf_key key, next;
+	void *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		struct pmug_enf_count val;
+		if (bpf_map_lookup_elem(fd, &key, &val) < 0)
+			continue;
+		st->n_counts_total++;
+		if (st->n_counts < sizeof(st->counts) / sizeof(st->counts[0]))
+			st->counts[st->n_counts++] = (struct enf_count){key, val};
+	}
+}
+
+int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events)
+{
+	memset(st, 0, sizeof(*st));
+	st->events_fd = -1;
+	char link_path[PATH_MAX];
+	if (!join(link_path, sizeof(link_path), pin_dir, "link")) {
+		why(st->why, sizeof(st->why), "%s: path too long", pin_dir);
+		return -ENAMETOOLONG;
+	}
+	libbpf_print_fn_t old_print = libbpf_set_print(NULL);
+	int link_fd = bpf_obj_get(link_path);
+	libbpf_set_print(old_print);
+	if (link_fd < 0) {
+		int err = errno;
+		if (err == ENOENT) {
+			why(st->why, sizeof(st->why), "nothing is pinned at %s", link_path);
+			return 0;
+		}
+		why(st->why, sizeof(st->why), "%s: %s", link_path, strerror(err));
+		return -err;
+	}
+	struct bpf_link_info li;
+	memset(&li, 0, sizeof(li));
+	__u32 len = sizeof(li);
+	int err = 0, prog_fd = -1;
+	if (bpf_obj_get_info_by_fd(link_fd, &li, &len) < 0) {
+		err = -errno;
+		why(st->why, sizeof(st->why), "%s: cannot read the link: %s", link_path,
+		    strerror(errno));
+		goto out;
+	}
+	st->link_id = li.id;
+	st->prog_id = li.prog_id;
+	if (li.type == BPF_LINK_TYPE_TRACING)
+		st->attach = li.tracing.attach_type == BPF_LSM_MAC	    ? PMUG_ENF_ATTACH_LSM
+			     : li.tracing.attach_type == BPF_MODIFY_RETURN ? PMUG_ENF_ATTACH_FMOD_RET
+									   : PMUG_ENF_ATTACH_NONE;
+	prog_fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (prog_fd < 0) {
+		err = -errno;
+		why(st->why, sizeof(st->why), "program %u: %s", li.prog_id, strerror(errno));
+		goto out;
+	}
+	__u32 map_ids[16];
+	struct bpf_prog_info pi;
+	memset(&pi, 0, sizeof(pi));
+	pi.nr_map_ids = sizeof(map_ids) / sizeof(map_ids[0]);
+	pi.map_ids = (__u64)(unsigned long)map_ids;
+	len = sizeof(pi);
+	if (bpf_obj_get_info_by_fd(prog_fd, &pi, &len) < 0) {
+		err = -errno;
+		why(st->why, sizeof(st->why), "program %u: %s", li.prog_id, strerror(errno));
+		goto out;
+	}
+	st->run_cnt = pi.run_cnt;
+	st->run_time_ns = pi.run_time_ns;
+	st->xlated_insns = pi.xlated_prog_len / 8; /* sizeof(struct bpf_insn) */
+	st->jited_bytes = pi.jited_prog_len;
+	bool cfg_ok = false;
+	unsigned n = pi.nr_map_ids < 16 ? pi.nr_map_ids : 16;
+	for (unsigned i = 0; i < n; i++) {
+		int mfd = bpf_map_get_fd_by_id(map_ids[i]);
+		if (mfd < 0)
+			continue;
+		struct bpf_map_info mi;
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		if (bpf_obj_get_info_by_fd(mfd, &mi, &len) < 0) {
+			close(mfd);
+			continue;
+		}
+		if (read_section(mfd, &mi, ".rodata", &st->cfg, sizeof(st->cfg)))
+			cfg_ok = st->cfg.magic == PMUG_ENF_MAGIC &&
+				 st->cfg.version == PMUG_ENF_VERSION;
+		else if (read_section(mfd, &mi, ".bss", &st->totals, sizeof(st->totals)))
+			;
+		else if (!strcmp(mi.name, "counts"))
+			read_counts(mfd, st);
+		else if (!strcmp(mi.name, "events") && mi.type == BPF_MAP_TYPE_RINGBUF &&
+			 keep_events && st->events_fd < 0) {
+			st->events_fd = mfd;
+			continue;
+		}
+		close(mfd);
+	}
+	if (!cfg_ok) {
+		err = -EPROTO;
+		why(st->why, sizeof(st->why),
+		    "%s holds program %u, which is not one this pmuguard can read (another "
+		    "version?)",
+		    link_path, li.prog_id);
+		goto out;
+	}
+	st->attached = true;
+out:
+	if (prog_fd >= 0)
+		close(prog_fd);
+	close(link_fd);
+	if (err && st->events_fd >= 0) {
+		close(st->events_fd);
+		st->events_fd = -1;
+	}
+	return err;
+}
+
+struct follow_ctx {
+	enf_event_fn fn;
+	void *ctx;
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct follow_ctx *f = ctx;
+	if (size >= sizeof(struct pmug_enf_event))
+		f->fn(f->ctx, data);
+	return 0;
+}
+
+int enf_follow(int events_fd, const char *pin_dir, enf_event_fn fn, void *ctx,
+	       bool (*stop)(void *ctx))
+{
+	char link_path[PATH_MAX];
+	if (!join(link_path, sizeof(link_path), pin_dir, "link"))
+		return -ENAMETOOLONG;
+	struct follow_ctx f = {fn, ctx};
+	libbpf_set_print(NULL);
+	struct ring_buffer *rb = ring_buffer__new(events_fd, on_record, &f, NULL);
+	if (!rb)
+		return errno ? -errno : -EINVAL;
+	int err = 0;
+	while (!stop(ctx)) {
+		int n = ring_buffer__poll(rb, 1000);
+		if (n < 0 && n != -EINTR) {
+			err = n;
+			break;
+		}
+		/* Stopped (unpinned): drain what is left and end. */
+		if (access(link_path, F_OK) < 0 && errno == ENOENT) {
+			ring_buffer__consume(rb);
+			err = -ENOENT;
+			break;
+		}
+	}
+	ring_buffer__free(rb);
+	return err;
+}

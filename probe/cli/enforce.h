@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel enforcement: load the program of enforce.bpf.c, attach it to the
+ * perf_event_alloc LSM hook (or fmod_ret on security_perf_event_alloc),
+ * pin the link in bpffs so that it outlives the loader, and read back what
+ * is attached.  Library code: returns -errno and fills a reason; never
+ * prints or exits (the command, probe/cli/cmd_enforce.c, does).
+ *
+ * One pin, one object: DIR/link (default /sys/fs/bpf/pmuguard/link).  The
+ * program's maps (counts, events, .rodata, .bss) are found from the link's
+ * program, so a start is attached or not as a whole: the pin is the last
+ * step, and a start that fails before it leaves nothing behind (closing the
+ * last descriptor of an unpinned link detaches it).
+ */
+#ifndef PMUGUARD_ENFORCE_H
+#define PMUGUARD_ENFORCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "classify.h"
+#include "enforce_abi.h"
+
+#define ENF_BPFFS "/sys/fs/bpf"
+#define ENF_PIN_DIR ENF_BPFFS "/pmuguard"
+#define ENF_LSM_LIST "/sys/kernel/security/lsm"
+#define ENF_BTF "/sys/kernel/btf/vmlinux"
+
+/* Pure: the rodata for a policy (tests/unit/test_enforce.c). */
+void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
+		     unsigned probe_state, unsigned attach, time_t now);
+/* Pure: does the text of /sys/kernel/security/lsm list "bpf"? */
+bool enf_lsm_listed(const char *list, size_t len);
+const char *enf_attach_name(unsigned attach);
+/* Same effect (enforce or audit, the same core types, the same mode)? */
+bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_config *b);
+
+/* What start did, or why it could not. */
+struct enf_result {
+	unsigned attach;          /* PMUG_ENF_ATTACH_* attached (or found) */
+	bool already;             /* the same configuration was already attached */
+	bool replaced;            /* a different configuration was replaced */
+	char why[512];            /* on failure: one line, the reason */
+	char log[2048];           /* libbpf's last lines (for PMUGUARD_LOG=debug) */
+};
+
+/* Attach per cfg.  cfg->attach PMUG_ENF_ATTACH_NONE picks: lsm where BPF
+ * LSM is listed, else fmod_ret, and fmod_ret when lsm fails; LSM or
+ * FMOD_RET asks for that one only.  pin_dir is the directory
+ * in bpffs.  0 on success, -errno on failure (r->why says what). */
+int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
+/* Unpin, and wait (bounded) until the kernel has released the link.  0
+ * when something was removed and detached, -ENOENT when nothing was pinned,
+ * -EBUSY when another process still holds the link. */
+int enf_stop(const char *pin_dir, char *why, size_t why_size);
+
+struct enf_count {
+	struct pmug_enf_key key;
+	struct pmug_enf_count val;
+};
+
+struct enf_status {
+	bool attached;
+	unsigned attach;              /* from the link: lsm or fmod_ret */
+	uint32_t link_id, prog_id;
+	struct pmug_enf_config cfg;   /* the program's rodata */
+	struct pmug_enf_totals totals; /* its .bss */
+	uint64_t run_cnt, run_time_ns; /* with kernel.bpf_stats_enabled=1 */
+	uint32_t xlated_insns, jited_bytes;
+	struct enf_count counts[64];
+	unsigned n_counts, n_counts_total;
+	int events_fd;                /* the ring buffer, for --follow (or -1) */
+	char why[512];                /* when not attached, or unreadable */
+};
+
+/* 0 with st->attached true or false; -errno when what is pinned cannot be
+ * read.  With keep_events, st->events_fd stays open for the caller. */
+int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events);
+
+/* Follow the ring buffer until stop() says so (called about once a
+ * second) or the pin goes away.  fn gets each record. */
+typedef void (*enf_event_fn)(void *ctx, const struct pmug_enf_event *e);
+int enf_follow(int events_fd, const char *pin_dir, enf_event_fn fn, void *ctx,
+	       bool (*stop)(void *ctx));
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the loader (probe/cli/enforce.c) and the kernel program
+ * (probe/cli/enforce.bpf.c) share: the read-only configuration the loader sets
+ * before load, the counters, and the records of the ring buffer.  Plain C
+ * of fixed-width integers, no includes: it is compiled both by clang
+ * -target bpf and by the host compiler, so every field has an explicit
+ * size and the layout is the same on both sides (checked by
+ * _Static_assert below and by tests/unit/test_enforce.c).
+ */
+#ifndef PMUGUARD_ENFORCE_ABI_H
+#define PMUGUARD_ENFORCE_ABI_H
+
+#include "classify_rule.h"
+
+/* "PMUG" and the layout version: status refuses to read a program whose
+ * rodata does not carry them (an older or foreign object). */
+#define PMUG_ENF_MAGIC 0x474d5550u
+#define PMUG_ENF_VERSION 1u
+
+enum pmug_enf_attach {
+	PMUG_ENF_ATTACH_NONE = 0,
+	PMUG_ENF_ATTACH_LSM = 1,     /* SEC("lsm/perf_event_alloc") */
+	PMUG_ENF_ATTACH_FMOD_RET = 2, /* SEC("fmod_ret/security_perf_event_alloc") */
+};
+
+/* The program's .rodata: const volatile, set before load, frozen after. */
+struct pmug_enf_config {
+	unsigned int magic;   /* PMUG_ENF_MAGIC */
+	unsigned int version; /* PMUG_ENF_VERSION */
+	unsigned int enforce; /* 1: deny with -ENOENT; 0: audit (count, allow) */
+	unsigned int attach;  /* enum pmug_enf_attach: how this copy was attached */
+	unsigned int mode;    /* enum guard_mode the policy was resolved to */
+	unsigned int state;   /* enum probe_state of the facts */
+	unsigned int n_core;  /* core_types[0..n_core) are judged */
+	unsigned int core_types[GUARD_RULE_MAX_CORE];
+	unsigned long long started; /* CLOCK_REALTIME seconds of the start */
+};
+
+/* The program's .bss: totals, always exact (the per-key map may fill up). */
+struct pmug_enf_totals {
+	unsigned long long denied;      /* calls answered -ENOENT */
+	unsigned long long audited;     /* calls that would have been (audit) */
+	unsigned long long lost_events; /* ring buffer full: a report was dropped */
+	unsigned long long lost_keys;   /* counts map full: a key was not counted */
+};
+
+/* counts: one entry per (uid, PMU type, encoding, denied). */
+struct pmug_enf_key {
+	unsigned int uid;
+	unsigned int pmu_type;
+	unsigned int code;   /* config bits 0-15: event code and umask */
+	unsigned int denied; /* 1 denied, 0 audited */
+};
+
+struct pmug_enf_count {
+	unsigned long long calls;
+	unsigned long long last_ns; /* bpf_ktime_get_ns() of the last call */
+	unsigned int last_pid;      /* tgid */
+	char last_comm[16];
+	unsigned int pad;
+};
+
+/* seen: the first call of each (process, encoding) is reported. */
+struct pmug_enf_seen {
+	unsigned int tgid;
+	unsigned int pmu_type;
+	unsigned int code;
+	unsigned int denied;
+};
+
+/* One record of the ring buffer ("events"): what --follow prints. */
+struct pmug_enf_event {
+	unsigned long long ns;        /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
+	unsigned long long cgroup_id; /* bpf_get_current_cgroup_id() */
+	unsigned long long hw_config; /* event->hw.config: what the driver programs */
+	unsigned long long attr_config;
+	unsigned int tgid, pid, uid;
+	unsigned int pmu_type;  /* event->pmu->type */
+	unsigned int attr_type; /* event->attr.type, as the caller asked */
+	unsigned int hit;       /* enum guard_hit */
+	unsigned int denied;
+	unsigned int inherited; /* event->parent: created for a child at fork */
+	char comm[16];
+};
+
+#define PMUG_ENF_COUNTS_MAX 1024
+#define PMUG_ENF_SEEN_MAX 4096
+#define PMUG_ENF_RINGBUF_BYTES (64 * 1024)
+
+_Static_assert(sizeof(struct pmug_enf_config) == 56, "rodata layout");
+_Static_assert(sizeof(struct pmug_enf_totals) == 32, "bss layout");
+_Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");
+_Static_assert(sizeof(struct pmug_enf_event) == 80, "event layout");
+
+#endif

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `pmuguard enforce` on the host that builds it: whatever this kernel
+# allows, nothing of ours may stay attached, pinned or mounted.  Cases that
+# need bpffs mount a private one in a private mount namespace (unshare -m),
+# which goes away with the case; the host's /sys/fs/bpf is never touched.
+# The real attach is tested in the VM (tests/vm/enforce.sh).
+#   enforce.sh CASE; needs $PMUGUARD and $FIXTURES ($ENFORCE=0: built without).
+set -euo pipefail
+: "${PMUGUARD:?}" "${FIXTURES:?}"
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib.sh
+. "$here/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() { # expected-status CMD...
+	local want=$1 rc=0
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = "$want" ] || fail "$* exited $rc, expected $want"
+}
+
+need_enforce() {
+	[ "${ENFORCE:-1}" = 1 ] || skip "built without enforce"
+}
+
+# CMD run as root in a private mount namespace.
+private_ns() {
+	[ "$(id -u)" = 0 ] || skip "needs root (a private bpffs mount)"
+	unshare -m --propagation private true 2>/dev/null || skip "unshare -m is not allowed here"
+	unshare -m --propagation private "$@"
+}
+
+case $1 in
+built-without)
+	[ "${ENFORCE:-1}" = 0 ] || skip "built with enforce"
+	for sub in start stop status follow; do
+		run 5 "$PMUGUARD" enforce "$sub"
+		grep -q 'built without kernel enforcement' "$tmp/err" || fail "$sub: no reason given"
+	done
+	ok "every subcommand exits 5 and says why"
+	;;
+usage)
+	need_enforce
+	run 2 "$PMUGUARD" enforce
+	run 2 "$PMUGUARD" enforce frobnicate
+	run 2 "$PMUGUARD" enforce start --mode preload
+	run 2 "$PMUGUARD" enforce stop now
+	run 0 "$PMUGUARD" enforce --help
+	grep -q 'enforce start' "$tmp/out" || fail "no usage text"
+	ok "usage errors exit 2"
+	;;
+status-nothing-attached)
+	need_enforce
+	# Whatever this host has, /sys/fs/bpf/pmuguard is not ours to find.
+	[ ! -e /sys/fs/bpf/pmuguard ] || skip "/sys/fs/bpf/pmuguard exists on this host"
+	run 6 "$PMUGUARD" enforce status
+	grep -q '^pmuguard enforce: not attached: nothing is pinned at /sys/fs/bpf/pmuguard/link' \
+		"$tmp/out" || fail "status does not say what is missing"
+	grep -q '^  policy: ' "$tmp/out" || fail "status does not say what the policy wants"
+	grep -q '^  kernel: BTF ' "$tmp/out" || fail "status does not say what the kernel offers"
+	run 0 "$PMUGUARD" enforce stop
+	grep -q 'nothing was attached' "$tmp/out" || fail "stop with nothing attached"
+	ok "status says why nothing is attached (exit 6); stop is idempotent"
+	;;
+healthy-attaches-nothing)
+	need_enforce
+	for w in icx-8375c-metal amd-epyc-guest m5-24xlarge; do
+		run 0 "$PMUGUARD" enforce start --snapshot "$FIXTURES/$w"
+		grep -q '^pmuguard: enforce: nothing to attach' "$tmp/out" || fail "$w: attached?"
+	done
+	run 0 "$PMUGUARD" enforce start --mode off --snapshot "$FIXTURES/m6i-16xlarge"
+	grep -q 'nothing to attach (mode off' "$tmp/out" || fail "mode off attached"
+	ok "a healthy world and mode off load nothing"
+	;;
+bpffs-not-mounted)
+	need_enforce
+	# A tmpfs over /sys/fs/bpf, in a private namespace: not bpffs.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	private_ns sh -c 'mount -t tmpfs none /sys/fs/bpf && exec "$0" enforce start \
+		--snapshot "$1"' "$PMUGUARD" "$FIXTURES/m6i-16xlarge" >"$tmp/out" 2>"$tmp/err" &&
+		rc=0 || rc=$?
+	[ "$rc" = 4 ] || fail "exit $rc, expected 4"
+	grep -q 'bpffs is not mounted at /sys/fs/bpf' "$tmp/err" || fail "reason missing"
+	grep -q 'Nothing was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
+	ok "no bpffs: exit 4, one line that says so"
+	;;
+refused-leaves-nothing)
+	need_enforce
+	# This host's kernel refuses BPF trampoline/LSM programs (EPERM).  The
+	# start must fail with the reason and leave the private bpffs empty;
+	# the listing is taken inside the namespace, before it goes away.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	# A kernel that lets it attach: stop, and the same check of bpffs.
+	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
+		rc=0; "$0" enforce start --snapshot "$1" || rc=$?
+		if [ "$rc" = 0 ]; then "$0" enforce stop || rc=98; fi
+		ls -A /sys/fs/bpf >"$2/ls"
+		exit "$rc"' "$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$tmp" >"$tmp/out" 2>"$tmp/err" &&
+		rc=0 || rc=$?
+	[ "$rc" != 99 ] || skip "cannot mount a private bpffs"
+	[ "$rc" != 98 ] || fail "attached, but stop failed"
+	if [ "$rc" = 0 ]; then
+		grep -q '^pmuguard: enforce: attached' "$tmp/out" || fail "exit 0 without attaching"
+		if grep -q pmuguard "$tmp/ls"; then
+			fail "left behind in bpffs after stop: $(tr '\n' ' ' <"$tmp/ls")"
+		fi
+		ok "this kernel let it attach; stop left nothing in bpffs (see tests/vm for the rest)"
+		exit 0
+	fi
+	[ "$rc" = 4 ] || fail "exit $rc, expected 4"
+	grep -q '^pmuguard: enforce: could not attach the kernel guard: ' "$tmp/err" ||
+		fail "no reason line"
+	grep -q 'Nothing was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
+	if grep -q pmuguard "$tmp/ls"; then
+		fail "left behind in bpffs: $(tr '\n' ' ' <"$tmp/ls")"
+	fi
+	ok "refused: exit 4, $(sed -n 's/.*could not attach the kernel guard: \([^.]*\).*/\1/p' \
+		"$tmp/err"); bpffs holds: $(tr '\n' ' ' <"$tmp/ls")"
+	;;
+*)
+	echo "unknown case $1" >&2
+	exit 2
+	;;
+esac

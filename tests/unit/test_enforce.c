@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Kernel enforcement's pure half: the rodata a policy becomes, the LSM
+ * list, and (where the BPF object was built) that the object's BTF lays
+ * the shared structs out as the host compiler does. */
+#include <stddef.h>
+#include <string.h>
+
+#include "enforce.h"
+#include "fixture.h"
+
+#ifdef ENF_BPF_OBJ
+#include <bpf/btf.h>
+#endif
+
+static void policy_for(const char *world, enum guard_mode mode, struct guard_policy *p,
+		       struct world *w)
+{
+	world_load(w, world);
+	guard_policy_init(p, mode, &w->f, &w->v);
+}
+
+Test(rodata, m6i_auto_denies_on_the_raw_type)
+{
+	static struct world w;
+	struct guard_policy p;
+	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
+	struct pmug_enf_config c;
+	memset(&c, 0xa5, sizeof(c));
+	enf_config_fill(&c, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 1700000000);
+	cr_assert_eq(c.magic, PMUG_ENF_MAGIC);
+	cr_assert_eq(c.version, PMUG_ENF_VERSION);
+	cr_assert_eq(c.enforce, 1);
+	cr_assert_eq(c.attach, PMUG_ENF_ATTACH_LSM);
+	cr_assert_eq(c.mode, GUARD_AUTO);
+	cr_assert_eq(c.state, PROBE_HAZARD);
+	cr_assert_eq(c.started, 1700000000ull);
+	cr_assert_eq(c.n_core, p.n_core);
+	cr_assert_eq(c.core_types[0], 4);
+	for (unsigned i = c.n_core; i < GUARD_RULE_MAX_CORE; i++)
+		cr_assert_eq(c.core_types[i], 0, "unused slot %u is zero", i);
+	/* The kernel program judges with these exactly as the shim does. */
+	for (unsigned code = 0; code <= 0xffff; code++)
+		cr_assert_eq(guard_rule_classify(4, code, c.core_types, c.n_core),
+			     guard_classify(&p, 4, code), "0x%x", code);
+}
+
+Test(rodata, audit_counts_without_denying)
+{
+	static struct world w;
+	struct guard_policy p;
+	policy_for("m6i-16xlarge", GUARD_AUDIT, &p, &w);
+	struct pmug_enf_config c;
+	enf_config_fill(&c, &p, w.v.state, PMUG_ENF_ATTACH_FMOD_RET, 0);
+	cr_assert(p.watch);
+	cr_assert_eq(c.enforce, 0);
+	cr_assert_eq(c.mode, GUARD_AUDIT);
+}
+
+Test(rodata, hybrid_world_carries_both_core_types)
+{
+	static struct world w;
+	struct guard_policy p;
+	policy_for("hybrid-guest-hazard", GUARD_AUTO, &p, &w);
+	struct pmug_enf_config c;
+	enf_config_fill(&c, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 0);
+	cr_assert_eq(c.n_core, p.n_core);
+	cr_assert_geq(c.n_core, 2, "RAW plus cpu_atom's dynamic type");
+	for (unsigned i = 0; i < w.f.n_pmus; i++)
+		cr_assert(guard_rule_core_type(w.f.pmus[i].type, c.core_types, c.n_core),
+			  "%s (type %u) is judged", w.f.pmus[i].name, w.f.pmus[i].type);
+	cr_assert_not(guard_rule_core_type(1, c.core_types, c.n_core), "software is not core");
+}
+
+Test(rodata, same_config_means_same_effect)
+{
+	static struct world w;
+	struct guard_policy p;
+	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
+	struct pmug_enf_config a, b;
+	enf_config_fill(&a, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 1);
+	enf_config_fill(&b, &p, w.v.state, PMUG_ENF_ATTACH_FMOD_RET, 2);
+	cr_assert(enf_config_same(&a, &b), "start time and attach do not matter");
+	b.enforce = 0;
+	cr_assert_not(enf_config_same(&a, &b));
+	enf_config_fill(&b, &p, w.v.state, 0, 2);
+	b.core_types[b.n_core++] = 10;
+	cr_assert_not(enf_config_same(&a, &b));
+}
+
+Test(lsm, the_list_names_bpf_as_a_word)
+{
+	static const struct {
+		const char *text;
+		bool bpf;
+	} cases[] = {
+		{"lockdown,capability,yama,bpf", true},
+		{"lockdown,capability,yama,bpf\n", true},
+		{"capability,bpf,landlock", true},
+		{"bpf", true},
+		{"lockdown,capability,landlock,yama,apparmor", false},
+		{"lockdown,bpfilter,yama", false},
+		{"xbpf,bpfx", false},
+		{"", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert_eq(enf_lsm_listed(cases[i].text, strlen(cases[i].text)), cases[i].bpf,
+			     "'%s'", cases[i].text);
+	cr_assert_eq(enf_attach_name(PMUG_ENF_ATTACH_LSM)[0], 'l');
+	cr_assert_str_eq(enf_attach_name(PMUG_ENF_ATTACH_FMOD_RET), "fmod_ret");
+}
+
+#ifdef ENF_BPF_OBJ
+/* The object's BTF says how clang -target bpf laid the structs out. */
+static void same_layout(const struct btf *btf, const char *name, size_t size,
+			const char *const *fields, const size_t *offsets, size_t n)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	cr_assert_gt(id, 0, "struct %s is in the object's BTF", name);
+	const struct btf_type *t = btf__type_by_id(btf, (__u32)id);
+	cr_assert_eq(t->size, size, "sizeof(struct %s)", name);
+	const struct btf_member *m = btf_members(t);
+	for (size_t f = 0; f < n; f++) {
+		bool found = false;
+		for (unsigned i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, m[i].name_off), fields[f])) {
+				cr_assert_eq(btf_member_bit_offset(t, i) / 8, offsets[f], "%s.%s", name,
+					     fields[f]);
+				found = true;
+			}
+		cr_assert(found, "%s.%s", name, fields[f]);
+	}
+}
+
+Test(abi, bpf_object_and_loader_agree)
+{
+	struct btf *btf = btf__parse(ENF_BPF_OBJ, NULL);
+	cr_assert_not_null(btf, "%s has BTF", ENF_BPF_OBJ);
+	static const char *const cfg_f[] = {"magic", "enforce", "n_core", "core_types", "started"};
+	static const size_t cfg_o[] = {
+		offsetof(struct pmug_enf_config, magic), offsetof(struct pmug_enf_config, enforce),
+		offsetof(struct pmug_enf_config, n_core),
+		offsetof(struct pmug_enf_config, core_types),
+		offsetof(struct pmug_enf_config, started)};
+	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 5);
+	static const char *const tot_f[] = {"denied", "audited", "lost_events", "lost_keys"};
+	static const size_t tot_o[] = {0, 8, 16, 24};
+	same_layout(btf, "pmug_enf_totals", sizeof(struct pmug_enf_totals), tot_f, tot_o, 4);
+	/* struct pmug_enf_event only travels through the ring buffer (no BTF
+	 * of its own); enforce_abi.h's _Static_asserts hold both compilers to
+	 * its size. */
+	static const char *const k_f[] = {"uid", "pmu_type", "code", "denied"};
+	static const size_t k_o[] = {0, 4, 8, 12};
+	same_layout(btf, "pmug_enf_key", sizeof(struct pmug_enf_key), k_f, k_o, 4);
+	static const char *const c_f[] = {"calls", "last_ns", "last_pid", "last_comm"};
+	static const size_t c_o[] = {0, 8, 16, 20};
+	same_layout(btf, "pmug_enf_count", sizeof(struct pmug_enf_count), c_f, c_o, 4);
+	/* The object reads only the four kernel structs, by CO-RE. */
+	static const char *const kernel[] = {"perf_event", "pmu", "hw_perf_event",
+					     "perf_event_attr"};
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_gt(btf__find_by_name_kind(btf, kernel[i], BTF_KIND_STRUCT), 0, "%s",
+			     kernel[i]);
+	cr_assert_lt(btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT), 0,
+		     "no vmlinux.h baked in");
+	btf__free(btf);
+}
+#endif

@@ -1,0 +1,454 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The checks are called through guarded(); $G is the job's own variable.
+# shellcheck disable=SC2317,SC2016
+#
+# The vm suite: each fault-related promise of the README, proved on
+# Debian's real 6.1 kernel with the real perf (tests/vm/README.md).
+#
+#   cases.sh --tap GROUP
+#
+# Every case runs twice.  Unguarded, in a boot of its own, it must kill the
+# kernel: the test PMU module panics when the counter-3 encoding is
+# scheduled, and the panic (naming the encoding) must be on the console.
+# Guarded, batched with the group's other guarded runs into one boot, the
+# kernel must survive and the tool's output must be intact: the blocked
+# event <not supported>, the others counted.  Output is TAP, one line per
+# proof; boot times are printed as comments.
+#
+# Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip
+# ("1..0 # SKIP reason"), a failure under PMUGUARD_TESTS_MUST_RUN=1.
+set -euo pipefail
+: "${PMUGUARD:?path to the pmuguard command}" "${LIB:?path to libpmuguard.so}"
+: "${PEO:?path to the static peo target}" "${VM_CACHE:?cache directory for the VM}"
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures=$(cd "$here/../snapshots" && pwd)
+[ "${1:-}" != --tap ] || shift
+group=${1:?usage: cases.sh [--tap] GROUP}
+
+n=0 failed=0
+tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
+tap_not_ok() { # DESC [FILE...]: the tail of each file as TAP comments
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n - $1"
+	shift
+	local f
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "# --- ${f##*/}"
+		tail -n 25 "$f" | sed 's/^/#   /'
+	done
+}
+finish() {
+	echo "1..$n"
+	exit "$failed"
+}
+skip_all() {
+	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
+		echo "not ok 1 - the VM cannot run here: $* (PMUGUARD_TESTS_MUST_RUN=1 makes this a failure)"
+		echo "1..1"
+		exit 1
+	fi
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+set +e
+why=$("$here/prepare.sh" "$VM_CACHE" 2>&1)
+rc=$?
+set -e
+case $rc in
+0) ;;
+77) skip_all "$why" ;;
+*) tap_not_ok "preparing the VM (kernel, initramfs, test PMU module) failed: $why"; finish ;;
+esac
+# shellcheck source=/dev/null
+. "$VM_CACHE/vm.env"
+
+tmp=$(mktemp -d)
+if [ "${VM_KEEP:-0}" = 1 ]; then
+	echo "# VM_KEEP=1: the boots' files stay in $tmp"
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+
+ICX=GenuineIntel-6-6A-6
+ADL=GenuineIntel-6-97-2
+
+# The worlds: module parameters, the CPUID fixture, PERF_CPUID, vCPUs.
+world() {
+	case $1 in
+	m6i-old) # an m6i guest on a kernel before 6.11: slots and topdown-* listed
+		pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	hybrid) # a hazardous hybrid guest: cpu_core (type 4) and cpu_atom
+		pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
+	healthy) # Ice Lake with perf metrics (bit 48): counter 3 works
+		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
+	*) echo "unknown world $1" >&2; exit 2 ;;
+	esac
+}
+
+# boot NAME WORLD < JOB-BODY: one VM boot running JOB-BODY (sh, with the
+# world's facts set up and world.sh's step()); sets $dir and $result, so
+# it must not run in a subshell (feed it with < <(...), not a pipe).
+boot() {
+	local name=$1 start
+	world "$2"
+	dir=$tmp/$name
+	mkdir -p "$dir"
+	{
+		echo ". '$here/world.sh'"
+		echo "world_facts '$fixtures/$facts' $cpuid"
+		echo "PMUGUARD='$PMUGUARD' LIB='$LIB' PEO='$PEO' GOPEO='${GOPEO:-}' VMDIR='$here'"
+		cat
+	} >"$dir/job.sh"
+	start=$(date +%s)
+	result=$("$here/vm.sh" --smp "$smp" --timeout 150 --pmu "$pmu" "$dir") ||
+		result="vm.sh failed"
+	echo "# boot $name ($2 world): $result after $(($(date +%s) - start)) s"
+}
+
+# fatal CASE WORLD HWCONFIG WHAT < JOB-BODY: the unguarded run must panic
+# the kernel in step CASE, on that hardware encoding.
+fatal() {
+	local case=$1 w=$2 config=$3 what=$4
+	boot "$case.unguarded" "$w"
+	if [ "$result" != kernel-fault ]; then
+		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
+			"$dir/console" "$dir/stderr" "$dir/$case.err"
+	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
+		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3 .*hw config $config)" \
+		"$dir/console"; then
+		tap_not_ok "$case: unguarded: the panic is not the counter-3 fault of $config" "$dir/console"
+	else
+		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
+	fi
+}
+panic_summary() { # "add of cpu event type=4 config=0x400 (hw config 0x400) by perf-exec via perf_event_exec"
+	local via
+	via=$(grep -oE '\b(perf_event_exec|_perf_ioctl|__do_sys_perf_event_open|__perf_event_task_sched_in|perf_event_init_task)\b' "$1" | head -n 1)
+	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1 |
+		tr -d '\n'
+	echo "${via:+ via $via}"
+}
+
+# After a guarded batch boot: the kernel survived and every step finished.
+survived() {
+	if [ "$result" != "exit 0" ]; then
+		tap_not_ok "guarded batch ($group): the VM did not finish its job: $result" \
+			"$dir/console" "$dir/stderr"
+		finish
+	fi
+}
+
+# guarded CASE DESC TEST...: a check of step CASE's output in the batch.
+guarded() {
+	local case=$1 desc=$2
+	shift 2
+	if "$@"; then
+		tap_ok "$case: guarded, $desc"
+	else
+		tap_not_ok "$case: guarded: $desc" "$dir/$case.err" "$dir/$case.out"
+	fi
+}
+# Checks over $dir/CASE.{out,err,rc}.
+rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
+err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
+out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
+not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
+counted() { err_has "$1" "^[[:space:]]*[0-9][0-9,]*[[:space:]]+$2([[:space:]]|$)"; }
+blocked_once() { # CASE TYPE CONFIG
+	[ "$(grep -c "^pmuguard: blocked perf_event_open(type=$2, config=$3)" "$dir/$1.err")" = 1 ]
+}
+stat_ok() { # CASE BLOCKED-EVENT TYPE CONFIG COUNTED-EVENT...
+	local c=$1 ev=$2 type=$3 config=$4
+	shift 4
+	rc_is "$c" 0 && not_supported "$c" "$ev" && blocked_once "$c" "$type" "$config" || return 1
+	local e
+	for e in "$@"; do counted "$c" "$e" || return 1; done
+}
+
+# One step per guard case, for the batch and for the unguarded boots.
+# Unguarded, G is empty; guarded it is "env LD_PRELOAD=$LIB".
+perf_events_steps() {
+	cat <<'EOF'
+step named-events $G perf stat -e TOPDOWN.SLOTS,instructions -- true
+step raw-r0400 $G perf stat -e r0400,r01a4 -- true
+step raw-r8000 $G perf stat -e r8000,cycles -- true
+step sysfs-term-slots $G perf stat -e cpu/slots/,cycles -- true
+step sysfs-format-slots $G perf stat -e cpu/event=0x00,umask=0x4/,instructions -- true
+step metric-by-name $G perf stat -e topdown-retiring,instructions -- true
+step metric-with-modifiers $G perf stat -e cpu/event=0x00,umask=0x81,cmask=0x81/,instructions -- true
+EOF
+}
+perf_modes_steps() {
+	cat <<'EOF'
+step old-kernel-default-stat $G perf stat -- true
+step record $G perf record -e TOPDOWN.SLOTS -o /tmp/slots.data -- true
+step group $G perf stat -e '{instructions,r0400},cycles' -- true
+step inherit-children $G perf stat -e r0400,instructions -- sh -c 'sh -c true; /bin/true'
+step inherited-by-child $G python3 $VMDIR/inherit.py 4:0x400 0:1
+step ioctl-enable $G perf stat -D 100 -e r0400,instructions -- sleep 1
+EOF
+}
+
+case $group in
+perf-events | perf-modes)
+	steps=${group//-/_}_steps
+	# First each case unguarded: one boot each, which must die.
+	while read -r _ c rest; do
+		config=0x400
+		case $c in
+		raw-r8000 | metric-by-name) config=0x8000 ;;
+		metric-with-modifiers) config=0x81008100 ;;
+		esac
+		what=${rest%% -- *}
+		fatal "$c" m6i-old "$config" "${what//\$VMDIR\//}" <<<"step $c $rest"
+	done < <($steps | sed 's/ \$G / /')
+	if [ "$group" = perf-modes ]; then
+		# The event the python target opened only ever runs in its child.
+		d=$tmp/inherited-by-child.unguarded
+		opener=$(sed -n 's/^pid=//p' "$d/inherited-by-child.out" 2>/dev/null)
+		died=$(sed -nE 's/.*not syncing: pmuguard_testpmu: .* by [^[]*\[([0-9]+)\].*/\1/p' "$d/console" | head -n 1)
+		if [ -n "$opener" ] && [ -n "$died" ] && [ "$opener" != "$died" ]; then
+			tap_ok "inherited-by-child: unguarded, the panic is in the child (pid $died) at its exec, not in pid $opener that opened the event"
+		else
+			tap_not_ok "inherited-by-child: unguarded: the panic (pid ${died:-?}) is not in the child of pid ${opener:-?}" \
+				"$d/console" "$d/inherited-by-child.out"
+		fi
+	fi
+	# Then the guarded batch: every case under LD_PRELOAD, one boot.
+	boot "$group.guarded" m6i-old < <(
+		echo "G='env LD_PRELOAD=$LIB'"
+		$steps
+		[ "$group" != perf-modes ] ||
+			echo 'step record-works $G perf record -e instructions -o /tmp/i.data -- true'
+	)
+	survived
+	if [ "$group" = perf-events ]; then
+		guarded named-events "TOPDOWN.SLOTS <not supported>, instructions counted" \
+			stat_ok named-events TOPDOWN.SLOTS 4 0x400 instructions
+		guarded raw-r0400 "r0400 <not supported>, r01a4 (TOPDOWN.SLOTS_P) counted" \
+			stat_ok raw-r0400 r0400 4 0x400 r01a4
+		guarded raw-r8000 "r8000 <not supported>, cycles counted" \
+			stat_ok raw-r8000 r8000 4 0x8000 cycles
+		guarded sysfs-term-slots "cpu/slots/ <not supported>, cycles counted" \
+			stat_ok sysfs-term-slots cpu/slots/ 4 0x400 cycles
+		guarded sysfs-format-slots "cpu/event=0x00,umask=0x4/ <not supported>, instructions counted" \
+			stat_ok sysfs-format-slots cpu/event=0x00,umask=0x4/ 4 0x400 instructions
+		guarded metric-by-name "topdown-retiring <not supported>, instructions counted" \
+			stat_ok metric-by-name topdown-retiring 4 0x8000 instructions
+		guarded metric-with-modifiers "the metric with cmask <not supported>, instructions counted" \
+			stat_ok metric-with-modifiers cpu/event=0x00,umask=0x81,cmask=0x81/ 4 0x81008100 instructions
+	else
+		guarded old-kernel-default-stat "no fault; perf stops: 'The slots event is not supported' (README, Limits)" \
+			eval 'blocked_once old-kernel-default-stat 4 0x400 && err_has old-kernel-default-stat "The slots event is not supported"'
+		guarded record "no fault; perf record says TOPDOWN.SLOTS is not supported" \
+			eval 'blocked_once record 4 0x400 && err_has record "The TOPDOWN.SLOTS event is not supported"'
+		guarded record-works "perf record of instructions writes its data" \
+			eval 'rc_is record-works 0 && err_has record-works "Captured and wrote"'
+		guarded group "r0400 in a group <not supported>, the next event counted" \
+			stat_ok group r0400 4 0x400 cycles
+		guarded inherit-children "r0400 <not supported>, instructions of the children counted" \
+			stat_ok inherit-children r0400 4 0x400 instructions
+		guarded inherited-by-child "python (ctypes, glibc syscall()): 0x400 ENOENT, instructions counted in the child and folded back" \
+			eval 'rc_is inherited-by-child 0 && out_has inherited-by-child "type=4 config=0x400 ret=-1 errno=ENOENT" &&
+				out_has inherited-by-child "type=0 config=0x1 ret=fd count=[1-9]" && blocked_once inherited-by-child 4 0x400'
+		guarded ioctl-enable "perf stat -D (enabled by ioctl): r0400 <not supported>, instructions counted" \
+			stat_ok ioctl-enable r0400 4 0x400 instructions
+	fi
+	;;
+slots-substitute)
+	# slots = substitute on a pre-6.11 m6i world: the preload opens
+	# TOPDOWN.SLOTS as TOPDOWN.SLOTS_P, so perf goes on and counts it; the
+	# metrics stay <not supported>.  Unguarded, the same runs kill the
+	# kernel (plain `perf stat` and TOPDOWN.SLOTS: the perf-modes and
+	# perf-events groups; the group and perf record here).
+	fatal sub-slots-metric m6i-old 0x400 "perf stat -e {slots,topdown-retiring}" \
+		<<<"step sub-slots-metric perf stat -e '{slots,topdown-retiring}' -- true"
+	fatal sub-record m6i-old 0x400 "perf record -e slots" \
+		<<<"step sub-record perf record -e slots -o /tmp/s.data -- true"
+	boot "$group.guarded" m6i-old <<JOB
+G='env LD_PRELOAD=$LIB PMUGUARD_SLOTS=substitute'
+step sub-default-stat \$G perf stat -- true
+step sub-slots \$G perf stat -e TOPDOWN.SLOTS,instructions -- true
+step sub-slots-metric \$G perf stat -e '{slots,topdown-retiring}' -- true
+step sub-record \$G perf record -e slots -o /tmp/s.data -- true
+step sub-slots-and-metric \$G perf stat -e TOPDOWN.SLOTS,topdown-retiring -- true
+step deny-default-stat env LD_PRELOAD=$LIB PMUGUARD_SLOTS=deny perf stat -- true
+JOB
+	survived
+	substituted_once() { # CASE
+		[ "$(grep -c '^pmuguard: substituted perf_event_open(type=4, config=0x400).*TOPDOWN.SLOTS_P' "$dir/$1.err")" = 1 ]
+	}
+	guarded sub-default-stat "plain perf stat goes on: exit 0, cycles and instructions counted, slots substituted once" \
+		eval 'rc_is sub-default-stat 0 && counted sub-default-stat cycles && counted sub-default-stat instructions && substituted_once sub-default-stat'
+	guarded sub-slots "TOPDOWN.SLOTS counted (as TOPDOWN.SLOTS_P), instructions counted" \
+		eval 'rc_is sub-slots 0 && counted sub-slots TOPDOWN.SLOTS && counted sub-slots instructions && substituted_once sub-slots'
+	# In a group, perf leaves the leader <not counted> once a member could
+	# not be opened: perf's rule for groups, not the guard's.
+	guarded sub-slots-metric "{slots,topdown-retiring}: exit 0, the metric <not supported>, slots substituted" \
+		eval 'rc_is sub-slots-metric 0 && not_supported sub-slots-metric topdown-retiring && substituted_once sub-slots-metric'
+	guarded sub-slots-and-metric "TOPDOWN.SLOTS,topdown-retiring: slots counted, the metric <not supported>" \
+		eval 'rc_is sub-slots-and-metric 0 && counted sub-slots-and-metric TOPDOWN.SLOTS && not_supported sub-slots-and-metric topdown-retiring'
+	guarded sub-record "perf record -e slots writes its data" \
+		eval 'rc_is sub-record 0 && err_has sub-record "Captured and wrote"'
+	guarded deny-default-stat "slots = deny: as before, perf stops at slots and the kernel lives" \
+		eval 'blocked_once deny-default-stat 4 0x400 && err_has deny-default-stat "The slots event is not supported"'
+	;;
+seccomp)
+	# peo and the Go target open their events disabled and close them, so
+	# they never schedule one: for them the module panics already at open
+	# (fault_at=open), which proves the call never reached the kernel.
+	at_open='echo open >/sys/module/pmuguard_testpmu/parameters/fault_at'
+	fatal static-seccomp m6i-old 0x400 "the static target (inline syscall) opening 4:0x400" \
+		<<<"$at_open; step static-seccomp \$PEO 4:0x400 4:0x1a4 1:0"
+	if [ -n "${GOPEO:-}" ]; then
+		fatal go-seccomp m6i-old 0x400 "the Go target opening 4:0x400" \
+			<<<"$at_open; step go-seccomp \$GOPEO 4:0x400 4:0x1a4 1:0"
+	fi
+	boot seccomp.guarded m6i-old <<EOF
+$at_open
+step static-seccomp \$PMUGUARD run --mode seccomp -- \$PEO 4:0x400 4:0x1a4 1:0
+step static-auto \$PMUGUARD run -- \$PEO 4:0x400 4:0x8000 4:0x1a4
+step static-threads-forks \$PMUGUARD run --mode seccomp -- \$PEO --threads 4 --forks 2 --repeat 3 4:0x400 4:0x8300 4:0x1a4
+[ -z "\$GOPEO" ] || step go-seccomp \$PMUGUARD run --mode seccomp -- \$GOPEO 4:0x400 4:0x1a4 1:0
+[ -z "\$GOPEO" ] || step go-auto \$PMUGUARD run -- \$GOPEO 4:0x400 4:0x1a4 1:0
+echo add >/sys/module/pmuguard_testpmu/parameters/fault_at
+step perf-seccomp \$PMUGUARD run --mode seccomp -- perf stat -e TOPDOWN.SLOTS,instructions -- true
+step perf-auto \$PMUGUARD run -- perf stat -e TOPDOWN.SLOTS,instructions -- true
+EOF
+	survived
+	peo_ok() { # CASE: 0x400 denied, the rest opened
+		rc_is "$1" 0 && out_has "$1" 'type=4 config=0x400 ret=-1 errno=ENOENT' &&
+			out_has "$1" 'type=4 config=0x1a4 ret=fd' && ! out_has "$1" DISAGREE
+	}
+	count_is() { [ "$(grep -c -- "$2" "$dir/$1.out")" = "$3" ]; }
+	guarded static-seccomp "pmuguard run --mode seccomp: 4:0x400 gets ENOENT, 4:0x1a4 and the software event open" \
+		eval 'peo_ok static-seccomp && out_has static-seccomp "type=1 config=0x0 ret=fd"'
+	guarded static-auto "pmuguard run (auto picks seccomp): 0x400 and 0x8000 get ENOENT, 0x1a4 opens" \
+		eval 'peo_ok static-auto && out_has static-auto "type=4 config=0x8000 ret=-1 errno=ENOENT"'
+	guarded static-threads-forks "4 threads x 3 processes x 3 rounds: counter-3 calls ENOENT, the rest open, no answer mixed up" \
+		eval 'rc_is static-threads-forks 0 && count_is static-threads-forks "config=0x400 ret=-1 errno=ENOENT" 3 &&
+			count_is static-threads-forks "config=0x8300 ret=-1 errno=ENOENT" 3 &&
+			count_is static-threads-forks "config=0x1a4 ret=fd" 3'
+	if [ -n "${GOPEO:-}" ]; then
+		guarded go-seccomp "pmuguard run --mode seccomp: the Go target gets ENOENT for 0x400, the rest open" \
+			eval 'peo_ok go-seccomp && out_has go-seccomp "type=1 config=0x0 ret=fd"'
+		guarded go-auto "pmuguard run (auto picks seccomp for Go): ENOENT for 0x400, the rest open" peo_ok go-auto
+	else
+		tap_not_ok "go-seccomp: no Go toolchain to build tests/targets/peo.go (Debian package golang-go)"
+	fi
+	guarded perf-seccomp "real perf under pmuguard run --mode seccomp: TOPDOWN.SLOTS <not supported>, instructions counted (unguarded twin: vm-perf-events named-events)" \
+		stat_ok perf-seccomp TOPDOWN.SLOTS 4 0x400 instructions
+	guarded perf-auto "real perf under pmuguard run (auto picks preload): TOPDOWN.SLOTS <not supported>, instructions counted" \
+		stat_ok perf-auto TOPDOWN.SLOTS 4 0x400 instructions
+	;;
+fleet)
+	# The system-wide preload for real: /etc/ld.so.preload and
+	# /etc/pmuguard.conf written in the VM's overlay (never the host's), the
+	# facts pinned with the policy's snapshot key.
+	install="echo '$LIB' >/etc/ld.so.preload; unset PMUGUARD_SNAPSHOT"
+	conf() { printf '%s' "printf 'mode = auto\\nsnapshot = /tmp/pmuguard-facts\\nlock = $1\\n' >/etc/pmuguard.conf"; }
+	ev='perf stat -e r0400,instructions -- true'
+	fatal fleet-shell m6i-old 0x400 "perf started by a shell, no preload installed" \
+		<<<"step fleet-shell sh -c '$ev'"
+	fatal fleet-lock m6i-old 0x400 "the preload installed with lock = no, and PMUGUARD_MODE=off in the environment" \
+		<<<"$install; $(conf no); step fleet-lock env PMUGUARD_MODE=off $ev"
+	boot fleet.guarded m6i-old <<EOF
+busybox syslogd -O /tmp/syslog.txt
+$install
+$(conf no)
+step fleet-shell sh -c '$ev'
+step fleet-python python3 -c 'import subprocess, sys; sys.exit(subprocess.run("$ev".split()).returncode)'
+step fleet-daemon setsid -w sh -c 'exec $ev 2>/tmp/daemon.txt'
+cp /tmp/daemon.txt fleet-daemon.err
+$(conf yes)
+step fleet-lock env PMUGUARD_MODE=off $ev
+cp /tmp/syslog.txt syslog.txt
+EOF
+	survived
+	fleet_ok() { # CASE: guarded, and fd 2 untouched by the shim
+		rc_is "$1" 0 && not_supported "$1" r0400 && counted "$1" instructions &&
+			! err_has "$1" '^pmuguard' &&
+			grep -q "pmuguard\[[0-9]*\]: blocked perf_event_open(type=4, config=0x400) in perf\[" "$dir/syslog.txt"
+	}
+	guarded fleet-shell "/etc/ld.so.preload: perf from a shell, r0400 <not supported>, instructions counted, the block in syslog, nothing on stderr" \
+		fleet_ok fleet-shell
+	guarded fleet-python "/etc/ld.so.preload: perf from python, r0400 <not supported>, instructions counted" \
+		fleet_ok fleet-python
+	guarded fleet-daemon "/etc/ld.so.preload: perf in a new session without a terminal, r0400 <not supported>, instructions counted" \
+		eval 'not_supported fleet-daemon r0400 && counted fleet-daemon instructions && ! err_has fleet-daemon "^pmuguard"'
+	guarded fleet-lock "lock = yes: PMUGUARD_MODE=off in the environment is ignored, r0400 <not supported>" \
+		fleet_ok fleet-lock
+	if grep -qsF "$LIB" /etc/ld.so.preload; then
+		tap_not_ok "fleet: the host's /etc/ld.so.preload names the library: the VM wrote the host"
+	else
+		tap_ok "fleet: the host's own /etc/ld.so.preload was not touched"
+	fi
+	;;
+hybrid)
+	core='cpu_core/event=0x00,umask=0x4/,cpu_core/instructions/'
+	atom='cpu_atom/event=0x00,umask=0x4/,cpu_atom/instructions/'
+	fatal hybrid-cpu-core hybrid 0x400 "perf stat -e $core on CPU 0" \
+		<<<"step hybrid-cpu-core taskset -c 0 perf stat -e $core -- true"
+	fatal hybrid-cpu-atom hybrid 0x400 "perf stat -e $atom on CPU 1" \
+		<<<"step hybrid-cpu-atom taskset -c 1 perf stat -e $atom -- true"
+	boot hybrid.guarded hybrid <<EOF
+G="env LD_PRELOAD=\$LIB"
+cat /sys/bus/event_source/devices/cpu_atom/type >atom.type
+step hybrid-cpu-core \$G taskset -c 0 perf stat -e $core -- true
+step hybrid-cpu-atom \$G taskset -c 1 perf stat -e $atom -- true
+step hybrid-generic \$G perf stat -e instructions,cycles -- true
+EOF
+	survived
+	atom_type=$(cat "$dir/atom.type")
+	guarded hybrid-cpu-core "cpu_core (type 4) slots <not supported>, cpu_core/instructions/ counted" \
+		stat_ok hybrid-cpu-core cpu_core/event=0x00,umask=0x4/ 4 0x400 cpu_core/instructions/
+	guarded hybrid-cpu-atom "cpu_atom (dynamic type $atom_type) slots <not supported>, cpu_atom/instructions/ counted" \
+		stat_ok hybrid-cpu-atom cpu_atom/event=0x00,umask=0x4/ "$atom_type" 0x400 cpu_atom/instructions/
+	guarded hybrid-generic "generic instructions and cycles (extended hardware types) counted on both core PMUs" \
+		eval 'rc_is hybrid-generic 0 && counted hybrid-generic cpu_core/instructions/ &&
+			counted hybrid-generic cpu_atom/instructions/ && counted hybrid-generic cpu_atom/cycles/ &&
+			! err_has hybrid-generic "^pmuguard"'
+	;;
+healthy)
+	# Counter 3 works (perf metrics: bit 48 logged): nothing may change.
+	# The module counts a constant per encoding, so two runs print the same
+	# (slots: 1000000 + 0x400).
+	named=TOPDOWN.SLOTS,instructions,r0400,r8000,cpu/slots/,cycles
+	boot healthy healthy <<EOF
+step unguarded.named perf stat -vv -e $named -- true
+step guarded.named env LD_PRELOAD=\$LIB perf stat -vv -e $named -- true
+step unguarded.default perf stat -vv -- true
+step guarded.default env LD_PRELOAD=\$LIB perf stat -vv -- true
+EOF
+	survived
+	norm() { # the calls perf made and the counts of the core PMU's events
+		sed -E -e 's/pid [0-9]+/pid P/' -e 's/[[:space:]]+#.*//' "$1" |
+			grep -E '^sys_perf_event_open|^  (type|config|size|disabled|inherit|enable_on_exec) |^[[:space:]]*([0-9]+|<not supported>|<not counted>)[[:space:]]+[a-zA-Z]' |
+			grep -Ev 'task-clock|context-switches|cpu-migrations|page-faults|msec'
+	}
+	for c in named default; do
+		what="perf stat -e $named"
+		[ "$c" = named ] || what="perf stat (default events and the topdown group)"
+		if ! rc_is "unguarded.$c" 0; then
+			tap_not_ok "healthy: unguarded $what failed" "$dir/unguarded.$c.err"
+		elif ! diff -u <(norm "$dir/unguarded.$c.err") <(norm "$dir/guarded.$c.err") >"$tmp/diff"; then
+			tap_not_ok "healthy: guarded $what opens or prints something else" "$tmp/diff"
+		elif grep -q 'not supported' "$dir/guarded.$c.err" ||
+			! grep -Eq '^[[:space:]]*1001024[[:space:]]' "$dir/guarded.$c.err"; then
+			tap_not_ok "healthy: guarded $what: the slots encoding was not counted" "$dir/guarded.$c.err"
+		else
+			tap_ok "healthy: $what: unguarded and guarded open the same events (perf -vv) and print the same counts, slots included"
+		fi
+	done
+	;;
+*)
+	echo "unknown group $group" >&2
+	exit 2
+	;;
+esac
+finish

@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The checks are called through guarded(); the job's variables are its own.
+# shellcheck disable=SC2317,SC2016
+#
+# Kernel enforcement (`pmuguard enforce`) on Debian's real 6.1 kernel in the
+# VM test bed (tests/vm/README.md, vm.sh, world.sh).
+#
+#   enforce.sh --tap GROUP
+#
+# Groups:
+#   enforce-lsm      each case unguarded in a boot of its own must kill the
+#                    kernel; then one boot: `enforce start` (BPF LSM), every
+#                    case again with no preload anywhere, status, follow,
+#                    a second start, stop
+#   enforce-stop     start, a denied open, stop, the same open kills the kernel
+#   enforce-fmod-ret a boot without bpf in lsm=: start falls back to fmod_ret
+#   enforce-audit    --mode audit on a counter-3 that works: counted, allowed
+#   enforce-hybrid   both core types of a hybrid guest (cpu_core 4, cpu_atom)
+#   enforce-healthy  a healthy world: nothing is attached, slots counts
+#
+# Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip.
+set -euo pipefail
+: "${PMUGUARD:?path to the pmuguard command}" "${PEO:?path to the static peo target}"
+: "${VM_CACHE:?cache directory for the VM}" "${PEO_ENABLE:?path to the static peo-enable target}"
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures=$(cd "$here/../snapshots" && pwd)
+[ "${1:-}" != --tap ] || shift
+group=${1:?usage: enforce.sh [--tap] GROUP}
+
+n=0 failed=0
+tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
+tap_not_ok() { # DESC [FILE...]
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n - $1"
+	shift
+	local f
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "# --- ${f##*/}"
+		tail -n 25 "$f" | sed 's/^/#   /'
+	done
+}
+finish() {
+	echo "1..$n"
+	exit "$failed"
+}
+skip_all() {
+	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
+		echo "not ok 1 - the VM cannot run here: $* (PMUGUARD_TESTS_MUST_RUN=1 makes this a failure)"
+		echo "1..1"
+		exit 1
+	fi
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+"$PMUGUARD" enforce status >/dev/null 2>&1 && rc=0 || rc=$?
+[ "$rc" != 5 ] || skip_all "pmuguard was built without enforce"
+set +e
+why=$("$here/prepare.sh" "$VM_CACHE" 2>&1)
+rc=$?
+set -e
+case $rc in
+0) ;;
+77) skip_all "$why" ;;
+*) tap_not_ok "preparing the VM failed: $why"; finish ;;
+esac
+# shellcheck source=/dev/null
+. "$VM_CACHE/vm.env"
+GOPEO=${GOPEO:-}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ICX=GenuineIntel-6-6A-6
+ADL=GenuineIntel-6-97-2
+
+world() {
+	case $1 in
+	m6i-old) pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	m6i-works) # the m6i's facts, a counter 3 that does not fault (audit)
+		pmu='faulty=0 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	hybrid) pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
+	healthy) pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
+	*) echo "unknown world $1" >&2; exit 2 ;;
+	esac
+}
+
+# boot NAME WORLD < JOB-BODY: one boot; sets $dir and $result.
+boot() {
+	local name=$1 start
+	world "$2"
+	dir=$tmp/$name
+	mkdir -p "$dir"
+	{
+		echo ". '$here/world.sh'"
+		echo "world_facts '$fixtures/$facts' $cpuid"
+		echo "PMUGUARD='$PMUGUARD' PEO='$PEO' PEO_ENABLE='$PEO_ENABLE' GOPEO='$GOPEO'"
+		echo "FIXTURES='$fixtures'"
+		cat
+	} >"$dir/job.sh"
+	start=$(date +%s)
+	result=$("$here/vm.sh" --smp "$smp" --timeout 200 --pmu "$pmu" "$dir") ||
+		result="vm.sh failed"
+	echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s"
+}
+
+panic_summary() {
+	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1
+}
+
+# fatal CASE WORLD WHAT < JOB-BODY: the run must panic the kernel in step CASE.
+fatal() {
+	local case=$1 w=$2 what=$3
+	boot "$case.unguarded" "$w"
+	if [ "$result" != kernel-fault ]; then
+		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
+			"$dir/console" "$dir/stderr" "$dir/$case.err" "$dir/$case.out"
+	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
+		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
+		tap_not_ok "$case: unguarded: the panic is not the counter-3 fault" "$dir/console"
+	else
+		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
+	fi
+}
+
+survived() {
+	if [ "$result" != "exit 0" ]; then
+		tap_not_ok "$group: the VM did not finish its job: $result" "$dir/console" \
+			"$dir/stderr" "$dir/stdout"
+		finish
+	fi
+	tap_ok "$group: the kernel survived every run of the batch"
+}
+
+guarded() { # CASE DESC TEST...
+	local case=$1 desc=$2
+	shift 2
+	if "$@"; then
+		tap_ok "$case: $desc"
+	else
+		tap_not_ok "$case: $desc" "$dir/$case.err" "$dir/$case.out"
+	fi
+}
+# follow.out names each (encoding, process) once, however often it was denied.
+follow_once() {
+	[ -z "$(grep -o 'perf_event_open(type=[0-9]*, config=0x[0-9a-f]*) in [^ ]*' "$dir/follow.out" |
+		sort | uniq -d)" ]
+}
+rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
+err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
+out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
+not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
+counted() { err_has "$1" "^[[:space:]]*[0-9][0-9,]*[[:space:]]+$2([[:space:]]|$)"; }
+perf_ok() { # CASE DENIED-EVENT COUNTED-EVENT...
+	local c=$1 ev=$2
+	shift 2
+	rc_is "$c" 0 && not_supported "$c" "$ev" || return 1
+	local e
+	for e in "$@"; do counted "$c" "$e" || return 1; done
+}
+peo_ok() { # CASE TYPE: 0x400 ENOENT, 0x1a4 (TOPDOWN.SLOTS_P) opened (peo, gopeo)
+	out_has "$1" "^type=$2 config=0x400 ret=-1 errno=ENOENT$" &&
+		out_has "$1" "^type=$2 config=0x1a4 ret=fd errno=0$"
+}
+enable_ok() { # CASE TYPE: the same for peo-enable, 0x1a4 scheduled and read
+	rc_is "$1" 0 && out_has "$1" "^type=$2 config=0x400 ret=-1 errno=ENOENT$" &&
+		out_has "$1" "^type=$2 config=0x1a4 ret=fd count=[0-9]+$"
+}
+
+# The cases every kind of caller makes: a step each.  N is the counter-3
+# encoding's event for perf (r0400 or r8000).
+lsm_steps() {
+	cat <<'EOF'
+step static-peo "$PEO_ENABLE" 4:0x400 4:0x1a4
+step perf-raw perf stat -e r0400,instructions -- true
+step perf-metric perf stat -e r8000,cycles -- true
+step perf-by-name perf stat -e TOPDOWN.SLOTS,instructions -- true
+step container unshare --mount --pid --fork --mount-proc chroot / perf stat -e r0400,instructions -- true
+step nonroot setpriv --reuid=65534 --regid=65534 --clear-groups perf stat -e r0400,instructions -- true
+step inherit-children perf stat -e r8000,instructions -- sh -c 'sh -c true; /bin/true'
+EOF
+	# tests/targets/peo.go's attr sets its "disabled" bits in sample_type
+	# (rest[1]), so its events are enabled and scheduled: fatal unguarded.
+	[ -z "$GOPEO" ] || echo 'step go-peo "$GOPEO" 4:0x400 4:0x1a4'
+}
+
+case $group in
+enforce-lsm)
+	[ -n "$GOPEO" ] || echo "# no Go: go-peo is skipped"
+	while read -r _ c rest; do
+		fatal "$c" m6i-old "${rest%% -- *}" <<<"step $c $rest"
+	done < <(lsm_steps)
+	boot enforce-lsm.guarded m6i-old < <(
+		cat <<'EOF'
+unset LD_PRELOAD
+{ env; [ ! -e /etc/ld.so.preload ] || echo "ld.so.preload: $(cat /etc/ld.so.preload)"; } >env.txt
+sysctl -qw kernel.bpf_stats_enabled=1
+step status-before "$PMUGUARD" enforce status
+step start "$PMUGUARD" enforce start
+step start-again "$PMUGUARD" enforce start
+"$PMUGUARD" enforce follow >follow.out 2>follow.err &
+follower=$!
+EOF
+		lsm_steps
+		cat <<'EOF'
+step generic-ids perf stat -e cycles,instructions,branches,ref-cycles -- true
+step race "$PEO_ENABLE" --race 300
+step status "$PMUGUARD" enforce status
+step stop "$PMUGUARD" enforce stop
+wait "$follower"; echo $? >follow.rc
+step status-after "$PMUGUARD" enforce status
+step stop-again "$PMUGUARD" enforce stop
+ls -A /sys/fs/bpf >bpffs.txt
+EOF
+	)
+	survived
+	if grep -q '^LD_PRELOAD=\|^ld.so.preload:' "$dir/env.txt"; then
+		tap_not_ok "enforce-lsm: a preload is in the way of the guarded runs" "$dir/env.txt"
+	else
+		tap_ok "enforce-lsm: no LD_PRELOAD, no /etc/ld.so.preload, no supervisor: only the kernel guards"
+	fi
+	guarded status-before "before start, status exits 6 and says nothing is pinned" \
+		eval 'rc_is status-before 6 && out_has status-before "not attached: nothing is pinned"'
+	guarded start "start attaches through BPF LSM (bpf is in lsm=)" \
+		eval 'rc_is start 0 && out_has start "^pmuguard: enforce: attached \(lsm, denying with ENOENT"'
+	guarded start-again "a second start is idempotent" \
+		eval 'rc_is start-again 0 && out_has start-again "already attached \(lsm"'
+	guarded static-peo "a static binary's inline syscall gets ENOENT; TOPDOWN.SLOTS_P counts" \
+		enable_ok static-peo 4
+	if [ -n "$GOPEO" ]; then
+		guarded go-peo "a Go program's syscall package gets ENOENT; TOPDOWN.SLOTS_P opens" \
+			peo_ok go-peo 4
+	fi
+	guarded perf-raw "perf without LD_PRELOAD: r0400 <not supported>, instructions counted" \
+		perf_ok perf-raw r0400 instructions
+	guarded perf-metric "r8000 (a metric) <not supported>, cycles counted" \
+		perf_ok perf-metric r8000 cycles
+	guarded perf-by-name "TOPDOWN.SLOTS by name <not supported>, instructions counted" \
+		perf_ok perf-by-name TOPDOWN.SLOTS instructions
+	guarded container "in its own mount and pid namespace, chrooted: <not supported>" \
+		perf_ok container r0400 instructions
+	guarded nonroot "as uid 65534: <not supported>, instructions counted" \
+		perf_ok nonroot r0400 instructions
+	guarded inherit-children "children of the counted command: r8000 <not supported>" \
+		perf_ok inherit-children r8000 instructions
+	guarded generic-ids "PERF_TYPE_HARDWARE ids all count (none maps to counter 3)" \
+		eval 'rc_is generic-ids 0 && counted generic-ids cycles && counted generic-ids instructions && counted generic-ids branches && counted generic-ids ref-cycles'
+	# Not run unguarded: whether the flipper wins before a given open is
+	# luck, and a case must not depend on luck.  Guarded, no outcome of
+	# the race may reach the fault.
+	guarded race "a thread flipping config 0x01a4/0x0400 during 300 opens: every open judged on the kernel's copy ($(cat "$dir/race.out" 2>/dev/null))" \
+		eval 'rc_is race 0 && out_has race "^race: 300 opens, [0-9]+ opened, [0-9]+ ENOENT, 0 other$"'
+	guarded status "status: lsm, the denials counted per encoding and per uid" \
+		eval 'rc_is status 0 && out_has status "attached \(lsm: BPF LSM hook perf_event_alloc\)" && out_has status "^  denied: [1-9]" && out_has status "denied +uid 65534 +type 4 +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x8000" && out_has status "uid 65534: [1-9][0-9]* denied"'
+	guarded follow "follow: one line per process and encoding, in the shim's words, with uid and cgroup" \
+		eval 'grep -q "^pmuguard: blocked perf_event_open(type=4, config=0x400) in peo-enable\[[0-9]*\]: TOPDOWN.SLOTS (fixed counter 3): .*Returned ENOENT.* \[kernel lsm: uid 0, cgroup [0-9]*, pmu type 4, hw.config 0x[0-9a-f]*400\]" "$dir/follow.out" && grep -q "uid 65534" "$dir/follow.out" && follow_once'
+	guarded stop "stop unpins; follow ends by itself; status exits 6; a second stop is fine" \
+		eval 'rc_is stop 0 && [ "$(cat "$dir/follow.rc")" = 0 ] && rc_is status-after 6 && rc_is stop-again 0 && ! grep -q pmuguard "$dir/bpffs.txt"'
+	sed -n 's/^  program: /# cost: /p; s/^  runs: /# cost: runs /p' "$dir/status.out"
+	;;
+enforce-stop)
+	boot enforce-stop m6i-old <<'EOF'
+step start "$PMUGUARD" enforce start
+step denied "$PEO_ENABLE" 4:0x400
+step stop "$PMUGUARD" enforce stop
+step after-stop "$PEO_ENABLE" 4:0x400
+EOF
+	if [ "$result" = kernel-fault ] && rc_is denied 0 && out_has denied "errno=ENOENT" &&
+		rc_is stop 0 && [ -e "$dir/after-stop.started" ] && [ ! -e "$dir/after-stop.rc" ]; then
+		tap_ok "enforce-stop: ENOENT while started; after stop the same open kills the kernel again ($(panic_summary "$dir/console"))"
+	else
+		tap_not_ok "enforce-stop: expected ENOENT, then a panic after stop; got $result" \
+			"$dir/denied.out" "$dir/stop.out" "$dir/console"
+	fi
+	;;
+enforce-fmod-ret)
+	export VM_LSM=lockdown,yama
+	boot enforce-fmod-ret m6i-old <<'EOF'
+cat /sys/kernel/security/lsm >lsm.txt
+step start "$PMUGUARD" enforce start
+step static-peo "$PEO_ENABLE" 4:0x400 4:0x1a4
+step perf-raw perf stat -e r0400,instructions -- true
+step status "$PMUGUARD" enforce status
+step replace "$PMUGUARD" enforce start --mode always
+step replaced-peo "$PEO_ENABLE" 4:0x400
+step status-replaced "$PMUGUARD" enforce status
+step stop "$PMUGUARD" enforce stop
+# Two starts at once: both succeed, one guard is pinned.
+"$PMUGUARD" enforce start >two-a.out 2>&1 & a=$!
+"$PMUGUARD" enforce start >two-b.out 2>&1 & b=$!
+ra=0; wait "$a" || ra=$?
+rb=0; wait "$b" || rb=$?
+echo "$ra $rb" >two.rc
+step two-status "$PMUGUARD" enforce status
+step two-peo "$PEO_ENABLE" 4:0x400
+step two-stop "$PMUGUARD" enforce stop
+EOF
+	unset VM_LSM
+	survived
+	guarded start "without bpf in lsm= ($(cat "$dir/lsm.txt" 2>/dev/null)), start falls back to fmod_ret" \
+		eval 'rc_is start 0 && out_has start "attached \(fmod_ret, denying with ENOENT"'
+	guarded static-peo "fmod_ret: the static binary gets ENOENT" enable_ok static-peo 4
+	guarded perf-raw "fmod_ret: perf r0400 <not supported>, instructions counted" \
+		perf_ok perf-raw r0400 instructions
+	guarded status "status says fmod_ret and counts" \
+		eval 'rc_is status 0 && out_has status "attached \(fmod_ret: fmod_ret on security_perf_event_alloc\)" && out_has status "^  denied: 2,"'
+	guarded replace "a start with another policy replaces the attached one (pinned beside it, renamed over it)" \
+		eval 'rc_is replace 0 && out_has replace "replaced and attached \(fmod_ret, denying with ENOENT, mode always" && out_has status-replaced "mode: always" && out_has replaced-peo "^type=4 config=0x400 ret=-1 errno=ENOENT$"'
+	guarded stop "stop unpins" rc_is stop 0
+	guarded two-status "two starts at once: both exit 0, one guard attached, ENOENT, one stop detaches it" \
+		eval '[ "$(cat "$dir/two.rc")" = "0 0" ] && rc_is two-status 0 && out_has two-peo "errno=ENOENT$" && rc_is two-stop 0'
+	;;
+enforce-audit)
+	# The m6i's facts (a snapshot), a test PMU whose counter 3 works.
+	boot enforce-audit m6i-works <<'EOF'
+step start "$PMUGUARD" enforce start --mode audit --snapshot "$FIXTURES/m6i-16xlarge-oldkernel"
+"$PMUGUARD" enforce follow >follow.out 2>follow.err &
+follower=$!
+step perf-raw perf stat -e r0400,instructions -- true
+step static-peo "$PEO_ENABLE" 4:0x400
+step status "$PMUGUARD" enforce status
+step stop "$PMUGUARD" enforce stop
+wait "$follower"
+EOF
+	survived
+	guarded start "audit mode attaches and denies nothing" \
+		eval 'rc_is start 0 && out_has start "attached \(lsm, audit only, mode audit"'
+	guarded perf-raw "audit: r0400 is counted, not denied" \
+		eval 'rc_is perf-raw 0 && counted perf-raw r0400 && counted perf-raw instructions'
+	guarded static-peo "audit: the static binary's open succeeds" \
+		out_has static-peo "^type=4 config=0x400 ret=fd count=[0-9]+$"
+	guarded status "audit: status counts 2 audited, 0 denied" \
+		eval 'rc_is status 0 && out_has status "^  denied: 0, audited: 2," && out_has status "audited +uid 0 +type 4 +config 0x0400 +calls 2"'
+	guarded follow "audit: follow says 'would block', once per process" \
+		eval 'grep -q "^pmuguard: audit: would block perf_event_open(type=4, config=0x400) in perf\[" "$dir/follow.out" && grep -q "Allowed (audit mode)" "$dir/follow.out"'
+	;;
+enforce-hybrid)
+	atom_type() { echo 'atom=$(cat /sys/bus/event_source/devices/cpu_atom/type)'; }
+	fatal atom-slots hybrid "cpu_atom/event=0x00,umask=0x4/ on the atom CPU" < <(
+		atom_type
+		echo 'step atom-slots taskset -c 1 perf stat -e cpu_atom/event=0x00,umask=0x4/ -- true'
+	)
+	boot enforce-hybrid hybrid < <(
+		atom_type
+		cat <<'EOF'
+echo "$atom" >atom.txt
+step start "$PMUGUARD" enforce start
+step atom-slots taskset -c 1 perf stat -e cpu_atom/event=0x00,umask=0x4/,cpu_atom/instructions/ -- true
+step core-slots taskset -c 0 perf stat -e cpu_core/event=0x00,umask=0x4/,cpu_core/instructions/ -- true
+step atom-peo taskset -c 1 "$PEO_ENABLE" "$atom:0x400" "$atom:0x1a4"
+step core-peo taskset -c 0 "$PEO_ENABLE" 4:0x400 4:0x1a4
+step status "$PMUGUARD" enforce status
+step stop "$PMUGUARD" enforce stop
+EOF
+	)
+	survived
+	atom=$(cat "$dir/atom.txt" 2>/dev/null || echo '?')
+	guarded start "start judges both core types (4 and cpu_atom's $atom)" \
+		eval 'rc_is start 0 && out_has start "core PMU types 4, $atom"'
+	guarded atom-slots "cpu_atom slots <not supported>, atom instructions counted" \
+		perf_ok atom-slots cpu_atom/event=0x00,umask=0x4/ cpu_atom/instructions/
+	guarded core-slots "cpu_core slots <not supported>, core instructions counted" \
+		perf_ok core-slots cpu_core/event=0x00,umask=0x4/ cpu_core/instructions/
+	guarded atom-peo "the static binary on cpu_atom's type gets ENOENT" enable_ok atom-peo "$atom"
+	guarded core-peo "the static binary on cpu_core's type gets ENOENT" enable_ok core-peo 4
+	guarded status "status counts denials on both types" \
+		eval 'out_has status "denied +uid 0 +type $atom +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x0400"'
+	;;
+enforce-healthy)
+	boot enforce-healthy healthy <<'EOF'
+step start "$PMUGUARD" enforce start
+step status "$PMUGUARD" enforce status
+step perf-raw perf stat -e r0400,instructions -- true
+ls -A /sys/fs/bpf >bpffs.txt
+EOF
+	survived
+	guarded start "a healthy world: nothing to attach" \
+		eval 'rc_is start 0 && out_has start "^pmuguard: enforce: nothing to attach" && ! grep -q pmuguard "$dir/bpffs.txt"'
+	guarded status "status exits 6 and says the policy has nothing to do" \
+		eval 'rc_is status 6 && out_has status "policy: nothing to attach"'
+	guarded perf-raw "slots counts where counter 3 works" \
+		eval 'rc_is perf-raw 0 && counted perf-raw r0400'
+	;;
+*)
+	echo "unknown group $group" >&2
+	exit 2
+	;;
+esac
+finish

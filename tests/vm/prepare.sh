@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Fill the VM test bed's cache once (tests/vm/README.md):
+#
+#   prepare.sh CACHE
+#
+#   CACHE/kernel/    Debian's linux-image-<KVER> unpacked with dpkg -x (never
+#                    installed: that would build an initramfs for nothing);
+#                    KVER is the version linux-headers-amd64 depends on; its
+#                    vmlinuz, and the vmlinux inside it for a faster boot
+#   CACHE/initrd.cpio busybox-static, tests/vm/init and the virtio/9p/overlay
+#                    modules of that kernel
+#   CACHE/testpmu/   pmuguard_testpmu.ko, built by kbuild against
+#                    linux-headers-<KVER>
+#   CACHE/gopeo      tests/targets/peo.go built (when Go is installed)
+#   CACHE/vm.env     KVER, KERNEL, INITRD, TESTPMU, GOPEO for vm.sh
+#
+# Several tests call it at once: the first does the work under a lock, the
+# others reuse it.  Exit 0 ready, 77 when this host cannot run the VM (the
+# reason on stdout), 1 on a failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${1:?usage: prepare.sh CACHE}
+
+cant() {
+	echo "$*"
+	exit 77
+}
+
+[ "$(id -u)" = 0 ] || cant "needs root (the kernel image is fetched with apt-get; QEMU shares / read-only)"
+command -v qemu-system-x86_64 >/dev/null || cant "qemu-system-x86_64 is missing (Debian package qemu-system-x86)"
+if [ ! -x /bin/busybox ] || readelf -l /bin/busybox 2>/dev/null | grep -q INTERP; then
+	cant "a static /bin/busybox is missing (Debian package busybox-static)"
+fi
+command -v cpio >/dev/null || cant "cpio is missing (Debian package cpio)"
+dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
+	cant "linux-headers-amd64 is not installed (scripts/lib.sh install_deps installs it)"
+kver=$(sed -nE 's/^linux-headers-([^ ,]+-amd64).*/\1/p' <<<"$dep")
+[ -n "$kver" ] || cant "cannot tell the kernel version from linux-headers-amd64 ($dep)"
+kbuild=/usr/src/linux-headers-$kver
+[ -f "$kbuild/Makefile" ] || cant "$kbuild is missing (Debian package linux-headers-$kver)"
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+exec 9>"$cache/.lock"
+flock 9
+
+# The kernel image, unpacked; only vmlinuz and the modules the initramfs
+# needs are kept.
+mods=(drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
+	drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci fs/netfs/netfs
+	fs/fscache/fscache net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay)
+kdir=$cache/kernel/$kver
+kernel=$kdir/vmlinuz-$kver
+if [ ! -f "$kernel" ]; then
+	rm -rf "$cache/kernel" "$cache/deb"
+	mkdir -p "$cache/deb" "$kdir/modules"
+	(cd "$cache/deb" && apt-get download -q "linux-image-$kver" 2>&1) >"$cache/apt.log" ||
+		cant "apt-get download linux-image-$kver failed: $(tail -n 3 "$cache/apt.log")"
+	dpkg -x "$cache"/deb/linux-image-"$kver"_*.deb "$cache/deb/x"
+	for m in "${mods[@]}"; do
+		cp "$cache/deb/x/lib/modules/$kver/kernel/$m.ko" "$kdir/modules/" ||
+			cant "$m.ko is not in linux-image-$kver"
+	done
+	cp "$cache/deb/x/boot/vmlinuz-$kver" "$kernel.tmp"
+	mv "$kernel.tmp" "$kernel"
+	rm -rf "$cache/deb"
+fi
+# The same kernel uncompressed, which QEMU starts through its PVH entry
+# (CONFIG_PVH): TCG spends about 5 s of each boot unpacking the bzImage
+# otherwise.  Debian's is XZ-compressed; without xz, boot the bzImage.
+vmlinux=$kdir/vmlinux-$kver
+if [ ! -f "$vmlinux" ] && command -v xz >/dev/null; then
+	off=$(LC_ALL=C grep -abo $'\xfd7zXZ\x00' "$kernel" | head -n 1 | cut -d: -f1)
+	if [ -n "$off" ]; then
+		tail -c +$((off + 1)) "$kernel" | xz -dc >"$vmlinux.tmp" 2>/dev/null || true
+		if readelf -n "$vmlinux.tmp" 2>/dev/null | grep -q Xen; then
+			mv "$vmlinux.tmp" "$vmlinux"
+		fi
+		rm -f "$vmlinux.tmp"
+	fi
+fi
+[ ! -f "$vmlinux" ] || kernel=$vmlinux
+
+# The initramfs: rebuilt when init changes.
+initrd=$cache/initrd.cpio
+if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$kernel" -nt "$initrd" ]; then
+	root=$cache/initrd.d
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/modules"
+	cp /bin/busybox "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	cp "$here/init" "$root/init"
+	chmod 0755 "$root/init"
+	cp "$kdir"/modules/*.ko "$root/modules/"
+	(cd "$root" && find . | cpio -o -H newc --quiet) >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$root"
+fi
+
+# The test PMU module: kbuild writes next to the sources, so build a copy.
+pmu=$cache/testpmu
+ko=$pmu/pmuguard_testpmu.ko
+if [ ! -f "$ko" ] || [ "$here/pmu/pmuguard_testpmu.c" -nt "$ko" ] || [ "$kernel" -nt "$ko" ]; then
+	rm -rf "$pmu"
+	mkdir -p "$pmu"
+	cp "$here/pmu/pmuguard_testpmu.c" "$here/pmu/Kbuild" "$pmu/"
+	make -s -C "$kbuild" M="$pmu" modules >"$cache/kbuild.log" 2>&1 || {
+		cat "$cache/kbuild.log"
+		echo "kbuild of the test PMU module failed"
+		exit 1
+	}
+	if grep -E 'warning:|error:' "$cache/kbuild.log"; then
+		echo "the test PMU module does not build cleanly"
+		rm -f "$ko"
+		exit 1
+	fi
+fi
+
+# The Go target (optional: the Go case skips without it).
+gopeo=
+if command -v go >/dev/null; then
+	gopeo=$cache/gopeo
+	if [ ! -x "$gopeo" ] || [ "$here/../targets/peo.go" -nt "$gopeo" ]; then
+		(cd "$cache" && CGO_ENABLED=0 GOCACHE=$cache/gocache GOPATH=$cache/gopath HOME=$cache \
+			GOFLAGS=-mod=mod go build -o "$gopeo" "$here/../targets/peo.go") >"$cache/go.log" 2>&1 ||
+			{ cat "$cache/go.log"; echo "go build of tests/targets/peo.go failed"; exit 1; }
+	fi
+fi
+
+cat >"$cache/vm.env.tmp" <<EOF
+KVER=$kver
+KERNEL=$kernel
+INITRD=$initrd
+TESTPMU=$ko
+GOPEO=$gopeo
+EOF
+mv "$cache/vm.env.tmp" "$cache/vm.env"

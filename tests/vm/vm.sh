@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Boot Debian's kernel under QEMU (TCG), run JOBDIR/job.sh chrooted into the
+# host's root (read-only over virtio-9p, under a tmpfs overlay), and report
+# how it ended.  See tests/vm/README.md.
+#
+#   vm.sh [--smp N] [--timeout SECONDS] [--pmu 'MODULE PARAMS' | --no-pmu] JOBDIR
+#
+# VM_LSM replaces the lsm= list (default lockdown,yama,bpf).
+# VM_CACHE names the directory tests/vm/prepare.sh filled (kernel, initramfs,
+# test PMU module).  job.sh runs as root in JOBDIR (the same path inside the
+# VM, shared read-write); its stdout, stderr and exit status land in
+# JOBDIR/{stdout,stderr,rc}, the serial console in JOBDIR/console.
+#
+# Prints one line, also written to JOBDIR/result:
+#   exit N        job.sh finished with status N
+#   kernel-fault  a panic, oops or BUG on the console (the instance is gone)
+#   timeout       nothing of the above within the time limit (QEMU killed)
+#   no-boot       QEMU ended before running the job (see JOBDIR/console)
+# Exit 0 when one of these was reached, 2 on usage or set-up errors.
+set -euo pipefail
+: "${VM_CACHE:?directory filled by tests/vm/prepare.sh}"
+
+smp=1 limit=90 pmu='' use_pmu=1
+while [ $# -gt 1 ]; do
+	case $1 in
+	--smp) smp=$2; shift 2 ;;
+	--timeout) limit=$2; shift 2 ;;
+	--pmu) pmu=$2; shift 2 ;;
+	--no-pmu) use_pmu=0; shift ;;
+	*) break ;;
+	esac
+done
+[ $# = 1 ] || { echo "usage: vm.sh [--smp N] [--timeout S] [--pmu PARAMS|--no-pmu] JOBDIR" >&2; exit 2; }
+job=$(cd "$1" && pwd)
+[ -f "$job/job.sh" ] || { echo "vm.sh: $job/job.sh is missing" >&2; exit 2; }
+# shellcheck source=/dev/null
+. "$VM_CACHE/vm.env" # KVER, KERNEL, INITRD, TESTPMU
+
+rm -f "$job"/{stdout,stderr,rc,result,booted,console}
+printf '%s\n' "$pmu" >"$job/testpmu.args"
+append="console=ttyS0 quiet loglevel=4 panic=-1 oops=panic softlockup_panic=1"
+append+=" lsm=${VM_LSM:-lockdown,yama,bpf} random.trust_cpu=on tsc=unstable vmjob=$job"
+[ "$use_pmu" = 0 ] || append+=" vmko=$TESTPMU"
+
+# -no-reboot: the guest's reboot (panic=-1, or init's `reboot -f` when the
+# job is done) ends QEMU.  The root share is read-only to the guest.
+set +e
+timeout --kill-after=5 "$limit" qemu-system-x86_64 \
+	-accel tcg -cpu max -m 1024 -smp "$smp" \
+	-nodefaults -no-user-config -nographic -display none -monitor none -no-reboot \
+	-chardev "file,id=con,path=$job/console" -serial chardev:con \
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+	-fsdev "local,id=job,path=$job,security_model=none" \
+	-device virtio-9p-pci,fsdev=job,mount_tag=job \
+	</dev/null >"$job/qemu.log" 2>&1
+qrc=$?
+set -e
+
+if grep -Eq 'Kernel panic|Oops|BUG:|general protection fault' "$job/console" 2>/dev/null; then
+	result=kernel-fault
+elif [ -s "$job/rc" ]; then
+	result="exit $(cat "$job/rc")"
+elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	result=timeout
+else
+	result=no-boot
+fi
+echo "$result" | tee "$job/result"

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by a job.sh inside the VM (POSIX sh: the chroot's /bin/sh is dash).
+# shellcheck shell=sh
+
+# world_facts FIXTURE PERF_CPUID
+#
+# The facts pmuguard reads in the VM.  TCG's CPUID has no leaf 0xA, so the
+# m6i's CPUID comes from FIXTURE/cpuid.txt; everything else is the VM's
+# real kernel: sys/bus/event_source/devices is a symlink to the live sysfs
+# (probe/sysfs.c opens through it), and dmesg.txt is the live log taken
+# after the test PMU module printed its boot block.  PERF_CPUID makes perf's
+# JSON tables (TOPDOWN.SLOTS by name) those of the world's CPU model.
+world_facts() {
+	facts=/tmp/pmuguard-facts
+	mkdir -p $facts/sys/bus/event_source
+	cp "$1/cpuid.txt" $facts/cpuid.txt
+	ln -s /sys/bus/event_source/devices $facts/sys/bus/event_source/devices
+	dmesg >$facts/dmesg.txt
+	PMUGUARD_SNAPSHOT=$facts
+	PERF_CPUID=$2
+	export PMUGUARD_SNAPSHOT PERF_CPUID
+}
+
+# step NAME CMD [ARGS...]: run one command of the batch, leaving NAME.out,
+# NAME.err and NAME.rc in the job directory; NAME.started says it began
+# (a panic leaves no .rc).
+step() {
+	name=$1
+	shift
+	: >"$name.started"
+	sync
+	"$@" >"$name.out" 2>"$name.err" </dev/null
+	echo $? >"$name.rc"
+}
