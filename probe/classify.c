@@ -95,11 +95,13 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		if (f->pmus[i].type != PROBE_TYPE_RAW)
 			p->core_types[p->n_core++] = f->pmus[i].type;
 
-	/* Facts left unknown for a reason that passes (the fd limit, no
+	/* The guard acts on guard_state: the state where CPUID decided it,
+	 * unknown where the kernel log alone did (probe/verdict.c says why).
+	 * Facts left unknown for a reason that passes (the fd limit, no
 	 * memory) are not "nothing to guard": fail closed for now; the shim
 	 * does not keep this policy and probes again at the next call. */
-	bool hazard = v->hazard;
-	if (v->state == PROBE_UNKNOWN && probe_facts_transient(f)) {
+	bool hazard = v->guard_state == PROBE_HAZARD;
+	if (v->guard_state == PROBE_UNKNOWN && probe_facts_transient(f)) {
 		hazard = true;
 		p->reason = "the facts could not be read just now (out of descriptors or memory): "
 			    "failing closed until they can be";
@@ -112,7 +114,7 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		/* Every Intel core PMU, whatever the probe says; only a CPU
 		 * known not to be Intel is spared (on AMD event 0x00 umask
 		 * 0x04 is an ordinary event). */
-		p->watch = p->enforce = v->state != PROBE_NOT_INTEL;
+		p->watch = p->enforce = v->guard_state != PROBE_NOT_INTEL;
 		if (p->watch)
 			p->reason = "PMUGUARD_MODE=always blocks the fixed-counter-3 class on "
 				    "every Intel core PMU";

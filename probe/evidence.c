@@ -6,14 +6,20 @@
 
 #include "evidence.h"
 
-static void quote(void *ctx, const char *line, size_t len, bool new_boot)
+static void quote(void *ctx, const char *line, size_t len, enum probe_klog_kind kind,
+		  bool new_block)
 {
 	struct probe_evidence *e = ctx;
-	if (new_boot)
-		e->n_klog_lines = 0; /* a later boot starts over */
-	if (e->n_klog_lines >= PROBE_QUOTE_LINES)
+	bool pmu = kind == PROBE_KLOG_PMU;
+	unsigned *count = pmu ? &e->n_klog_lines : &e->n_boot_lines;
+	if (new_block) {
+		*count = 0; /* a later boot starts over */
+		if (!pmu)
+			e->n_klog_lines = 0;
+	}
+	if (*count >= PROBE_QUOTE_LINES)
 		return;
-	char *dst = e->klog_lines[e->n_klog_lines++];
+	char *dst = pmu ? e->klog_lines[(*count)++] : e->boot_lines[(*count)++];
 	size_t n = len < PROBE_QUOTE_LEN - 1 ? len : PROBE_QUOTE_LEN - 1;
 	for (size_t i = 0; i < n; i++)
 		dst[i] = (line[i] >= 0x20 && line[i] < 0x7f) ? line[i] : '?';
@@ -57,18 +63,24 @@ static bool describe_event(const char *devices, const char *pmu, const char *nam
 	return true;
 }
 
-void probe_gather_report(struct probe_facts *f, struct probe_evidence *e, const char *snapshot)
+void probe_gather_report(struct probe_facts *f, struct probe_evidence *e, const char *snapshot,
+			 const char *dmesg)
 {
 	memset(e, 0, sizeof(*e));
 	const struct probe_klog_sink sink = {quote, e};
-	probe_gather(f, snapshot, &sink);
+	if (dmesg)
+		probe_gather_with_log(f, snapshot, dmesg, &sink);
+	else
+		probe_gather(f, snapshot, &sink);
 
 	char devices[PROBE_PATH_MAX];
 	if (snapshot && !probe_join(devices, sizeof(devices), snapshot,
 				    "sys/bus/event_source/devices"))
 		devices[0] = '\0';
-	else if (!snapshot)
+	else if (!snapshot && !f->log_only)
 		snprintf(devices, sizeof(devices), "%s", PROBE_SYSFS_DEVICES);
+	else if (!snapshot)
+		devices[0] = '\0';
 	for (unsigned i = 0; i < f->n_pmus && devices[0]; i++)
 		if (f->pmus[i].slots_listed &&
 		    !describe_event(devices, f->pmus[i].name, "slots", e->slots[i], sizeof(e->slots[i])))
@@ -76,6 +88,6 @@ void probe_gather_report(struct probe_facts *f, struct probe_evidence *e, const 
 
 	/* Reads only, through the msr driver's rdmsr_safe_on_cpu(): an MSR
 	 * that does not exist comes back as EIO, it cannot fault. */
-	e->live = !snapshot;
+	e->live = !snapshot && !f->log_only;
 	e->ctr3_err = e->live ? probe_msr_read(0, PROBE_MSR_FIXED_CTR3, &e->ctr3) : -ENODATA;
 }

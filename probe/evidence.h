@@ -14,8 +14,12 @@
 #define PROBE_QUOTE_LEN 200
 
 struct probe_evidence {
-	char klog_lines[PROBE_QUOTE_LINES][PROBE_QUOTE_LEN]; /* the last boot's */
+	char klog_lines[PROBE_QUOTE_LINES][PROBE_QUOTE_LEN]; /* the last boot's PMU block */
 	unsigned n_klog_lines;
+	/* The boot's other lines the facts came from (kernel, DMI, CPU0,
+	 * hypervisor) and its PMU MSR errors. */
+	char boot_lines[PROBE_QUOTE_LINES][PROBE_QUOTE_LEN];
+	unsigned n_boot_lines;
 	bool live;
 	int ctr3_err; /* IA32_FIXED_CTR3 (0x30c), live only: -errno or 0 */
 	uint64_t ctr3;
@@ -23,7 +27,9 @@ struct probe_evidence {
 };
 
 /* Every fact and every piece of evidence, live (snapshot NULL) or from a
- * snapshot directory. */
-void probe_gather_report(struct probe_facts *f, struct probe_evidence *e, const char *snapshot);
+ * snapshot directory; with dmesg (probe --dmesg FILE), the kernel log is
+ * that file, and with snapshot NULL nothing else is read. */
+void probe_gather_report(struct probe_facts *f, struct probe_evidence *e, const char *snapshot,
+			 const char *dmesg);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "machine.h"
 
 /* arch/x86/include/asm/intel-family.h: the "Hybrid" (P-core/E-core) group. */
 static const struct {
@@ -39,6 +40,7 @@ bool findings_hybrid_model(uint32_t family, uint32_t model)
 
 const char *findings_msr_name(unsigned msr, char *buf, size_t size)
 {
+	const char *pmu = probe_pmu_msr_name(msr);
 	if (msr >= 0x186 && msr < 0x186 + 8)
 		snprintf(buf, size, "IA32_PERFEVTSEL%u (event select of general counter %u)",
 			 msr - 0x186, msr - 0x186);
@@ -47,7 +49,7 @@ const char *findings_msr_name(unsigned msr, char *buf, size_t size)
 	else if (msr >= 0xc0010000 && msr < 0xc0010004)
 		snprintf(buf, size, "AMD PERF_CTL%u (event select)", msr - 0xc0010000);
 	else
-		snprintf(buf, size, "a PMU control register");
+		snprintf(buf, size, "%s", pmu ? pmu : "a PMU control register");
 	return buf;
 }
 
@@ -99,17 +101,96 @@ static void klog_evidence(char *buf, size_t size, const struct probe_facts *f)
 		add(buf, size, " The kernel log holds no PMU mask line.");
 }
 
+/* "the guest AWS m6i.16xlarge (hypervisor KVM)", "this guest (hypervisor
+ * KVM)", "this bare-metal machine". */
+static void machine_phrase(char *buf, size_t size, const struct probe_facts *f,
+			   const struct probe_verdict *v)
+{
+	struct probe_machine m;
+	probe_machine_build(f, &m);
+	const struct probe_cpu *c = &v->cpu;
+	if (c->hypervisor)
+		add(buf, size, "%s%s (hypervisor %s)", m.words[0] ? "the guest " : "this guest",
+		    m.words, c->hv_name[0] ? c->hv_name : "unnamed");
+	else
+		add(buf, size, "%s%s", m.words[0] ? "the bare-metal machine " : "this bare-metal machine",
+		    m.words);
+}
+
+enum plain_perf_stat findings_plain_perf_stat(const struct probe_facts *f,
+					      const struct probe_verdict *v)
+{
+	if (!v->hazard)
+		return PLAIN_PERF_STAT_WORKS;
+	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++)
+		if (f->pmus[i].slots_listed)
+			return PLAIN_PERF_STAT_STOPS;
+	if (f->known & PROBE_KNOWN_SYSFS_EVENTS)
+		return PLAIN_PERF_STAT_WORKS; /* 6.11+ (or the backport): slots hidden */
+	unsigned major = 0, minor = 0;
+	if (sscanf(f->klog.boot.kernel_release, "%u.%u", &major, &minor) == 2 &&
+	    (major < 6 || (major == 6 && minor < 11)))
+		return PLAIN_PERF_STAT_MAY_STOP;
+	return PLAIN_PERF_STAT_WORKS;
+}
+
+const char *findings_plain_perf_stat_name(enum plain_perf_stat s)
+{
+	static const char *const names[] = {[PLAIN_PERF_STAT_WORKS] = "works",
+					    [PLAIN_PERF_STAT_STOPS] = "stops",
+					    [PLAIN_PERF_STAT_MAY_STOP] = "may-stop"};
+	return (unsigned)s < 3 ? names[s] : "?";
+}
+
+const char *findings_plain_perf_stat_text(enum plain_perf_stat s)
+{
+	switch (s) {
+	case PLAIN_PERF_STAT_STOPS:
+		return "This kernel lists slots in sysfs (kernels before 6.11 do), so a plain "
+		       "`perf stat` leads a topdown group with slots: under pmuguard's default "
+		       "`slots = deny` perf stops with \"The slots event is not supported\" and "
+		       "prints no counts. Set `slots = substitute` in /etc/pmuguard.conf (the "
+		       "preload then counts TOPDOWN.SLOTS as TOPDOWN.SLOTS_P, 0x01a4, on a "
+		       "general-purpose counter; the metrics stay not supported), or name the "
+		       "events (`perf stat -e cycles,instructions ...`).";
+	case PLAIN_PERF_STAT_MAY_STOP:
+		return "The log's kernel is older than 6.11: if it lists slots in sysfs (it does "
+		       "without the td_is_visible backport), a plain `perf stat` under pmuguard's "
+		       "default `slots = deny` stops with \"The slots event is not supported\". "
+		       "Set `slots = substitute` in /etc/pmuguard.conf (TOPDOWN.SLOTS is then "
+		       "counted as TOPDOWN.SLOTS_P, 0x01a4), or name the events.";
+	case PLAIN_PERF_STAT_WORKS:
+		break;
+	}
+	return "";
+}
+
 static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 		   struct finding *out, unsigned *n)
 {
 	const struct probe_cpu *c = &v->cpu;
 	struct finding *x = next(out, n, "fixed3-unimplemented", SEVERITY_CRITICAL,
 				 "Fixed counter 3 (TOPDOWN.SLOTS) is advertised but not implemented");
-	ADD(x->evidence, "CPUID.0AH (perfmon version %u) advertises %u fixed counters", c->pmu_version,
-	    c->fixed_counters);
-	if (c->pmu_version >= 5)
-		ADD(x->evidence, ", fixed bitmap 0x%x", c->fixed_bitmap);
-	ADD(x->evidence, "; this is a %s.", c->hypervisor ? "guest" : "bare-metal machine");
+	if (c->perfmon_basis == PROBE_BASIS_KLOG) {
+		ADD(x->evidence, "The kernel log's PMU block (perfmon version %u) shows ", c->pmu_version);
+		if (f->klog.fixed_bitmap_seen)
+			ADD(x->evidence, "the fixed-counter bitmap 0x%x", f->klog.fixed_bitmap);
+		else if (f->klog.fixed_logged >= 0)
+			ADD(x->evidence, "%d fixed counters", f->klog.fixed_logged);
+		else
+			ADD(x->evidence, "fixed counter 3 in the mask");
+		ADD(x->evidence, " (there is no CPUID: these facts come from the log); this is ");
+	} else {
+		ADD(x->evidence, "CPUID.0AH (perfmon version %u) advertises %u fixed counters",
+		    c->pmu_version, c->fixed_counters);
+		if (c->pmu_version >= 5)
+			ADD(x->evidence, ", fixed bitmap 0x%x", c->fixed_bitmap);
+		ADD(x->evidence, "; this is ");
+	}
+	machine_phrase(x->evidence, sizeof(x->evidence), f, v);
+	if (c->guest_because)
+		ADD(x->evidence, ": %s", c->guest_because);
+	ADD(x->evidence, ".");
 	klog_evidence(x->evidence, sizeof(x->evidence), f);
 	if (f->known & PROBE_KNOWN_MSR)
 		ADD(x->evidence, " IA32_PERF_CAPABILITIES bit 15 (PERF_METRICS) is clear.");
@@ -123,8 +204,21 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 			 "the network. perf list, toplev and vendor tools reach it too.";
 	ADD(x->remedy, "Run perf tools under the guard: `pmuguard run -- perf stat ...` (blocked "
 		       "events show as <not supported>). On a fleet, preload libpmuguard.so "
-		       "system-wide. Static and Go tools (PerfSpect) need the seccomp mode. "
-		       "This is the hypervisor's bug: report it to the cloud provider.");
+		       "system-wide. Static and Go tools (PerfSpect) need the seccomp mode. ");
+	const char *pps = findings_plain_perf_stat_text(findings_plain_perf_stat(f, v));
+	if (*pps)
+		ADD(x->remedy, "%s ", pps);
+	struct probe_machine m;
+	probe_machine_build(f, &m);
+	if (c->hypervisor && m.words[0])
+		ADD(x->remedy, "This is the hypervisor's bug: report it to the provider of %s (its "
+			       "vPMU advertises fixed counter 3 without implementing it).",
+		    m.words);
+	else
+		ADD(x->remedy, "This is the hypervisor's bug: report it to the cloud provider.");
+	if (v->basis == PROBE_BASIS_KLOG)
+		ADD(x->remedy, " This verdict rests on a kernel log alone: pmuguard's guard acts on "
+			       "CPUID, which it reads on the machine itself.");
 }
 
 static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
@@ -132,12 +226,15 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 {
 	const struct probe_cpu *c = &v->cpu;
 	bool kvm = strcmp(c->hv_vendor, "KVMKVMKVM") == 0;
-	bool hybrid = c->hybrid || findings_hybrid_model(c->family, c->model);
+	bool hybrid = c->hybrid || (c->fms_known && findings_hybrid_model(c->family, c->model));
+	struct probe_machine m;
+	probe_machine_build(f, &m);
 	struct finding *x = next(out, n, "no-vpmu", SEVERITY_ERROR,
 				 c->hypervisor ? "This guest has no virtual PMU: no hardware "
 						 "counters at all"
 					       : "No hardware PMU is available");
-	if (v->intel && c->leaf_a_known && c->pmu_version == 0)
+	if (v->intel && c->leaf_a_known && c->perfmon_basis == PROBE_BASIS_CPUID &&
+	    c->pmu_version == 0)
 		ADD(x->evidence, "CPUID.0AH reads all zero (no architectural perfmon). ");
 	if (f->klog.unsupported_model)
 		ADD(x->evidence, "The kernel log blames the CPU model (\"unsupported ... CPU model "
@@ -148,22 +245,43 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 				 "using software events only\". ");
 	else if (f->klog.no_pmu_driver)
 		ADD(x->evidence, "The kernel log says \"no PMU driver, software events only\". ");
+	else if (f->klog.broken_pmu)
+		ADD(x->evidence, "The kernel log says \"Broken PMU hardware detected, using software "
+				 "events only\": the driver's probe of a counter register failed "
+				 "(check_hw_exists(), arch/x86/events/core.c). ");
 	if (f->known & PROBE_KNOWN_SYSFS && f->n_pmus == 0)
 		ADD(x->evidence, "sysfs has no core PMU (cpu, cpu_core, cpu_atom). ");
 	if (c->hypervisor)
-		ADD(x->evidence, "Hypervisor: %s.", c->hv_vendor[0] ? c->hv_vendor : "unnamed");
+		ADD(x->evidence, "Hypervisor: %s%s%s%s.", c->hv_name[0] ? c->hv_name : "unnamed",
+		    c->guest_because ? " (" : "",
+		    c->guest_because ? c->guest_because : "",
+		    c->guest_because ? ")" : "");
+	if (m.words[0])
+		ADD(x->evidence, " Machine: %s.", m.words);
 	x->consequence = "perf shows <not supported> for cycles, instructions and every "
 			 "hardware event; only software events (task-clock, page-faults, ...) "
 			 "work. Nothing can fault, and nothing can be measured either.";
-	if (kvm && hybrid) {
+	if ((kvm || (c->hypervisor && !c->hv_name[0])) && hybrid) {
 		ADD(x->remedy,
 		    "It is not your CPU model. This %s model 0x%x is a hybrid (P-core/E-core) "
 		    "part, and KVM turns the vPMU off on hybrid hosts (Linux commit "
 		    "4d7404e5ee00, kernel 6.3 and stable, without a log line), so the guest "
-		    "sees CPUID.0AH all zero. Nothing inside the guest can fix it: the host owner "
+		    "sees CPUID.0AH all zero%s. Nothing inside the guest can fix it: the host owner "
 		    "must run the VM on a non-hybrid host, or on a host kernel with hybrid vPMU "
 		    "support.",
-		    c->vendor, c->model);
+		    c->vendor, c->model, kvm ? "" : " (if the hypervisor is KVM; the log does not "
+						   "name it)");
+	} else if (!strncmp(m.sys_vendor, "Google", 6) ||
+		   strstr(m.system, "Google Compute Engine")) {
+		ADD(x->remedy, "On Google Compute Engine a vPMU is opt-in: create the VM with "
+			       "`--performance-monitoring-unit=standard` (or `enhanced`, which adds "
+			       "perf metrics) on a machine series that supports it (C4, C3, ...). "
+			       "Nothing inside the guest can fix it.");
+	} else if (strstr(m.system, "VirtualBox")) {
+		ADD(x->remedy, "VirtualBox does not give its guests hardware performance counters "
+			       "(its KVM paravirtual interface does not add them). Run the workload "
+			       "on a hypervisor that exposes a vPMU (KVM with `-cpu host`, VMware with "
+			       "vPMC). Nothing inside the guest can fix it.");
 	} else if (kvm) {
 		ADD(x->remedy, "The host does not give this guest a vPMU. The host owner can enable "
 			       "it: QEMU `-cpu host` (or `pmu=on`), libvirt `<pmu state='on'/>`, and "
@@ -197,7 +315,7 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 			 "before Linux touched it.");
 	if (v->cpu.hypervisor)
 		ADD(x->evidence, " Hypervisor: %s.",
-		    v->cpu.hv_vendor[0] ? v->cpu.hv_vendor : "unnamed");
+		    v->cpu.hv_name[0] ? v->cpu.hv_name : "unnamed");
 	x->consequence = "The driver still loads, but the hypervisor (or firmware) keeps those "
 			 "counters: writes to them are dropped, and perf reports 0 counts or "
 			 "nonsense without any error.";
@@ -217,7 +335,10 @@ static void facts_unknown(const struct probe_facts *f, const struct probe_verdic
 {
 	struct finding *x = next(out, n, "facts-unknown", SEVERITY_WARNING,
 				 "Some facts could not be read: the verdict rests on fewer of them");
-	if (!(f->known & PROBE_KNOWN_CPUID))
+	if (f->log_only)
+		ADD(x->evidence, "Only a kernel log was given (probe --dmesg): CPUID, sysfs and the "
+				 "MSRs are not read. ");
+	else if (!(f->known & PROBE_KNOWN_CPUID))
 		ADD(x->evidence, "CPUID: %s. ", strerror(-f->cpuid_err));
 	else if (!v->cpu.leaf_a_known && v->intel)
 		ADD(x->evidence, "CPUID leaf 0xA is not available (max basic leaf 0x%x). ",
@@ -231,16 +352,80 @@ static void facts_unknown(const struct probe_facts *f, const struct probe_verdic
 		ADD(x->evidence, "The kernel log holds no \"Performance Events:\" line: it rotated "
 				 "out of the ring buffer, or the log is empty. ");
 	}
-	if (!(f->known & PROBE_KNOWN_SYSFS))
+	if (!(f->known & PROBE_KNOWN_SYSFS) && !f->log_only)
 		ADD(x->evidence, "sysfs event_source devices: %s. ", strerror(-f->sysfs_err));
+	if (v->basis == PROBE_BASIS_KLOG && v->state != PROBE_UNKNOWN)
+		ADD(x->evidence, "The verdict rests on the facts the kernel log states (marked "
+				 "\"from the kernel log\" above). ");
 	x->consequence = v->state == PROBE_UNKNOWN
 				 ? "Without them pmuguard fails open: it blocks nothing, because "
 				   "wrongly narrowing a healthy machine is the worse error."
+				 : v->basis == PROBE_BASIS_KLOG
+				 ? "The verdict is the report's: the guard (preload, supervisor) acts "
+				   "only on CPUID, read on the machine itself, and fails open without it."
 				 : "Unknown facts never become a block on their own; the verdict "
 				   "above uses what could be read.";
+	if (f->log_only || !(f->known & PROBE_KNOWN_CPUID))
+		ADD(x->remedy, "For a verdict the guard can act on, run `pmuguard probe` (or "
+			       "`pmuguard snapshot DIR`) on the machine itself. ");
 	ADD(x->remedy, "Run `pmuguard probe` as root for the full picture. If the boot log has "
 		       "rotated, `journalctl -k -b` may still hold it. With `--msr` (root), "
 		       "IA32_PERF_CAPABILITIES is read as further evidence.");
+}
+
+/* Bits of a rejected IA32_PERF_GLOBAL_CTRL / FIXED_CTR_CTRL write that name
+ * what the kernel tried to enable. */
+static void rejected_bits(char *buf, size_t size, const struct probe_msr_error *e)
+{
+	if (!e->value_seen)
+		return;
+	if (e->msr == 0x38f) {
+		if ((e->value >> 35) & 1)
+			add(buf, size, " (bit 35: fixed counter 3, TOPDOWN.SLOTS)");
+		if ((e->value >> 48) & 1)
+			add(buf, size, " (bit 48: perf metrics)");
+	} else if (e->msr == 0x38d && (e->value >> 12) & 0xf) {
+		add(buf, size, " (bits 12-15: fixed counter 3's control)");
+	}
+}
+
+/* The guest kernel programs a PMU register its vPMU advertises and the
+ * hypervisor refuses it with #GP; the kernel's exception fixup catches the
+ * WRMSR/RDMSR and warns once (ex_handler_msr(), arch/x86/mm/extable.c). */
+static void msr_rejected(const struct probe_facts *f, const struct probe_verdict *v,
+			 struct finding *out, unsigned *n)
+{
+	const struct probe_boot *b = &f->klog.boot;
+	struct finding *x = next(out, n, "pmu-msr-rejected", SEVERITY_ERROR,
+				 "The hypervisor rejects PMU registers the guest kernel programs");
+	ADD(x->evidence, "The kernel log has \"unchecked MSR access error\" for ");
+	for (unsigned i = 0; i < b->n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++) {
+		const struct probe_msr_error *e = &b->msr_errors[i];
+		char name[96];
+		ADD(x->evidence, "%s%s MSR 0x%x, %s", i ? "; " : "", e->write ? "WRMSR to" : "RDMSR from",
+		    e->msr, findings_msr_name(e->msr, name, sizeof(name)));
+		if (e->value_seen)
+			ADD(x->evidence, " (tried to write 0x%016" PRIx64 ")", e->value);
+		rejected_bits(x->evidence, sizeof(x->evidence), e);
+	}
+	ADD(x->evidence, ". The access raised #GP and the kernel's exception fixup caught it "
+			 "(ex_handler_msr(), arch/x86/mm/extable.c).");
+	if (v->cpu.hypervisor || b->virtualized) {
+		ADD(x->evidence, " This is ");
+		machine_phrase(x->evidence, sizeof(x->evidence), f, v);
+		ADD(x->evidence, ".");
+	}
+	x->consequence = "The vPMU advertises registers the hypervisor does not implement: the "
+			 "same class of bug as the m6i's fixed counter 3. The write is dropped "
+			 "(counters read 0 or stale, events that need it fail or count nothing); "
+			 "a read through rdpmc has no such fixup and faults the kernel.";
+	struct probe_machine m;
+	probe_machine_build(f, &m);
+	ADD(x->remedy, "Report it to the %s%s: its CPUID.0AH must not advertise what it does not "
+		       "implement. Meanwhile run perf tools under pmuguard (`pmuguard run -- ...`) "
+		       "and do not trust counts on the affected counters; `pmuguard probe` on the "
+		       "machine itself reads CPUID and says what the guard blocks.",
+		    m.words[0] ? "provider of " : "hypervisor's owner", m.words);
 }
 
 static bool facts_missing(const struct probe_facts *f, const struct probe_verdict *v)
@@ -262,15 +447,19 @@ unsigned findings_build(const struct probe_facts *f, const struct probe_verdict 
 	if (v->hazard)
 		fixed3(f, v, out, &n);
 	/* Any vendor: a guest without a vPMU is the same story on AMD. */
-	if ((v->intel && c->leaf_a_known && c->pmu_version == 0) || f->klog.no_pmu_driver ||
-	    f->klog.virt_unavailable)
+	if ((v->intel && c->leaf_a_known && c->perfmon_basis == PROBE_BASIS_CPUID &&
+	     c->pmu_version == 0) ||
+	    f->klog.no_pmu_driver || f->klog.virt_unavailable || f->klog.broken_pmu)
 		no_vpmu(f, v, out, &n);
 	if (f->klog.bios_corrupted)
 		counters_in_use(f, v, out, &n);
+	if (f->known & PROBE_KNOWN_KLOG && f->klog.boot.n_msr_errors)
+		msr_rejected(f, v, out, &n);
 	if (c->known && !v->intel) {
 		struct finding *x = next(out, &n, "not-intel", SEVERITY_INFO,
 					 "Not an Intel CPU: there is nothing to guard");
-		ADD(x->evidence, "CPUID vendor: %s.", c->vendor);
+		ADD(x->evidence, "%s vendor: %s.",
+		    c->basis == PROBE_BASIS_KLOG ? "The kernel log's CPU" : "CPUID", c->vendor);
 		x->consequence = "The fixed-counter-3 hazard is Intel's; on other vendors event "
 				 "0x00 umask 0x04 is an ordinary event and pmuguard blocks nothing.";
 		ADD(x->remedy, "None needed.");

@@ -10,6 +10,8 @@
 #include "probe.h"
 
 #define FINDINGS_MAX 8
+/* Ids: fixed3-unimplemented, no-vpmu, counters-in-use, pmu-msr-rejected,
+ * not-intel, facts-unknown, healthy. */
 
 /* Worst first: a finding at or above SEVERITY_ERROR is a problem. */
 enum finding_severity { SEVERITY_CRITICAL, SEVERITY_ERROR, SEVERITY_WARNING, SEVERITY_INFO, SEVERITY_OK };
@@ -23,8 +25,24 @@ struct finding {
 	const char *summary;
 	char evidence[768];
 	const char *consequence;
-	char remedy[768];
+	char remedy[1024];
 };
+
+/* What a plain `perf stat` does on a hazardous guest under the default
+ * `slots = deny`: kernels before 6.11 (without the td_is_visible backport)
+ * list slots in sysfs, perf leads a topdown group with it, and ENOENT on a
+ * group leader is fatal to perf. */
+enum plain_perf_stat {
+	PLAIN_PERF_STAT_WORKS = 0, /* no hazard, or sysfs does not list slots */
+	PLAIN_PERF_STAT_STOPS,     /* sysfs lists slots */
+	PLAIN_PERF_STAT_MAY_STOP,  /* sysfs unknown; the log's kernel is older than 6.11 */
+};
+enum plain_perf_stat findings_plain_perf_stat(const struct probe_facts *f,
+					      const struct probe_verdict *v);
+/* "works", "stops", "may-stop" */
+const char *findings_plain_perf_stat_name(enum plain_perf_stat s);
+/* The two sentences the report and the finding say about it ("" when it works). */
+const char *findings_plain_perf_stat_text(enum plain_perf_stat s);
 
 /* Fills out[] (at most FINDINGS_MAX) and returns how many. */
 unsigned findings_build(const struct probe_facts *f, const struct probe_verdict *v,

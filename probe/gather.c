@@ -6,8 +6,10 @@
  *   DIR/dmesg.txt                          kernel log text (optional)
  *   DIR/msr.txt                            "0x345 0x..." (optional)
  *   DIR/sys/bus/event_source/devices/...   mirror of that sysfs folder
+ *   DIR/dmi/{sys_vendor,product_name,product_version}   (optional; the report's)
  *
  * With a snapshot nothing live is read.  A missing file is an unknown fact.
+ * probe --dmesg FILE reads a kernel log alone: nothing else, live or not.
  */
 #include <errno.h>
 #include <string.h>
@@ -39,6 +41,7 @@ static void get(struct probe_facts *f, const char *snapshot, enum probe_known wh
 		{PROBE_KNOWN_SYSFS_EVENTS, "sys/bus/event_source/devices"},
 		{PROBE_KNOWN_KLOG, "dmesg.txt"},
 		{PROBE_KNOWN_MSR, "msr.txt"},
+		{PROBE_KNOWN_DMI, "dmi"},
 	};
 	char buf[PROBE_PATH_MAX];
 	const char *path = NULL;
@@ -49,6 +52,7 @@ static void get(struct probe_facts *f, const char *snapshot, enum probe_known wh
 			int *err = what == PROBE_KNOWN_CPUID ? &f->cpuid_err
 				   : what == PROBE_KNOWN_KLOG ? &f->klog_err
 				   : what == PROBE_KNOWN_MSR  ? &f->msr_err
+				   : what == PROBE_KNOWN_DMI  ? &f->dmi_err
 							      : &f->sysfs_err;
 			*err = -ENAMETOOLONG;
 			return;
@@ -75,6 +79,9 @@ static void get(struct probe_facts *f, const char *snapshot, enum probe_known wh
 		else
 			probe_msr_live(f);
 		break;
+	case PROBE_KNOWN_DMI:
+		probe_dmi(f, path);
+		break;
 	}
 }
 
@@ -91,6 +98,26 @@ void probe_gather(struct probe_facts *f, const char *snapshot, const struct prob
 	get(f, snapshot, PROBE_KNOWN_SYSFS_EVENTS, NULL, true);
 	get(f, snapshot, PROBE_KNOWN_KLOG, sink, true);
 	get(f, snapshot, PROBE_KNOWN_MSR, NULL, true);
+	get(f, snapshot, PROBE_KNOWN_DMI, NULL, true);
+}
+
+void probe_gather_with_log(struct probe_facts *f, const char *snapshot, const char *klog_path,
+			   const struct probe_klog_sink *sink)
+{
+	begin(f);
+	if (snapshot) {
+		get(f, snapshot, PROBE_KNOWN_CPUID, NULL, true);
+		get(f, snapshot, PROBE_KNOWN_SYSFS_EVENTS, NULL, true);
+		get(f, snapshot, PROBE_KNOWN_MSR, NULL, true);
+		get(f, snapshot, PROBE_KNOWN_DMI, NULL, true);
+	} else {
+		/* The log may be a customer's: this machine's facts are not its. */
+		f->log_only = true;
+		f->tried = PROBE_KNOWN_CPUID | PROBE_KNOWN_SYSFS | PROBE_KNOWN_SYSFS_EVENTS |
+			   PROBE_KNOWN_MSR | PROBE_KNOWN_DMI;
+		f->cpuid_err = f->sysfs_err = f->msr_err = f->dmi_err = -ENODATA;
+	}
+	probe_klog_gather(f, klog_path, true, sink);
 }
 
 void probe_gather_verdict(struct probe_facts *f, const char *snapshot)

@@ -34,6 +34,31 @@ enum probe_known {
 	PROBE_KNOWN_KLOG = 1u << 2,
 	PROBE_KNOWN_MSR = 1u << 3,
 	PROBE_KNOWN_SYSFS_EVENTS = 1u << 4, /* slots/topdown-* looked up too */
+	PROBE_KNOWN_DMI = 1u << 5,          /* /sys/class/dmi/id (the report's only) */
+};
+
+/* Where a fact came from: the report says which, and the guard acts only on
+ * CPUID (see probe_verdict.guard_state). */
+enum probe_basis { PROBE_BASIS_NONE = 0, PROBE_BASIS_CPUID, PROBE_BASIS_KLOG };
+
+/* The machine's DMI identity: /sys/class/dmi/id/{sys_vendor,product_name,
+ * product_version} (on EC2 "Amazon EC2" and the instance type). */
+#define PROBE_DMI_LEN 64
+struct probe_dmi {
+	char sys_vendor[PROBE_DMI_LEN];
+	char product_name[PROBE_DMI_LEN];
+	char product_version[PROBE_DMI_LEN];
+};
+
+/* A PMU register access the kernel's exception fixup caught: "unchecked
+ * MSR access error: WRMSR to 0x38f (tried to write 0x...)" / "RDMSR from
+ * 0x329" (ex_handler_msr(), arch/x86/mm/extable.c). */
+#define PROBE_MAX_MSR_ERRORS 4
+struct probe_msr_error {
+	uint32_t msr;
+	bool write;
+	bool value_seen; /* writes only: the value the kernel tried */
+	uint64_t value;
 };
 
 struct probe_pmu {
@@ -43,20 +68,61 @@ struct probe_pmu {
 	uint16_t topdown_listed;   /* bit n: events/topdown-<metric n> exists */
 };
 
-/* What the PMU driver printed at boot (the last boot in the text). */
+/* What a boot says besides the PMU block: the lines that name the machine,
+ * and PMU register accesses the hypervisor refused. */
+struct probe_boot {
+	char kernel_release[48]; /* "Linux version 6.1.0-18-cloud-amd64 (...)" */
+	bool cpu_seen;           /* "smpboot: CPU0: <brand> (family: 0x6, model: 0x6a, stepping: 0x6)" */
+	char cpu_vendor[13];     /* from the vendor word the kernel prints in that line */
+	bool fms_seen;           /* family/model/stepping were on it (mail clients wrap it) */
+	uint32_t family, model, stepping;
+	char hypervisor[32];     /* named: "Hypervisor detected: KVM", "Booting paravirtualized
+				    kernel on KVM", hv_vmbus/kvm-clock lines; "" unnamed */
+	bool virtualized;        /* any line that only a guest prints */
+	bool bare_hardware;      /* "Booting paravirtualized kernel on bare hardware" (not proof:
+				    bhyve and TCG guests print it too) */
+	char dmi[96];            /* "Amazon EC2 m6i.16xlarge" (the "DMI:" line's sys_vendor and
+				    product_name; board and BIOS cut off; an oops's
+				    "Hardware name:" where there is no "DMI:" line) */
+	bool dmi_from_dmi_line;
+	struct probe_msr_error msr_errors[PROBE_MAX_MSR_ERRORS]; /* PMU MSRs only */
+	unsigned n_msr_errors;
+};
+
+/* What the kernel log says (the last boot in the text).  The PMU driver's
+ * block starts again at each "Performance Events:" line; the boot's other
+ * facts (CPU, hypervisor, DMI, MSR errors) at each "Linux version" banner. */
 struct probe_klog {
 	bool pmu_driver_seen;   /* "Performance Events: ..." */
 	bool mask_seen;         /* "event mask" or "global_ctrl mask" */
 	bool perf_metrics_bit;  /* bit 48 in any logged mask */
 	uint64_t mask;          /* the first logged mask of the last boot */
-	int fixed_logged;       /* "fixed-purpose events/counters", -1 if none */
-	int version_logged;     /* "... version:", -1 if none */
+	int fixed_logged;       /* "fixed-purpose events/counters" of the first block, -1 if none */
+	int version_logged;     /* "... version:" of the first block, -1 if none */
+	int gp_logged;          /* "generic registers/counters" of the first block, -1 if none */
+	bool fixed_bitmap_seen; /* "... fixed-purpose bitmap:" (6.17+) */
+	uint32_t fixed_bitmap;  /* the first block's */
+	bool fixed3_logged;     /* any block: 4+ fixed counters, bitmap bit 3 or mask bit 35 */
+	char driver_vendor[13]; /* "Intel PMU driver" -> GenuineIntel, "AMD PMU driver" -> AuthenticAMD */
 	bool no_pmu_driver;     /* "no PMU driver, software events only" */
 	bool unsupported_model; /* "unsupported p6 CPU model" / "unsupported CPU family" */
+	int unsupported_family, unsupported_nr; /* its numbers (decimal), -1 if not given */
 	bool bios_corrupted;    /* "the BIOS has corrupted hw-PMU resources" */
 	bool virt_unavailable;  /* "PMU not available due to virtualization" */
+	bool broken_pmu;        /* "Broken PMU hardware detected, using software events only" */
 	unsigned corrupted_msr[4];
 	unsigned n_corrupted_msr;
+
+	/* The boot's other facts ("Linux version" starts them over). */
+	struct probe_boot boot;
+};
+
+/* What a kernel log line was to the parser (probe_klog_line()). */
+enum probe_klog_kind {
+	PROBE_KLOG_NONE = 0,
+	PROBE_KLOG_PMU,  /* a line of the PMU driver's block */
+	PROBE_KLOG_BOOT, /* the boot's CPU, hypervisor, DMI or kernel banner */
+	PROBE_KLOG_MSR,  /* an unchecked MSR access error on a PMU register */
 };
 
 struct probe_facts {
@@ -73,19 +139,30 @@ struct probe_facts {
 	struct probe_klog klog;
 
 	uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES (0x345) */
+
+	struct probe_dmi dmi; /* PROBE_KNOWN_DMI; the full gather only */
+	int dmi_err;
+	bool log_only; /* only a kernel log was given (probe --dmesg FILE): nothing else read */
 };
 
-/* Decoded CPUID, derived from facts->leaves. */
+/* The CPU, decoded from facts->leaves, or read from the kernel log where
+ * CPUID is missing (basis says which). */
 struct probe_cpu {
 	bool known;
+	enum probe_basis basis;         /* of vendor, model and hypervisor */
 	char vendor[13];
-	char hv_vendor[13];
+	char hv_vendor[13];             /* CPUID 0x40000000 signature ("KVMKVMKVM") */
+	char hv_name[32];               /* in words: "KVM", "Microsoft Hyper-V"; "" unnamed */
+	const char *guest_because;      /* the log's evidence that this is a guest, or NULL */
 	uint32_t max_leaf, family, model, stepping;
-	bool hypervisor; /* CPUID.1:ECX[31] */
+	bool fms_known;                 /* family/model/stepping */
+	bool hypervisor; /* CPUID.1:ECX[31], or the log's evidence */
 	bool pdcm;       /* CPUID.1:ECX[15]: IA32_PERF_CAPABILITIES exists */
 	bool hybrid;     /* CPUID.7.0:EDX[15] */
-	bool leaf_a_known;
+	bool leaf_a_known;              /* perfmon facts known (CPUID.0AH, or the PMU block) */
+	enum probe_basis perfmon_basis; /* of the perfmon facts */
 	uint32_t pmu_version, gp_counters, fixed_counters, fixed_bitmap;
+	bool pmu_off;                   /* the log: the PMU driver did not load */
 };
 
 enum probe_state {
@@ -106,12 +183,20 @@ struct probe_verdict {
 	const char *metrics_source; /* where the proof came from, or NULL */
 	const char *reason;         /* one sentence, static storage */
 	struct probe_cpu cpu;
+	/* The facts that decided state: CPUID, or the kernel log alone (no
+	 * CPUID, or no leaf 0xA).  A log-only verdict is the report's: */
+	enum probe_basis basis;
+	/* what the guard (preload, supervisor) acts on: state where CPUID
+	 * decided it, PROBE_UNKNOWN (fail open) where the log alone did. */
+	enum probe_state guard_state;
 };
 
-/* Each line of the PMU driver's block in the kernel log, as the parser saw
- * it (a new boot's "Performance Events:" line starts the block again). */
+/* Each line of the kernel log the parser used, as it saw it; new_block
+ * when the line starts its kind over (a new boot's "Performance Events:"
+ * line for PMU lines, its "Linux version" banner for the others). */
 struct probe_klog_sink {
-	void (*line)(void *ctx, const char *line, size_t len, bool new_boot);
+	void (*line)(void *ctx, const char *line, size_t len, enum probe_klog_kind kind,
+		     bool new_block);
 	void *ctx;
 };
 
@@ -119,6 +204,17 @@ struct probe_klog_sink {
  * reading the kernel log once and handing its PMU lines to sink (may be
  * NULL).  Never fails as a whole: each unreadable fact is left unknown. */
 void probe_gather(struct probe_facts *f, const char *snapshot, const struct probe_klog_sink *sink);
+/* The same with the kernel log read from klog_path instead (probe --dmesg):
+ * with snapshot NULL, nothing else is read (the log may be another
+ * machine's), and f->log_only is set. */
+void probe_gather_with_log(struct probe_facts *f, const char *snapshot, const char *klog_path,
+			   const struct probe_klog_sink *sink);
+/* DMI identity, live (/sys/class/dmi/id) or from DIR/dmi/ (path NULL: live). */
+void probe_dmi(struct probe_facts *f, const char *dir);
+#define PROBE_DMI_DIR "/sys/class/dmi/id"
+/* A PMU MSR's name ("IA32_PERF_GLOBAL_CTRL"), or NULL for MSRs that are not
+ * the PMU's (probe_klog_line() keeps errors on PMU MSRs only). */
+const char *probe_pmu_msr_name(uint32_t msr);
 
 /* Gather only what the verdict needs: CPUID and the core PMU types, then,
  * while probe_next_fact() names one, that fact.  What the shim and the
@@ -133,6 +229,9 @@ enum probe_known probe_next_fact(const struct probe_facts *f);
 /* Pure: decode CPUID and decide. */
 void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
 void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v);
+/* The hypervisor a DMI system string ("Amazon EC2 m6i.16xlarge") names,
+ * or NULL where it names no virtual machine. */
+const char *probe_dmi_guest(const char *system);
 /* Intel, perfmon present, and CPUID.0AH EDX[4:0] > 3 or ECX bit 3 (v5+). */
 bool probe_fixed3_advertised(const struct probe_cpu *c);
 const char *probe_state_name(enum probe_state s);
@@ -148,8 +247,9 @@ const struct probe_cpuid_leaf *probe_leaf(const struct probe_facts *f, uint32_t 
 /* Parsers, exposed for tests and fuzzing.  Each takes one line (no NUL
  * needed, no newline) and never reads past len. */
 int probe_cpuid_parse_line(const char *line, size_t len, struct probe_cpuid_leaf *out);
-/* Returns true for a line of the PMU driver's block (quoted by the report). */
-bool probe_klog_line(struct probe_klog *k, const char *line, size_t len);
+/* What the line was (PROBE_KLOG_NONE for the rest of the log); the report
+ * quotes the others.  Allocation-free and stdio-free: the shim links it. */
+enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, size_t len);
 void probe_klog_reset(struct probe_klog *k);
 
 /* Stream a file line by line through a small stack buffer (no malloc).

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -78,4 +79,43 @@ void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 		}
 		f->n_pmus++;
 	}
+}
+
+/* The DMI identity (drivers/firmware/dmi-id.c: sys_vendor, product_name and
+ * product_version are readable by anyone; the serials are root's and are
+ * not read).  Known when any of the three could be read. */
+void probe_dmi(struct probe_facts *f, const char *dir)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} files[] = {
+		{"sys_vendor", offsetof(struct probe_dmi, sys_vendor)},
+		{"product_name", offsetof(struct probe_dmi, product_name)},
+		{"product_version", offsetof(struct probe_dmi, product_version)},
+	};
+	f->tried |= PROBE_KNOWN_DMI;
+	f->dmi_err = -ENOENT;
+	memset(&f->dmi, 0, sizeof(f->dmi));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[PROBE_PATH_MAX], buf[PROBE_DMI_LEN + 1];
+		char *dst = (char *)&f->dmi + files[i].off;
+		if (!probe_join(path, sizeof(path), dir ? dir : PROBE_DMI_DIR, files[i].name))
+			continue;
+		long n = probe_read_small(path, buf, sizeof(buf));
+		if (n < 0) {
+			if (n != -ENOENT)
+				f->dmi_err = (int)n;
+			continue;
+		}
+		/* Printable text only (it is printed and put in JSON). */
+		size_t k = 0;
+		for (long j = 0; j < n && k + 1 < PROBE_DMI_LEN; j++)
+			if (buf[j] >= 0x20 && buf[j] < 0x7f)
+				dst[k++] = buf[j];
+		dst[k] = '\0';
+		f->known |= PROBE_KNOWN_DMI;
+	}
+	if (f->known & PROBE_KNOWN_DMI)
+		f->dmi_err = 0;
 }

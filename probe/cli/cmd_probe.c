@@ -4,19 +4,25 @@
  * One result model (facts + verdict), two renderings.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "classify.h"
 #include "cli.h"
 #include "findings.h"
 #include "evidence.h"
+#include "machine.h"
 #include "probe.h"
 
 struct report {
 	const char *snapshot;
+	const char *dmesg; /* --dmesg FILE: the kernel log, and (without a snapshot) nothing else */
+	struct probe_machine m;
 	struct probe_facts f;
 	struct probe_evidence e;
 	struct probe_verdict v;
@@ -59,25 +65,77 @@ static void json_key(FILE *o, const char *key, const char *val, bool comma)
 	json_str(o, val);
 }
 
+static const char *basis_name(enum probe_basis b)
+{
+	return b == PROBE_BASIS_CPUID ? "cpuid" : b == PROBE_BASIS_KLOG ? "kernel-log" : NULL;
+}
+
+/* "" or " (from the kernel log)": every fact the log stood in for says so. */
+static const char *from(enum probe_basis b)
+{
+	return b == PROBE_BASIS_KLOG ? " (from the kernel log)" : "";
+}
+
+static const char *source_name(const struct report *r)
+{
+	return r->snapshot ? "snapshot" : r->dmesg ? "kernel-log" : "live";
+}
+
+static void json_machine(FILE *o, const struct report *r)
+{
+	const struct probe_machine *m = &r->m;
+	if (!m->source) {
+		fputs(",\"machine\":null", o);
+		return;
+	}
+	fputs(",\"machine\":{", o);
+	json_key(o, "source", m->source, false);
+	json_key(o, "sys_vendor", m->sys_vendor[0] ? m->sys_vendor : NULL, true);
+	json_key(o, "product_name", m->product_name[0] ? m->product_name : NULL, true);
+	json_key(o, "product_version", m->product_version[0] ? m->product_version : NULL, true);
+	json_key(o, "system", m->system, true);
+	json_key(o, "words", m->words, true);
+	fputs("}", o);
+}
+
+static void json_lines(FILE *o, const char *key, char lines[][PROBE_QUOTE_LEN], unsigned n)
+{
+	fprintf(o, ",\"%s\":[", key);
+	for (unsigned i = 0; i < n; i++) {
+		fputs(i ? "," : "", o);
+		json_str(o, lines[i]);
+	}
+	fputs("]", o);
+}
+
 static void json_report(FILE *o, const struct report *r)
 {
 	const struct probe_cpu *c = &r->v.cpu;
 	const struct probe_facts *f = &r->f;
+	const struct probe_boot *b = &f->klog.boot;
 	fprintf(o, "{\"hazard\":%s", yes(r->v.hazard));
 	json_key(o, "state", probe_state_name(r->v.state), true);
 	json_key(o, "reason", r->v.reason, true);
-	json_key(o, "source", r->snapshot ? "snapshot" : "live", true);
+	json_key(o, "basis", basis_name(r->v.basis), true);
+	json_key(o, "guard_state", probe_state_name(r->v.guard_state), true);
+	json_key(o, "source", source_name(r), true);
 	json_key(o, "snapshot", r->snapshot, true);
+	json_key(o, "dmesg", r->dmesg, true);
+	json_machine(o, r);
 	fprintf(o, ",\"cpu\":{\"known\":%s", yes(c->known));
+	json_key(o, "source", basis_name(c->basis), true);
 	json_key(o, "vendor", c->known ? c->vendor : NULL, true);
 	fprintf(o, ",\"family\":%u,\"model\":%u,\"stepping\":%u,\"hypervisor\":%s", c->family,
 		c->model, c->stepping, yes(c->hypervisor));
-	json_key(o, "hypervisor_vendor", c->hypervisor ? c->hv_vendor : NULL, true);
+	json_key(o, "hypervisor_vendor", c->hypervisor && c->hv_vendor[0] ? c->hv_vendor : NULL,
+		 true);
+	json_key(o, "hypervisor_name", c->hypervisor && c->hv_name[0] ? c->hv_name : NULL, true);
+	json_key(o, "guest_because", c->guest_because, true);
 	fprintf(o, ",\"hybrid\":%s}", yes(c->hybrid));
-	fprintf(o, ",\"perfmon\":{\"known\":%s,\"version\":%u,\"gp_counters\":%u,"
-		   "\"fixed_counters\":%u,\"fixed_bitmap\":%u}",
-		yes(c->leaf_a_known), c->pmu_version, c->gp_counters, c->fixed_counters,
-		c->fixed_bitmap);
+	fprintf(o, ",\"perfmon\":{\"known\":%s", yes(c->leaf_a_known));
+	json_key(o, "source", basis_name(c->perfmon_basis), true);
+	fprintf(o, ",\"version\":%u,\"gp_counters\":%u,\"fixed_counters\":%u,\"fixed_bitmap\":%u}",
+		c->pmu_version, c->gp_counters, c->fixed_counters, c->fixed_bitmap);
 	fprintf(o, ",\"fixed3_advertised\":%s,\"perf_metrics\":{\"proven\":%s",
 		yes(r->v.fixed3_advertised), yes(r->v.perf_metrics_proven));
 	json_key(o, "source", r->v.metrics_source, true);
@@ -87,12 +145,26 @@ static void json_report(FILE *o, const struct report *r)
 		fprintf(o, ",\"mask\":\"0x%016" PRIx64 "\"", f->klog.mask);
 	else
 		fputs(",\"mask\":null", o);
-	fprintf(o, ",\"perf_metrics_bit\":%s,\"pmu_lines\":[", yes(f->klog.perf_metrics_bit));
-	for (unsigned i = 0; i < r->e.n_klog_lines; i++) {
-		fputs(i ? "," : "", o);
-		json_str(o, r->e.klog_lines[i]);
+	fprintf(o, ",\"perf_metrics_bit\":%s", yes(f->klog.perf_metrics_bit));
+	json_key(o, "kernel", b->kernel_release[0] ? b->kernel_release : NULL, true);
+	json_key(o, "hypervisor", b->hypervisor[0] ? b->hypervisor : NULL, true);
+	json_key(o, "dmi", b->dmi[0] ? b->dmi : NULL, true);
+	fputs(",\"msr_errors\":[", o);
+	for (unsigned i = 0; i < b->n_msr_errors; i++) {
+		const struct probe_msr_error *e = &b->msr_errors[i];
+		char name[96];
+		fprintf(o, "%s{\"msr\":\"0x%x\",\"access\":\"%s\"", i ? "," : "", e->msr,
+			e->write ? "write" : "read");
+		json_key(o, "name", findings_msr_name(e->msr, name, sizeof(name)), true);
+		if (e->value_seen)
+			fprintf(o, ",\"value\":\"0x%016" PRIx64 "\"}", e->value);
+		else
+			fputs(",\"value\":null}", o);
 	}
-	fputs("]}", o);
+	fputs("]", o);
+	json_lines(o, "pmu_lines", (char(*)[PROBE_QUOTE_LEN])r->e.klog_lines, r->e.n_klog_lines);
+	json_lines(o, "boot_lines", (char(*)[PROBE_QUOTE_LEN])r->e.boot_lines, r->e.n_boot_lines);
+	fputs("}", o);
 	if (r->msr_asked) {
 		fputs(",\"msr\":{", o);
 		if (f->msr_err)
@@ -120,7 +192,11 @@ static void json_report(FILE *o, const struct report *r)
 			}
 		fputs("]}", o);
 	}
-	fputs("],\"findings\":[", o);
+	enum plain_perf_stat pps = findings_plain_perf_stat(f, &r->v);
+	fputs("],\"plain_perf_stat\":{", o);
+	json_key(o, "under_deny", findings_plain_perf_stat_name(pps), false);
+	json_key(o, "text", pps ? findings_plain_perf_stat_text(pps) : NULL, true);
+	fputs("},\"findings\":[", o);
 	for (unsigned i = 0; i < r->n_findings; i++) {
 		const struct finding *x = &r->findings[i];
 		fputs(i ? ",{" : "{", o);
@@ -169,25 +245,45 @@ static void human_facts(FILE *o, const struct report *r)
 	const struct probe_cpu *c = &r->v.cpu;
 	const struct probe_facts *f = &r->f;
 
-	if (c->known) {
-		fprintf(o, "  CPU             %s family %u model 0x%x stepping %u%s\n", c->vendor,
-			c->family, c->model, c->stepping, c->hybrid ? " (hybrid)" : "");
-		if (c->hypervisor)
-			fprintf(o, "  Hypervisor      %s (this is a guest)\n",
-				c->hv_vendor[0] ? c->hv_vendor : "unnamed");
-		else
-			fprintf(o, "  Hypervisor      none (bare metal)\n");
+	if (r->m.source)
+		fprintf(o, "  Machine         %s (%s)\n", r->m.words,
+			!strcmp(r->m.source, "dmi") ? "DMI" : "the kernel log's DMI line");
+	if (c->known && c->fms_known) {
+		fprintf(o, "  CPU             %s family %u model 0x%x stepping %u%s%s\n", c->vendor,
+			c->family, c->model, c->stepping, c->hybrid ? " (hybrid)" : "", from(c->basis));
+	} else if (c->known) {
+		fprintf(o, "  CPU             %s, model unknown%s\n", c->vendor, from(c->basis));
 	} else {
-		fprintf(o, "  CPU             unknown (CPUID: %s)\n", err_text(f->cpuid_err));
+		fprintf(o, "  CPU             unknown (CPUID: %s%s)\n", err_text(f->cpuid_err),
+			f->known & PROBE_KNOWN_KLOG ? "; the kernel log does not name it" : "");
 	}
-	if (c->leaf_a_known)
-		fprintf(o, "  Perfmon         version %u, %u general-purpose, %u fixed counters\n",
-			c->pmu_version, c->gp_counters, c->fixed_counters);
+	if (c->hypervisor && c->guest_because)
+		fprintf(o, "  Hypervisor      %s (this is a guest: %s)\n",
+			c->hv_name[0] ? c->hv_name : "unnamed", c->guest_because);
+	else if (c->known && c->hypervisor)
+		fprintf(o, "  Hypervisor      %s (this is a guest)\n",
+			c->hv_name[0] ? c->hv_name : c->hv_vendor[0] ? c->hv_vendor : "unnamed");
+	else if (c->known && c->basis == PROBE_BASIS_KLOG)
+		fprintf(o, "  Hypervisor      none named in the kernel log%s\n",
+			f->klog.boot.bare_hardware ? " (\"bare hardware\")" : "");
+	else if (c->known)
+		fprintf(o, "  Hypervisor      none (bare metal)\n");
+	if (c->leaf_a_known && c->pmu_off)
+		fprintf(o, "  Perfmon         no PMU driver (from the kernel log)\n");
+	else if (c->leaf_a_known)
+		fprintf(o, "  Perfmon         version %u, %u general-purpose, %u fixed counters%s\n",
+			c->pmu_version, c->gp_counters, c->fixed_counters, from(c->perfmon_basis));
 	else if (c->known)
 		fprintf(o, "  Perfmon         unknown (CPUID leaf 0xA not available)\n");
-	if (c->pmu_version >= 5)
+	if (c->pmu_version >= 5 && c->perfmon_basis == PROBE_BASIS_CPUID)
 		fprintf(o, "  Fixed bitmap    0x%x (CPUID.0AH ECX)\n", c->fixed_bitmap);
-	if (c->leaf_a_known && c->pmu_version > 0)
+	else if (c->perfmon_basis == PROBE_BASIS_KLOG && f->klog.fixed_bitmap_seen)
+		fprintf(o, "  Fixed bitmap    0x%x (from the kernel log)\n", c->fixed_bitmap);
+	if (c->leaf_a_known && !c->pmu_off && c->perfmon_basis == PROBE_BASIS_KLOG)
+		fprintf(o, "  Fixed counter 3 %s\n",
+			r->v.fixed3_advertised ? "in the PMU driver's block (from the kernel log)"
+					       : "not in the PMU driver's block (from the kernel log)");
+	else if (c->leaf_a_known && c->pmu_version > 0)
 		fprintf(o, "  Fixed counter 3 %s\n",
 			r->v.fixed3_advertised ? "advertised by CPUID.0AH" : "not advertised");
 	if (r->v.perf_metrics_proven)
@@ -211,7 +307,16 @@ static void human_facts(FILE *o, const struct report *r)
 		fprintf(o, "  MSR 0x30c       IA32_FIXED_CTR3 %s\n",
 			r->e.ctr3_err ? err_text(r->e.ctr3_err) : "reads (not proof that it counts)");
 	}
-	if (!(f->known & PROBE_KNOWN_SYSFS))
+	for (unsigned i = 0; i < f->klog.boot.n_msr_errors; i++) {
+		const struct probe_msr_error *e = &f->klog.boot.msr_errors[i];
+		char name[96];
+		fprintf(o, "  MSR rejected    %s 0x%x, %s (from the kernel log)\n",
+			e->write ? "WRMSR to" : "RDMSR from", e->msr,
+			findings_msr_name(e->msr, name, sizeof(name)));
+	}
+	if (f->log_only)
+		fprintf(o, "  Core PMUs       not read (only a kernel log was given)\n");
+	else if (!(f->known & PROBE_KNOWN_SYSFS))
 		fprintf(o, "  Core PMUs       unknown (sysfs: %s)\n", err_text(f->sysfs_err));
 	else if (f->n_pmus == 0)
 		fprintf(o, "  Core PMUs       none in sysfs\n");
@@ -228,15 +333,32 @@ static void human_facts(FILE *o, const struct report *r)
 		for (unsigned i = 0; i < r->e.n_klog_lines; i++)
 			fprintf(o, "    %s\n", r->e.klog_lines[i]);
 	}
+	if (r->e.n_boot_lines) {
+		fprintf(o, "\n  The kernel log also said:\n");
+		for (unsigned i = 0; i < r->e.n_boot_lines; i++)
+			fprintf(o, "    %s\n", r->e.boot_lines[i]);
+	}
 }
 
 static void human_report(FILE *o, const struct report *r)
 {
-	fprintf(o, "pmuguard probe (%s%s)\n\n", r->snapshot ? "snapshot " : "live",
-		r->snapshot ? r->snapshot : "");
+	if (r->dmesg)
+		fprintf(o, "pmuguard probe (kernel log %s%s%s)\n\n", r->dmesg,
+			r->snapshot ? ", snapshot " : "", r->snapshot ? r->snapshot : "");
+	else
+		fprintf(o, "pmuguard probe (%s%s)\n\n", r->snapshot ? "snapshot " : "live",
+			r->snapshot ? r->snapshot : "");
 	human_facts(o, r);
 	fprintf(o, "\nVerdict: %s%s\n", probe_state_name(r->v.state),
 		r->v.hazard ? " (fixed counter 3 would fault this machine)" : "");
+	if (r->v.basis == PROBE_BASIS_KLOG)
+		fprintf(o, "  from the kernel log alone: the guard acts only on CPUID and treats "
+			   "this machine as %s\n",
+			probe_state_name(r->v.guard_state));
+	enum plain_perf_stat pps = findings_plain_perf_stat(&r->f, &r->v);
+	if (pps)
+		fprintf(o, "  plain `perf stat` under slots = deny: %s\n",
+			findings_plain_perf_stat_name(pps));
 	fprintf(o, "\nFindings:\n");
 	for (unsigned i = 0; i < r->n_findings; i++) {
 		const struct finding *x = &r->findings[i];
@@ -247,6 +369,21 @@ static void human_report(FILE *o, const struct report *r)
 	}
 }
 
+/* --dmesg FILE must be a file we can read: a typo is an error (exit 1,
+ * naming it), not a report of unknown facts. */
+static void require_log_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		die_errno("kernel log %s", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		die_errno("kernel log %s", path);
+	close(fd);
+	if (!S_ISREG(st.st_mode))
+		die("kernel log %s: not a regular file", path);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -254,6 +391,7 @@ int cmd_probe(int argc, char **argv)
 		{"check", no_argument, NULL, 'c'},
 		{"msr", no_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
+		{"dmesg", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -265,7 +403,7 @@ int cmd_probe(int argc, char **argv)
 	if (r->snapshot && !*r->snapshot)
 		r->snapshot = NULL;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+jcms:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+jcms:d:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;
@@ -279,8 +417,12 @@ int cmd_probe(int argc, char **argv)
 		case 's':
 			r->snapshot = optarg;
 			break;
+		case 'd':
+			r->dmesg = optarg;
+			break;
 		case 'h':
-			puts("Usage: pmuguard probe [--json] [--check] [--msr] [--snapshot DIR]");
+			puts("Usage: pmuguard probe [--json] [--check] [--msr] [--snapshot DIR] "
+			     "[--dmesg FILE]");
 			free(r);
 			return EXIT_OK;
 		default:
@@ -291,11 +433,18 @@ int cmd_probe(int argc, char **argv)
 		die_usage("probe: unexpected argument '%s'", argv[optind]);
 	if (r->snapshot && r->msr_asked)
 		die_usage("probe: --msr reads this machine; it cannot go with a snapshot");
+	if (r->dmesg && r->msr_asked)
+		die_usage("probe: --msr reads this machine; it cannot go with --dmesg");
+	if (r->dmesg && !*r->dmesg)
+		die_usage("probe: --dmesg needs a file");
 
 	if (r->snapshot)
 		require_snapshot_dir(r->snapshot);
-	probe_gather_report(&r->f, &r->e, r->snapshot);
+	if (r->dmesg)
+		require_log_file(r->dmesg);
+	probe_gather_report(&r->f, &r->e, r->snapshot, r->dmesg);
 	probe_evaluate(&r->f, &r->v);
+	probe_machine_build(&r->f, &r->m);
 	r->n_findings = findings_build(&r->f, &r->v, r->findings);
 	/* The gather read the MSRs (live); --msr shows them. */
 	if (r->msr_asked && (r->f.msr_err == -ENOENT || r->e.ctr3_err == -ENOENT))

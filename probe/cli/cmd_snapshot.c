@@ -8,6 +8,8 @@
  *   DIR/dmesg.txt      the kernel log, when readable
  *   DIR/msr.txt        IA32_PERF_CAPABILITIES, when readable (root, msr driver)
  *   DIR/sys/bus/event_source/devices/<pmu>/...   sysfs, as plain files
+ *   DIR/dmi/{sys_vendor,product_name,product_version}   which machine (on EC2
+ *                      "Amazon EC2" and the instance type), where readable
  *   DIR/snapshot.txt   what was captured, and what could not be and why
  */
 #include <dirent.h>
@@ -186,6 +188,39 @@ static void snap_msr(struct snap *s)
 	note(s, "msr.txt: IA32_PERF_CAPABILITIES");
 }
 
+static void mkdirs(const char *path);
+
+/* The DMI identity (anyone may read these three; the serials are root's
+ * and say nothing about the PMU: not copied). */
+static void snap_dmi(struct snap *s)
+{
+	static const char *const names[] = {"sys_vendor", "product_name", "product_version"};
+	int n = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char from[PATH_MAX], rel[64], buf[256];
+		snprintf(rel, sizeof(rel), "dmi/%s", names[i]);
+		if (!probe_join(from, sizeof(from), PROBE_DMI_DIR, names[i]))
+			continue;
+		long len = probe_read_small(from, buf, sizeof(buf));
+		if (len < 0)
+			continue;
+		if (n++ == 0) {
+			char dir[PATH_MAX];
+			if (!probe_join(dir, sizeof(dir), s->dir, "dmi"))
+				die("snapshot %s: path too long", s->dir);
+			mkdirs(dir);
+		}
+		FILE *o = create(s, rel);
+		fwrite(buf, 1, (size_t)len, o);
+		fputc('\n', o);
+		finish(o, rel);
+	}
+	if (n)
+		note(s, "dmi/: %d of sys_vendor, product_name, product_version", n);
+	else
+		note(s, "dmi/: not written: %s is not readable", PROBE_DMI_DIR);
+}
+
 static void mkdirs(const char *path)
 {
 	char buf[PATH_MAX];
@@ -311,6 +346,7 @@ int cmd_snapshot(int argc, char **argv)
 	snap_dmesg(&s);
 	snap_msr(&s);
 	snap_sysfs(&s);
+	snap_dmi(&s);
 	finish(s.meta, "snapshot.txt");
 	fprintf(stderr, "pmuguard: snapshot written to %s%s\n", s.dir,
 		s.problems ? " (some facts missing: see snapshot.txt)" : "");

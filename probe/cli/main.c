@@ -90,7 +90,7 @@ static const char usage[] =
 	"not implement (fixed counter 3, TOPDOWN.SLOTS, on AWS m6i and kin).\n"
 	"\n"
 	"Commands:\n"
-	"  probe [--json] [--check] [--msr] [--snapshot DIR]\n"
+	"  probe [--json] [--check] [--msr] [--snapshot DIR] [--dmesg FILE]\n"
 	"                      explain this machine's PMU: facts, verdict, findings\n"
 	"  snapshot DIR        capture this machine's PMU facts for --snapshot\n"
 	"  run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"

@@ -47,9 +47,75 @@ for f in d["findings"]:
     assert {"id", "summary", "evidence", "consequence", "remedy"} <= f.keys()
     assert all(isinstance(f[k], str) and f[k] for k in ("id", "summary", "evidence", "remedy"))
 assert any(f["id"] == "fixed3-unimplemented" for f in d["findings"]) == d["hazard"]
+# Issue 15: where facts came from, what the guard acts on, which machine.
+assert d["basis"] in ("cpuid", "kernel-log", None)
+assert d["guard_state"] == (d["state"] if d["basis"] != "kernel-log" else "unknown")
+assert d["cpu"]["source"] in ("cpuid", "kernel-log", None)
+assert d["perfmon"]["source"] in ("cpuid", "kernel-log", None)
+assert d["machine"] is None or d["machine"]["source"] in ("dmi", "kernel-log")
+assert d["plain_perf_stat"]["under_deny"] in ("works", "stops", "may-stop")
+assert isinstance(d["kernel_log"]["msr_errors"], list)
+assert isinstance(d["kernel_log"]["boot_lines"], list)
 PY
 	done
 	echo "ok: every fixture's JSON parses and carries the stable keys"
+	;;
+dmesg)
+	# Issue 15: a kernel log alone, the support engineer's entry point.
+	# Nothing of this machine is read: the report is the log's.
+	log=$FIXTURES/m6i-16xlarge-log-only/dmesg.txt
+	status 0 "$PMUGUARD" probe --dmesg "$log"
+	grep -q '^pmuguard probe (kernel log ' "$tmp/out" || fail "the report does not name the log"
+	grep -q 'Machine         AWS m6i.16xlarge' "$tmp/out" || fail "no machine: $(cat "$tmp/out")"
+	grep -q 'GenuineIntel family 6 model 0x6a stepping 6 (from the kernel log)' "$tmp/out" ||
+		fail "the CPU is not marked as the log's"
+	grep -q '^Verdict: hazard' "$tmp/out" || fail "not a hazard"
+	grep -q 'the guard acts only on CPUID' "$tmp/out" || fail "the guard's view is not said"
+	status 3 "$PMUGUARD" probe --check --dmesg "$log"
+	"$PMUGUARD" probe --json --dmesg "$log" >"$tmp/j"
+	python3 - "$tmp/j" "$log" <<'PY' || fail "--dmesg JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["source"] == "kernel-log" and d["dmesg"] == sys.argv[2] and d["snapshot"] is None
+assert d["state"] == "hazard" and d["basis"] == "kernel-log" and d["guard_state"] == "unknown"
+assert d["cpu"]["source"] == "kernel-log" and d["cpu"]["hypervisor_name"] == "KVM"
+assert d["perfmon"] == {"known": True, "source": "kernel-log", "version": 2, "gp_counters": 8,
+                        "fixed_counters": 4, "fixed_bitmap": 0}, d["perfmon"]
+assert d["machine"]["words"] == "AWS m6i.16xlarge" and d["machine"]["source"] == "kernel-log"
+assert d["machine"]["sys_vendor"] == "Amazon EC2" and d["machine"]["product_name"] == "m6i.16xlarge"
+assert d["kernel_log"]["kernel"] == "5.10.205-195.807.amzn2.x86_64"
+assert d["pmus"] == [] and "msr" not in d
+assert d["plain_perf_stat"]["under_deny"] == "may-stop"
+PY
+	# With a snapshot: its facts, and the log given instead of its dmesg.txt.
+	# CPUID decides where it can (3 fixed counters: safe), the log stands
+	# in only for what it lacks (no leaf 0xA: the log's PMU block).
+	status 0 "$PMUGUARD" probe --check --snapshot "$FIXTURES/m5-24xlarge" --dmesg "$log"
+	status 3 "$PMUGUARD" probe --check --snapshot "$FIXTURES/guest-no-leaf-a" --dmesg "$log"
+	"$PMUGUARD" probe --json --snapshot "$FIXTURES/guest-no-leaf-a" --dmesg "$log" >"$tmp/j"
+	python3 - "$tmp/j" <<'PY' || fail "--snapshot with --dmesg JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cpu"]["source"] == "cpuid" and d["perfmon"]["source"] == "kernel-log"
+assert d["basis"] == "kernel-log" and d["guard_state"] == "unknown"
+PY
+	# A snapshot holding only dmesg.txt is the same.
+	mkdir "$tmp/only-log"
+	cp "$log" "$tmp/only-log/dmesg.txt"
+	status 3 "$PMUGUARD" probe --check --snapshot "$tmp/only-log"
+	# Errors: a missing or unreadable log is an error naming it; --msr reads
+	# this machine and cannot go with a log.
+	status 1 "$PMUGUARD" probe --dmesg /nonexistent/dmesg.txt
+	grep -q '/nonexistent/dmesg.txt' "$tmp/err" || fail "the error does not name the log"
+	status 1 "$PMUGUARD" probe --dmesg "$tmp"
+	grep -q 'not a regular file' "$tmp/err" || fail "a directory as the log: no clear error"
+	status 2 "$PMUGUARD" probe --msr --dmesg "$log"
+	status 2 "$PMUGUARD" probe --dmesg
+	# The guard is unchanged by a log-only snapshot: auto mode fails open.
+	: "${PEO:?}"
+	PMUGUARD_SNAPSHOT=$tmp/only-log status 0 "$PMUGUARD" run --mode seccomp -- "$PEO" --flags 0x100000 4:0x400
+	grep -q 'config=0x400 ret=-1 errno=EINVAL' "$tmp/out" || fail "a log-only hazard was enforced"
+	echo "ok: probe --dmesg reads the log alone, marks its facts, and the guard ignores it"
 	;;
 snapshot-round-trip)
 	"$PMUGUARD" snapshot "$tmp/snap" 2>"$tmp/err" || fail "snapshot failed: $(cat "$tmp/err")"

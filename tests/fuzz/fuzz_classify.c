@@ -85,12 +85,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		guard_policy_init(&p, (enum guard_mode)mode, &f, &v);
 		/* Fail open on unknown facts (but where they are unknown for a
 		 * reason that passes: then closed until they can be read), and
-		 * never on a CPU known to be another vendor's. */
+		 * never on a CPU known to be another vendor's.  The guard acts
+		 * on guard_state: a verdict from the kernel log alone is
+		 * unknown to it. */
 		if (mode == GUARD_AUTO && p.enforce &&
-		    (v.state == PROBE_NOT_INTEL ||
-		     (v.state == PROBE_UNKNOWN && !probe_facts_transient(&f)) ||
-		     (v.state != PROBE_UNKNOWN && !v.intel)))
+		    (v.guard_state == PROBE_NOT_INTEL ||
+		     (v.guard_state == PROBE_UNKNOWN && !probe_facts_transient(&f)) ||
+		     (v.guard_state != PROBE_UNKNOWN && !v.intel)))
 			abort();
+		if (mode == GUARD_AUTO && p.enforce && v.basis == PROBE_BASIS_KLOG &&
+		    !probe_facts_transient(&f))
+			abort(); /* never on the kernel log alone */
 		uint32_t type = (uint32_t)take(&in, 4);
 		uint64_t config = take(&in, 8);
 		enum guard_hit hit = guard_classify(&p, type, config);

@@ -18,7 +18,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		probe_klog_line(&k, line, len);
 		guard_conf_line(&c, line, len, ++n);
 	});
-	if (k.n_corrupted_msr > 4 || (c.mode < -1 || c.mode > 3))
+	if (k.n_corrupted_msr > 4 || k.boot.n_msr_errors > PROBE_MAX_MSR_ERRORS ||
+	    (c.mode < -1 || c.mode > 3))
+		abort();
+	/* Every string the parser keeps is terminated within its buffer. */
+	if (!memchr(k.boot.kernel_release, 0, sizeof(k.boot.kernel_release)) ||
+	    !memchr(k.boot.hypervisor, 0, sizeof(k.boot.hypervisor)) ||
+	    !memchr(k.boot.dmi, 0, sizeof(k.boot.dmi)) ||
+	    !memchr(k.boot.cpu_vendor, 0, sizeof(k.boot.cpu_vendor)))
+		abort();
+	/* A verdict on the log alone is never the guard's. */
+	struct probe_facts f;
+	memset(&f, 0, sizeof(f));
+	f.klog = k;
+	f.known = f.tried = PROBE_KNOWN_KLOG;
+	struct probe_verdict v;
+	probe_evaluate(&f, &v);
+	if (v.guard_state != PROBE_UNKNOWN || !v.reason)
 		abort();
 	return 0;
 }

@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 probe="$src/probe"
 sources=("$probe/cpuid.c" "$probe/fileio.c" "$probe/gather.c" "$probe/kmsg.c" "$probe/msr.c"
-	"$probe/sysfs.c" "$probe/verdict.c" "$probe/sysfs_values.c" "$probe/findings.c"
+	"$probe/sysfs.c" "$probe/verdict.c" "$probe/sysfs_values.c" "$probe/findings.c" "$probe/machine.c"
 	"$probe/classify.c" "$probe/conf.c")
 "$cc" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I"$probe" \

@@ -78,7 +78,10 @@ json_verdict() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 cpu = [p["type"] for p in d["pmus"] if p["name"] == "cpu"]
-print("true" if d["hazard"] is True else "false", d["state"], cpu[0] if cpu else "-")
+# The guard acts on guard_state (a verdict from the kernel log alone is the
+# report's only): the shim is compared with it.
+print("true" if d["hazard"] is True else "false", d["state"], cpu[0] if cpu else "-",
+      "true" if d["guard_state"] == "hazard" else "false")
 PY
 }
 
@@ -106,7 +109,7 @@ PY
 # (and fails open when the command refuses the snapshot), and 4:0x1a4
 # always reaches the kernel.
 junk() {
-	local name=$1 expect=$2 who=() label hazard=- state=- ctype=- refused=0 e400 e1a4
+	local name=$1 expect=$2 who=() label hazard=- state=- ctype=- guard=- refused=0 e400 e1a4
 	local before=$failures
 	[ "${3:-}" = nobody ] && [ "$(id -u)" = 0 ] && who=("${NOBODY[@]}")
 	label="$name${3:+ (as nobody)}"
@@ -136,7 +139,7 @@ junk() {
 			if ! v=$(json_verdict "$tmp/json"); then
 				bad "$label: probe --json is not valid JSON: $(head -c 300 "$tmp/json")"
 			else
-				read -r hazard state ctype <<<"$v"
+				read -r hazard state ctype guard <<<"$v"
 			fi
 		fi
 	fi
@@ -151,10 +154,10 @@ junk() {
 		ENOENT | EINVAL) ;;
 		*) bad "$label: shim: 4:0x400 got '$e400', expected ENOENT or EINVAL" ;;
 		esac
-		if [ "$hazard" = true ] && [ "$e400" != ENOENT ]; then
-			bad "$label: the report says hazard but the shim let 4:0x400 through ($e400)"
-		elif [ "$hazard" = false ] && [ "$e400" != EINVAL ]; then
-			bad "$label: the report says no hazard but the shim denied 4:0x400 ($e400)"
+		if [ "$guard" = true ] && [ "$e400" != ENOENT ]; then
+			bad "$label: the report's guard_state is hazard but the shim let 4:0x400 through ($e400)"
+		elif [ "$guard" = false ] && [ "$e400" != EINVAL ]; then
+			bad "$label: the report's guard_state is not hazard but the shim denied 4:0x400 ($e400)"
 		elif [ "$refused" = 1 ] && [ "$e400" != EINVAL ]; then
 			bad "$label: the command refuses the snapshot but the shim denied 4:0x400 ($e400)"
 		fi
@@ -168,7 +171,9 @@ junk() {
 	hazard | typeless | same)
 		[ "$hazard" = true ] || bad "$label: expected \"hazard\":true, got hazard=$hazard state=$state" ;;
 	failopen)
-		[ "$hazard" != true ] || bad "$label: junk CPUID must fail open, got \"hazard\":true" ;;
+		# The report may say hazard from the m6i's kernel log (its basis is
+		# then kernel-log); the guard must not act on it.
+		[ "$guard" != true ] || bad "$label: junk CPUID must fail open, got guard_state hazard" ;;
 	esac
 	if [ "$expect" = typeless ] && [ "$ctype" != - ]; then
 		bad "$label: a junk cpu/type file was read as perf type $ctype"
@@ -178,7 +183,7 @@ junk() {
 		bad "$label: the report differs from the pristine m6i snapshot's"
 	fi
 	rm -f "$tmp/json"
-	local seen="hazard=$hazard state=$state cpu-type=$ctype shim 4:0x400=${e400:-?} [$short]"
+	local seen="hazard=$hazard state=$state guard=$guard cpu-type=$ctype shim 4:0x400=${e400:-?} [$short]"
 	if [ "$failures" = "$before" ]; then
 		ok "$label: $seen"
 	else
@@ -217,7 +222,7 @@ snapshot_junk() {
 	fresh pristine
 	d0=$d
 	"$PMUGUARD" probe --json --snapshot "$d0" >"$tmp/pristine.json"
-	[ "$(json_verdict "$tmp/pristine.json")" = "true hazard 4" ] ||
+	[ "$(json_verdict "$tmp/pristine.json")" = "true hazard 4 true" ] ||
 		fail "the pristine m6i copy is not the hazard world: $(json_verdict "$tmp/pristine.json")"
 	junk pristine same
 

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Writes the snapshot fixtures in this folder (cpuid.txt, dmesg.txt and a
-# sysfs mirror per world).  The values are those of the named machines as
-# their kernels report them (the boot-log lines are the formats of
-# arch/x86/events/core.c; the CPUID values those of each named machine).
-# Rerun after editing; the output is committed.
+# sysfs mirror per world).  Two kinds:
+#  - cap-*: real captures (../shared/captures), copied by import-captures.sh
+#    (run from here when that folder is there; the copies are committed);
+#  - the hand-made worlds below, kept only where no capture covers the
+#    world (see README.md here).  Their values are those of the named
+#    machines as their kernels report them (the boot-log lines are the
+#    formats of arch/x86/events/core.c; the CPUID values those of each
+#    named machine).
+# Then every world's expected state and findings.  Rerun after editing; the
+# output is committed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -88,7 +94,25 @@ sysfs_common() { # the fixed-type software PMUs perf also looks for
 	echo 5 >"$root/breakpoint/type"
 }
 
-rm -rf -- */
+HANDMADE=(m6i-16xlarge m6i-16xlarge-oldkernel icx-8375c-metal m7i-24xlarge m5-24xlarge
+	guest-no-leaf-a m6i-no-sysfs metal-no-sysfs v5-guest-ecx-bitmap adl-hybrid-metal
+	hybrid-guest-hazard amd-epyc-guest kvm-on-hybrid-host kvm-on-hybrid-host-6.18
+	m6i-rotated-log m6i-empty-log vmware-counters-in-use m6i-16xlarge-log-only)
+for w in "${HANDMADE[@]}"; do rm -rf -- "$w"; done
+CAPTURES=${CAPTURES:-../../../shared/captures}
+if [ -d "$CAPTURES" ]; then
+	./import-captures.sh "$CAPTURES"
+else
+	echo "$0: $CAPTURES not found: the cap-* fixtures are left as committed" >&2
+fi
+
+# dmi WORLD SYS_VENDOR PRODUCT_NAME: /sys/class/dmi/id, as `pmuguard snapshot` copies it.
+dmi() {
+	mkdir -p "$1/dmi"
+	echo "$2" >"$1/dmi/sys_vendor"
+	echo "$3" >"$1/dmi/product_name"
+}
+
 GUEST_ECX=0xfeda3203   # bit 31: hypervisor present
 METAL_ECX=0x7ffefbff   # bit 31 clear, bit 15 PDCM
 
@@ -100,6 +124,7 @@ cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
 dmesg_intel $w Icelake 2 4 0000000f000000ff
 sysfs_intel $w cpu 4 icelake no 0
 sysfs_common $w
+dmi $w "Amazon EC2" m6i.16xlarge
 
 # The same guest on an older kernel (before 6.11, no backport): slots and
 # topdown-* are listed although perf metrics does not exist.
@@ -110,6 +135,27 @@ dmesg_intel $w Icelake 2 4 0000000f000000ff
 sed -i 's/6.8.0-1021-aws/6.1.0-18-cloud-amd64/' $w/dmesg.txt
 sysfs_intel $w cpu 4 icelake yes 4
 sysfs_common $w
+dmi $w "Amazon EC2" m6i.16xlarge
+
+# The m6i's kernel log and nothing else (what a support engineer is sent):
+# the seed's PMU block (../shared/pmu-facts.md) under the boot's DMI and
+# CPU0 lines, on Amazon Linux 2's 5.10.  No capture of an m6i exists.
+w=m6i-16xlarge-log-only
+mkdir -p $w
+cat >$w/dmesg.txt <<'EOF'
+[    0.000000] Linux version 5.10.205-195.807.amzn2.x86_64 (mockbuild@ip-10-0-38-21) (gcc10-gcc (GCC) 10.5.0 20230707 (Red Hat 10.5.0-1), GNU ld version 2.35.2-9.amzn2.0.1) #1 SMP
+[    0.000000] DMI: Amazon EC2 m6i.16xlarge/, BIOS 1.0 10/16/2017
+[    0.000000] Hypervisor detected: KVM
+[    0.352031] smpboot: CPU0: Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz (family: 0x6, model: 0x6a, stepping: 0x6)
+[    0.352933] Performance Events: Icelake events, Intel PMU driver.
+[    0.353510] ... version:                2
+[    0.353510] ... bit width:              48
+[    0.353510] ... generic registers:      8
+[    0.353510] ... value mask:             0000ffffffffffff
+[    0.353510] ... max period:             00007fffffffffff
+[    0.353510] ... fixed-purpose events:   4
+[    0.353510] ... event mask:             0000000f000000ff
+EOF
 
 # Bare-metal Ice Lake-SP (Xeon Platinum 8375C): counter 3 and perf metrics real.
 w=icx-8375c-metal
@@ -294,3 +340,59 @@ expect m7i-24xlarge safe healthy
 expect metal-no-sysfs safe facts-unknown,healthy
 expect v5-guest-ecx-bitmap hazard fixed3-unimplemented
 expect vmware-counters-in-use safe counters-in-use
+expect m6i-16xlarge-log-only hazard fixed3-unimplemented,facts-unknown
+
+# The real captures, decided by reading each (source.txt says what it is).
+# Log-only and CPUID-less captures carry facts-unknown: CPUID or sysfs was
+# not captured, and a log-only verdict is the report's, not the guard's.
+C=cap-
+# PCM's and perf's output are not facts the probe reads.
+expect ${C}aws-c5-9xlarge-pcm-2021 unknown facts-unknown
+expect ${C}kvm-guest-icelake-sp-6A-6-slots-advertised-but-unusable-2022 unknown facts-unknown
+expect ${C}perf-list-unidentified-icelake-server unknown facts-unknown
+# Leaf 0xA without leaf 0: no vendor, nothing to decide on.
+expect ${C}kvm-guest-on-amd-host-leafA-anythread-bit-2021 unknown facts-unknown
+expect ${C}kvm-guest-on-rpl-13900K-host-5.15-vs-newer-leafA unknown facts-unknown
+# The ARL-S host's log was grepped for "pmu": the banner is there, the block
+# (version, fixed counters, mask) is not.
+expect ${C}bare-arl-s-core-ultra9-285K-6.15.11-and-kvm-guest-7.0.0-rc2-host unknown facts-unknown
+# No vPMU: KVM on hybrid hosts (ARL-S, RPL), Hyper-V on RPL (WSL2), GCE N1,
+# bhyve, a named QEMU CPU model, Travis, VirtualBox, nested QEMU.
+expect ${C}bare-arl-s-core-ultra9-285K-6.15.11-and-kvm-guest-7.0.0-rc2-guest no-pmu no-vpmu,facts-unknown
+expect ${C}bare-rpl-i9-13900K-and-its-kvm-guest-leafA no-pmu no-vpmu,facts-unknown
+expect ${C}wsl2-hyperv-on-rpl-i9-14900KF no-pmu no-vpmu,facts-unknown
+expect ${C}gce-vm-broadwell-syzbot-6.2.0-rc6-next no-pmu no-vpmu,facts-unknown
+expect ${C}bhyve-vstack-guest-xeon-gold-6248R-5.4.17-uek no-pmu no-vpmu,facts-unknown
+expect ${C}kvm-vps-hoster-vserver-skylake-ibrs-4.19.0-20 no-pmu no-vpmu,facts-unknown
+expect ${C}travis-ci-kvm-guest-haswell-4.4.0-101 no-pmu no-vpmu,facts-unknown
+expect ${C}virtualbox-guest-kvm-paravirt-ubuntu20.04 no-pmu no-vpmu,facts-unknown
+expect ${C}syzbot-nested-qemu-on-gce-icelake-6.13.0-rc6 no-pmu no-vpmu,facts-unknown
+# Azure TDX: CPUID.0AH all zero (a CPUID capture: no log, no sysfs).
+expect ${C}azure-tdx-sapphirerapids-guest-2023 no-pmu no-vpmu,facts-unknown
+# AMD: nothing to guard; Hyper-V on AMD and QEMU TCG also have no PMU.
+expect ${C}azure-github-codespaces-epyc-7763-hyperv-5.15.0-1041-azure not-intel no-vpmu,not-intel,facts-unknown
+expect ${C}hyperv-guest-win10-host-ryzen9-3900x-5.13.0-rc5-next not-intel no-vpmu,not-intel,facts-unknown
+expect ${C}qemu-tcg-cpu-EPYC-cirros-4.4.0-28 not-intel no-vpmu,not-intel,facts-unknown
+expect ${C}bare-amd-epyc-9754-bergamo-2s-6.12.0-rc2 not-intel not-intel,facts-unknown
+expect ${C}kvm-guest-amd-cpu-host-minus-pmu-still-has-pmu-2022 not-intel not-intel,facts-unknown
+expect ${C}xen-pv-dom0-ryzen9-5950x-cpuid-2025 not-intel not-intel
+# QEMU's regression gave the guest the TCG CPU's AMD identity: the kernel
+# then runs the AMD driver, and event 0x00 umask 0x04 is an ordinary event.
+expect ${C}kvm-guest-cpu-host-on-i7-8650U-qemu-2021-broken-qemu not-intel not-intel
+# KVM guests with 3 fixed counters (upstream KVM's cap): counter 3 is never
+# advertised.
+expect ${C}kvm-guest-cpu-host-on-i7-8650U-qemu-2021 safe facts-unknown,healthy
+expect ${C}kvm-guest-on-clx-xeon-gold-6240-6.16.0-rc1 safe facts-unknown,healthy
+expect ${C}kvm-guest-on-skx-xeon-gold-6140-6.16.0-rc1 safe facts-unknown,healthy
+expect ${C}kvm-guest-on-dgx-h100-xeon-8480C-6.12.1 safe facts-unknown,healthy
+expect ${C}kvm-guest-on-emr-xeon-8575C-6.12.0-pkvm-ia safe facts-unknown,healthy
+expect ${C}kvm-guest-on-tglh-6.1.0-rc5 safe facts-unknown,healthy
+expect ${C}kvm-libguestfs-guest-on-i7-10510U-6.18.12 safe facts-unknown,healthy
+expect ${C}qemu-kvm-guest-on-i7-11850H-6.18.0-rc1 safe facts-unknown,healthy
+# Counter 3 with perf metrics (bit 48): bare Alder and Tiger Lake, and GCE
+# C4 with --performance-monitoring-unit=enhanced.
+expect ${C}bare-adl-i7-1260P-acer-swift-sfx16-7.0.3 safe facts-unknown,healthy
+expect ${C}bare-tgl-i7-11390H-dell-inspiron5510-6.18.12 safe facts-unknown,healthy
+expect ${C}gcp-gke-c4-standard-288-gnr-6985P-C-pmu-enhanced safe facts-unknown,healthy
+# Bare Ivy Bridge whose BIOS left a fixed counter enabled.
+expect ${C}bare-ivb-i3-3240-hp-microserver-gen8-4.15.0-76 safe counters-in-use,facts-unknown

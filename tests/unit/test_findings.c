@@ -4,6 +4,7 @@
 
 #include "findings.h"
 #include "fixture.h"
+#include "machine.h"
 
 static struct world w;
 static struct finding fs[FINDINGS_MAX];
@@ -132,4 +133,112 @@ Test(tables, msr_names_and_hybrid_models)
 	cr_assert(findings_hybrid_model(6, 0x97));
 	cr_assert_not(findings_hybrid_model(6, 0x6A), "Ice Lake-SP is not hybrid");
 	cr_assert_not(findings_hybrid_model(6, 0x8F), "Sapphire Rapids is not hybrid");
+}
+
+/* Issue 15: which machine, in words. */
+Test(machine, dmi_files_name_the_instance)
+{
+	world_load(&w, "m6i-16xlarge");
+	struct probe_machine m;
+	probe_machine_build(&w.f, &m);
+	cr_assert_str_eq(m.source, "dmi");
+	cr_assert_str_eq(m.sys_vendor, "Amazon EC2");
+	cr_assert_str_eq(m.product_name, "m6i.16xlarge");
+	cr_assert_str_eq(m.words, "AWS m6i.16xlarge");
+	n = findings_build(&w.f, &w.v, fs);
+	const struct finding *x = find("fixed3-unimplemented");
+	cr_assert(strstr(x->evidence, "the guest AWS m6i.16xlarge (hypervisor KVM)"), "%s", x->evidence);
+	cr_assert(strstr(x->remedy, "provider of AWS m6i.16xlarge"), "%s", x->remedy);
+}
+
+Test(machine, the_logs_dmi_line_where_the_files_are_absent)
+{
+	world_load(&w, "m6i-16xlarge-log-only");
+	struct probe_machine m;
+	probe_machine_build(&w.f, &m);
+	cr_assert_str_eq(m.source, "kernel-log");
+	cr_assert_str_eq(m.sys_vendor, "Amazon EC2");
+	cr_assert_str_eq(m.product_name, "m6i.16xlarge");
+	cr_assert_str_eq(m.words, "AWS m6i.16xlarge");
+	world_load(&w, "cap-bare-ivb-i3-3240-hp-microserver-gen8-4.15.0-76");
+	probe_machine_build(&w.f, &m);
+	cr_assert_str_eq(m.words, "HP ProLiant MicroServer Gen8");
+	world_load(&w, "cap-kvm-vps-hoster-vserver-skylake-ibrs-4.19.0-20");
+	probe_machine_build(&w.f, &m);
+	cr_assert_str_eq(m.words, "Hoster vServer", "an unknown vendor stays whole");
+	cr_assert_str_eq(m.sys_vendor, "");
+	world_load(&w, "m5-24xlarge");
+	probe_machine_build(&w.f, &m);
+	cr_assert_null(m.source, "no DMI anywhere: unknown");
+}
+
+/* Issue 15 item 4: plain perf stat on a pre-6.11 guest kernel. */
+Test(plain_perf_stat, old_kernel_listing_slots_is_told_about_substitute)
+{
+	load("m6i-16xlarge-oldkernel");
+	cr_assert_eq(findings_plain_perf_stat(&w.f, &w.v), PLAIN_PERF_STAT_STOPS);
+	const struct finding *x = find("fixed3-unimplemented");
+	cr_assert(strstr(x->remedy, "The slots event is not supported"), "%s", x->remedy);
+	cr_assert(strstr(x->remedy, "slots = substitute"));
+	cr_assert(strstr(x->remedy, "/etc/pmuguard.conf"));
+	cr_assert(strstr(x->remedy, "0x01a4"));
+	load("m6i-16xlarge");
+	cr_assert_eq(findings_plain_perf_stat(&w.f, &w.v), PLAIN_PERF_STAT_WORKS, "6.11+: slots hidden");
+	cr_assert_null(strstr(find("fixed3-unimplemented")->remedy, "substitute"));
+	load("m6i-16xlarge-log-only");
+	cr_assert_eq(findings_plain_perf_stat(&w.f, &w.v), PLAIN_PERF_STAT_MAY_STOP, "5.10, no sysfs");
+	load("icx-8375c-metal");
+	cr_assert_eq(findings_plain_perf_stat(&w.f, &w.v), PLAIN_PERF_STAT_WORKS, "no hazard");
+}
+
+Test(log_only, findings_say_the_facts_came_from_the_log)
+{
+	expect_ids("m6i-16xlarge-log-only", IDS("fixed3-unimplemented", "facts-unknown"));
+	cr_assert(strstr(find("fixed3-unimplemented")->evidence, "from the log"));
+	cr_assert(strstr(find("fixed3-unimplemented")->remedy, "kernel log alone"));
+	cr_assert(strstr(find("facts-unknown")->consequence, "acts only on CPUID"));
+	/* Captures: the no-vPMU stories, each remedy its hypervisor's. */
+	expect_ids("cap-gce-vm-broadwell-syzbot-6.2.0-rc6-next", IDS("no-vpmu", "facts-unknown"));
+	cr_assert(strstr(find("no-vpmu")->remedy, "--performance-monitoring-unit"));
+	expect_ids("cap-virtualbox-guest-kvm-paravirt-ubuntu20.04", IDS("no-vpmu", "facts-unknown"));
+	cr_assert(strstr(find("no-vpmu")->remedy, "VirtualBox"), "%s", find("no-vpmu")->remedy);
+	expect_ids("cap-bare-arl-s-core-ultra9-285K-6.15.11-and-kvm-guest-7.0.0-rc2-guest",
+		   IDS("no-vpmu", "facts-unknown"));
+	cr_assert(strstr(find("no-vpmu")->remedy, "hybrid"), "%s", find("no-vpmu")->remedy);
+	expect_ids("cap-wsl2-hyperv-on-rpl-i9-14900KF", IDS("no-vpmu", "facts-unknown"));
+	cr_assert(strstr(find("no-vpmu")->evidence, "Microsoft Hyper-V"));
+}
+
+/* A vPMU whose hypervisor rejects what the guest kernel programs. */
+Test(msr_rejected, finding_names_the_register_and_the_bits)
+{
+	static const char *const lines[] = {
+		"[    0.000000] DMI: Amazon EC2 m6i.16xlarge/, BIOS 1.0 10/16/2017",
+		"[    0.000000] Hypervisor detected: KVM",
+		"[    0.352031] smpboot: CPU0: Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz (family: 0x6, model: 0x6a, stepping: 0x6)",
+		"[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.353510] ... version:                2",
+		"[    0.353510] ... fixed-purpose events:   4",
+		"[    0.353510] ... event mask:             0000000f000000ff",
+		"[    1.221130] unchecked MSR access error: WRMSR to 0x38f (tried to write 0x0000000f000000ff) at rIP: 0xffffffff8107a1e4 (native_write_msr+0x4/0x20)",
+		"[    1.221131] unchecked MSR access error: RDMSR from 0x30c at rIP: 0xffffffff8107a1c0 (native_read_msr+0x0/0x40)"};
+	memset(&w.f, 0, sizeof(w.f));
+	probe_klog_reset(&w.f.klog);
+	w.f.known = w.f.tried = PROBE_KNOWN_KLOG;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		probe_klog_line(&w.f.klog, lines[i], strlen(lines[i]));
+	probe_evaluate(&w.f, &w.v);
+	n = findings_build(&w.f, &w.v, fs);
+	const struct finding *x = find("pmu-msr-rejected");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->severity, SEVERITY_ERROR);
+	cr_assert(strstr(x->evidence, "WRMSR to MSR 0x38f, IA32_PERF_GLOBAL_CTRL"), "%s", x->evidence);
+	cr_assert(strstr(x->evidence, "bit 35: fixed counter 3"), "%s", x->evidence);
+	cr_assert(strstr(x->evidence, "RDMSR from MSR 0x30c, IA32_FIXED_CTR3"), "%s", x->evidence);
+	cr_assert(strstr(x->evidence, "AWS m6i.16xlarge"), "%s", x->evidence);
+	cr_assert(strstr(x->consequence, "same class of bug as the m6i"));
+	cr_assert(strstr(x->remedy, "provider of AWS m6i.16xlarge"), "%s", x->remedy);
+	cr_assert_not_null(find("fixed3-unimplemented"));
+	/* The report's order: the hazard first. */
+	cr_assert_str_eq(fs[0].id, "fixed3-unimplemented");
 }

@@ -172,3 +172,212 @@ Test(sysfs_values, events_encode_through_formats)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_neq(probe_event_parse(bad[i], strlen(bad[i]), &ev), 0, "'%s'", bad[i]);
 }
+
+/* Lines of the boot besides the PMU block (issue 15): one test per line. */
+static const struct probe_boot *boot(struct probe_klog *k, const char *line)
+{
+	probe_klog_reset(k);
+	cr_assert_neq(probe_klog_line(k, line, strlen(line)), PROBE_KLOG_NONE, "'%s'", line);
+	return &k->boot;
+}
+
+Test(klog_boot, linux_version_banner)
+{
+	struct probe_klog k;
+	const struct probe_boot *b =
+		boot(&k, "[    0.000000] Linux version 6.1.0-18-cloud-amd64 (debian-kernel@lists."
+			 "debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0) #1 SMP");
+	cr_assert_str_eq(b->kernel_release, "6.1.0-18-cloud-amd64");
+}
+
+Test(klog_boot, dmi_line_keeps_vendor_and_product)
+{
+	struct probe_klog k;
+	cr_assert_str_eq(boot(&k, "[    0.000000] DMI: Amazon EC2 m6i.16xlarge/, BIOS 1.0 10/16/2017")->dmi,
+			 "Amazon EC2 m6i.16xlarge");
+	/* No board: cut at ", BIOS". */
+	cr_assert_str_eq(boot(&k, "DMI: HP ProLiant MicroServer Gen8, BIOS J06 11/02/2015")->dmi,
+			 "HP ProLiant MicroServer Gen8");
+	/* The 6.x "DMI: Memory slots populated" line is not the identity. */
+	probe_klog_reset(&k);
+	const char *mem = "[    0.000000] DMI: Memory slots populated: 58/58";
+	probe_klog_line(&k, mem, strlen(mem));
+	cr_assert_str_eq(k.boot.dmi, "");
+}
+
+Test(klog_boot, oops_hardware_name_only_without_dmi_line)
+{
+	struct probe_klog k;
+	const char *hw = "[    2.290610][    T1] Hardware name: Google Google Compute Engine/Google "
+			 "Compute Engine, BIOS Google 01/12/2023";
+	cr_assert_str_eq(boot(&k, hw)->dmi, "Google Google Compute Engine");
+	const char *dmi = "DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.3 04/01/2014";
+	probe_klog_line(&k, dmi, strlen(dmi));
+	probe_klog_line(&k, hw, strlen(hw));
+	cr_assert_str_eq(k.boot.dmi, "QEMU Standard PC (Q35 + ICH9, 2009)", "the DMI line wins");
+}
+
+Test(klog_boot, hypervisor_lines)
+{
+	struct probe_klog k;
+	const struct probe_boot *b = boot(&k, "Jun 11 20:15:39 hyperv kernel: Hypervisor detected: "
+					      "Microsoft Hyper-V");
+	cr_assert_str_eq(b->hypervisor, "Microsoft Hyper-V");
+	cr_assert(b->virtualized);
+	cr_assert_str_eq(boot(&k, "> [    0.032237] Booting paravirtualized kernel on KVM")->hypervisor,
+			 "KVM");
+	b = boot(&k, "Booting paravirtualized kernel on bare hardware");
+	cr_assert(b->bare_hardware);
+	cr_assert_not(b->virtualized, "bhyve and TCG print it too: not proof either way");
+	cr_assert_str_eq(boot(&k, "[    0.097621] hv_vmbus: Vmbus version:5.3")->hypervisor,
+			 "Microsoft Hyper-V");
+	cr_assert_str_eq(boot(&k, "kvm-clock: Using msrs 4b564d01 and 4b564d00")->hypervisor, "KVM");
+	cr_assert(boot(&k, "[    0.001497] CPU MTRRs all blank - virtualized system.")->virtualized);
+	/* "Hypervisor detected" names it over a weaker line. */
+	const char *l[] = {"kvm-clock: cpu 0", "Hypervisor detected: VMware"};
+	probe_klog_reset(&k);
+	for (int i = 0; i < 2; i++)
+		probe_klog_line(&k, l[i], strlen(l[i]));
+	cr_assert_str_eq(k.boot.hypervisor, "VMware");
+}
+
+Test(klog_boot, cpu0_line)
+{
+	struct probe_klog k;
+	const struct probe_boot *b = boot(&k, "[    0.523017] smpboot: CPU0: AMD EPYC 7763 64-Core "
+					      "Processor (family: 0x19, model: 0x1, stepping: 0x1)");
+	cr_assert_str_eq(b->cpu_vendor, "AuthenticAMD");
+	cr_assert(b->fms_seen);
+	cr_assert_eq(b->family, 0x19u);
+	cr_assert_eq(b->model, 0x1u);
+	/* The kernel prefixes its vendor word where the brand lacks it. */
+	b = boot(&k, "smpboot: CPU0: Intel INTEL(R) XEON(R) PLATINUM 8575C (family: 0x6, model: "
+		     "0xcf, stepping: 0x2)");
+	cr_assert_str_eq(b->cpu_vendor, "GenuineIntel");
+	cr_assert_eq(b->model, 0xcfu);
+	cr_assert_eq(b->stepping, 2u);
+	/* A mail client wrapped it: the vendor is there, the model is not. */
+	b = boot(&k, "[    3.803714] smpboot: CPU0: Intel(R) Xeon(R) Platinum 8480C (family:");
+	cr_assert_str_eq(b->cpu_vendor, "GenuineIntel");
+	cr_assert_not(b->fms_seen);
+}
+
+Test(klog_boot, msr_errors_on_pmu_registers)
+{
+	struct probe_klog k;
+	const struct probe_boot *b =
+		boot(&k, "[    1.9] unchecked MSR access error: WRMSR to 0x38f (tried to write "
+			 "0x000000070000000f) at rIP: 0xffffffff8107a1e4 (native_write_msr+0x4/0x20)");
+	cr_assert_eq(b->n_msr_errors, 1u);
+	cr_assert_eq(b->msr_errors[0].msr, 0x38fu);
+	cr_assert(b->msr_errors[0].write);
+	cr_assert(b->msr_errors[0].value_seen);
+	cr_assert_eq(b->msr_errors[0].value, 0x000000070000000full);
+	const char *rd = "unchecked MSR access error: RDMSR from 0x329 at rIP: 0xffffffff81 (x)";
+	cr_assert_eq(probe_klog_line(&k, rd, strlen(rd)), PROBE_KLOG_MSR);
+	cr_assert_eq(k.boot.n_msr_errors, 2u);
+	cr_assert_not(k.boot.msr_errors[1].write);
+	/* Said again (another call site): kept once.  Not the PMU's: ignored. */
+	const char *again = "unchecked MSR access error: WRMSR to 0x38f (tried to write 0x1)";
+	const char *tsc = "unchecked MSR access error: WRMSR to 0x10 (tried to write 0x1)";
+	cr_assert_eq(probe_klog_line(&k, again, strlen(again)), PROBE_KLOG_NONE);
+	cr_assert_eq(probe_klog_line(&k, tsc, strlen(tsc)), PROBE_KLOG_NONE);
+	cr_assert_eq(k.boot.n_msr_errors, 2u);
+	/* AMD's and the fixed counters', up to the table's end. */
+	const char *more[] = {"unchecked MSR access error: WRMSR to 0xc0010200 (tried to write 0x0)",
+			      "unchecked MSR access error: RDMSR from 0x30c at rIP: 0x0",
+			      "unchecked MSR access error: WRMSR to 0x38d (tried to write 0xb000)"};
+	for (int i = 0; i < 3; i++)
+		probe_klog_line(&k, more[i], strlen(more[i]));
+	cr_assert_eq(k.boot.n_msr_errors, PROBE_MAX_MSR_ERRORS, "bounded");
+	cr_assert_str_eq(probe_pmu_msr_name(0x30c), "IA32_FIXED_CTR3 (TOPDOWN.SLOTS)");
+	cr_assert_null(probe_pmu_msr_name(0x10));
+}
+
+Test(klog_boot, a_new_banner_starts_the_boot_over)
+{
+	struct probe_klog k;
+	const char *l[] = {"Linux version 5.10.0 (x)", "Hypervisor detected: KVM",
+			   "unchecked MSR access error: WRMSR to 0x38f (tried to write 0x1)",
+			   "Linux version 6.8.0 (x)", "Performance Events: Icelake events, Intel PMU driver."};
+	probe_klog_reset(&k);
+	for (int i = 0; i < 5; i++)
+		probe_klog_line(&k, l[i], strlen(l[i]));
+	cr_assert_str_eq(k.boot.kernel_release, "6.8.0");
+	cr_assert_str_eq(k.boot.hypervisor, "");
+	cr_assert_eq(k.boot.n_msr_errors, 0u);
+	/* The PMU block's own reset keeps the boot's lines printed before it. */
+	const char *m[] = {"Hypervisor detected: KVM", "Performance Events: Icelake events, Intel PMU driver."};
+	probe_klog_reset(&k);
+	for (int i = 0; i < 2; i++)
+		probe_klog_line(&k, m[i], strlen(m[i]));
+	cr_assert_str_eq(k.boot.hypervisor, "KVM");
+}
+
+Test(klog_text, bitmap_generic_counters_and_bit35)
+{
+	struct probe_klog k;
+	const char *l[] = {"[    0.1] Performance Events: Icelake events, full-width counters, Intel PMU driver.",
+			   "[    0.1] ... version:                   2",
+			   "[    0.1] ... generic counters:          8",
+			   "[    0.1] ... generic bitmap:            00000000000000ff",
+			   "[    0.1] ... fixed-purpose counters:    3",
+			   "[    0.1] ... fixed-purpose bitmap:      0000000000000007",
+			   "[    0.1] ... global_ctrl mask:          00000007000000ff"};
+	klog(&k, l, 7);
+	cr_assert_str_eq(k.driver_vendor, "GenuineIntel");
+	cr_assert_eq(k.version_logged, 2);
+	cr_assert_eq(k.gp_logged, 8);
+	cr_assert(k.fixed_bitmap_seen);
+	cr_assert_eq(k.fixed_bitmap, 7u);
+	cr_assert_not(k.fixed3_logged);
+	const char *b[] = {"Performance Events: x, Intel PMU driver.", "... fixed-purpose bitmap: 000000000000000f"};
+	klog(&k, b, 2);
+	cr_assert(k.fixed3_logged, "bitmap bit 3");
+	const char *m[] = {"Performance Events: x, Intel PMU driver.", "... event mask: 0000000f000000ff"};
+	klog(&k, m, 2);
+	cr_assert(k.fixed3_logged, "mask bit 35");
+}
+
+/* A hybrid part prints cpu_core's block, then cpu_atom's: the first block's
+ * numbers are the machine's, counter 3 is in any block. */
+Test(klog_text, hybrid_first_block_counts)
+{
+	struct probe_klog k;
+	const char *l[] = {"> May 04 host kernel: Performance Events: XSAVE Architectural LBR, Alderlake Hybrid events, Intel PMU driver.",
+			   "> May 04 host kernel: core: cpu_core PMU driver:",
+			   "> May 04 host kernel: ... version: 5",
+			   "> May 04 host kernel: ... fixed-purpose counters: 4",
+			   "> May 04 host kernel: ... global_ctrl mask: 0001000f000000ff",
+			   "> May 04 host kernel: core: cpu_atom PMU driver:",
+			   "> May 04 host kernel: ... version: 5",
+			   "> May 04 host kernel: ... fixed-purpose counters: 3",
+			   "> May 04 host kernel: ... global_ctrl mask: 000000070000003f"};
+	klog(&k, l, 9);
+	cr_assert_eq(k.fixed_logged, 4);
+	cr_assert(k.fixed3_logged);
+	cr_assert(k.perf_metrics_bit);
+	cr_assert_eq(k.mask, 0x0001000f000000ffull);
+}
+
+/* A capture's wrapped line ("so ftware") still says there is no driver;
+ * the newer wording gives family and model. */
+Test(klog_text, unsupported_model_means_no_driver)
+{
+	struct probe_klog k;
+	const char *l[] = {"[    0.143596] Performance Events: unsupported p6 CPU model 183 no PMU "
+			   "driver, so ftware events only."};
+	klog(&k, l, 1);
+	cr_assert(k.no_pmu_driver);
+	cr_assert_eq(k.unsupported_nr, 183);
+	cr_assert_eq(k.unsupported_family, 6);
+	const char *n[] = {"Performance Events: unsupported CPU family 6 model 198 no PMU driver, "
+			   "software events only."};
+	klog(&k, n, 1);
+	cr_assert_eq(k.unsupported_family, 6);
+	cr_assert_eq(k.unsupported_nr, 198);
+	const char *b[] = {"[    0.24] Performance Events: Broken PMU hardware detected, using software events only.",
+			   "[    0.24] Failed to access perfctr msr (MSR c0010007 is 0)"};
+	klog(&k, b, 2);
+	cr_assert(k.broken_pmu);
+}

@@ -210,14 +210,14 @@ static int expected_line(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
-static unsigned each_world(char names[][64], unsigned max)
+static unsigned each_world(char names[][96], unsigned max)
 {
 	DIR *d = opendir(PMUGUARD_FIXTURES);
 	cr_assert_not_null(d, "cannot list %s", PMUGUARD_FIXTURES);
 	unsigned n = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) && n < max)
-		if (de->d_type == DT_DIR && de->d_name[0] != '.' && strlen(de->d_name) < 64)
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' && strlen(de->d_name) < 96)
 			memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);
 	closedir(d);
 	cr_assert_gt(n, 10u, "the fixtures folder looks empty");
@@ -226,8 +226,8 @@ static unsigned each_world(char names[][64], unsigned max)
 
 Test(fixtures, every_world_meets_its_expected_file)
 {
-	static char names[64][64];
-	unsigned n = each_world(names, 64);
+	static char names[128][96];
+	unsigned n = each_world(names, 128);
 	for (unsigned i = 0; i < n; i++) {
 		char path[1024];
 		struct expected e = {"", ""};
@@ -255,9 +255,9 @@ Test(fixtures, every_world_meets_its_expected_file)
  * every world and on a snapshot that does not exist. */
 Test(rule, lazy_gather_agrees_with_full_gather_on_every_fixture)
 {
-	static char all[65][64];
-	unsigned n = each_world(all, 64);
-	snprintf(all[n++], 64, "does-not-exist");
+	static char all[129][96];
+	unsigned n = each_world(all, 128);
+	snprintf(all[n++], 96, "does-not-exist");
 	for (size_t i = 0; i < n; i++) {
 		char dir[1024];
 		cr_assert(probe_join(dir, sizeof(dir), PMUGUARD_FIXTURES, all[i]));
@@ -271,5 +271,105 @@ Test(rule, lazy_gather_agrees_with_full_gather_on_every_fixture)
 		cr_assert_eq(lazy.n_pmus, w.f.n_pmus, "%s: core PMU types", all[i]);
 		for (unsigned p = 0; p < lazy.n_pmus; p++)
 			cr_assert_eq(lazy.pmus[p].type, w.f.pmus[p].type);
+	}
+}
+
+/* Issue 15: the kernel log alone.  The verdict is the report's; the guard
+ * acts on guard_state, unknown there, so it behaves as without the log. */
+Test(log_only, m6i_log_alone_is_a_hazard_the_guard_does_not_act_on)
+{
+	expect("m6i-16xlarge-log-only", PROBE_HAZARD);
+	cr_assert_eq(w.v.basis, PROBE_BASIS_KLOG);
+	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN);
+	cr_assert_eq(w.v.cpu.basis, PROBE_BASIS_KLOG);
+	cr_assert_eq(w.v.cpu.perfmon_basis, PROBE_BASIS_KLOG);
+	cr_assert_str_eq(w.v.cpu.vendor, "GenuineIntel");
+	cr_assert_eq(w.v.cpu.model, 0x6au);
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_str_eq(w.v.cpu.hv_vendor, "KVMKVMKVM");
+	cr_assert_eq(w.v.cpu.fixed_counters, 4u);
+	struct guard_policy p;
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert_not(p.enforce, "a log-only hazard is never enforced");
+	guard_policy_init(&p, GUARD_ALWAYS, &w.f, &w.v);
+	cr_assert(p.enforce, "always: as without the log (facts unknown, not 'not Intel')");
+}
+
+static void from_lines(const char *const lines[], size_t n)
+{
+	memset(&w.f, 0, sizeof(w.f));
+	probe_klog_reset(&w.f.klog);
+	w.f.known = w.f.tried = PROBE_KNOWN_KLOG;
+	for (size_t i = 0; i < n; i++)
+		probe_klog_line(&w.f.klog, lines[i], strlen(lines[i]));
+	probe_evaluate(&w.f, &w.v);
+}
+
+/* The seed's block alone, no hypervisor line: perfmon version 2 with
+ * counter 3 is no Intel part's; a hypervisor built it. */
+Test(log_only, seed_block_alone_version_2_with_counter_3_is_a_guest)
+{
+	static const char *const seed[] = {
+		"Performance Events: Icelake events, Intel PMU driver.", "... version: 2",
+		"... generic registers: 8", "... fixed-purpose events: 4",
+		"... event mask: 0000000f000000ff"};
+	from_lines(seed, 5);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_not_null(w.v.cpu.guest_because);
+	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN);
+	/* Version 5 (bare Ice Lake's) with bit 48: safe. */
+	static const char *const metal[] = {
+		"Performance Events: Icelake events, Intel PMU driver.", "... version: 5",
+		"... fixed-purpose events: 4", "... event mask: 0001000f000000ff"};
+	from_lines(metal, 4);
+	cr_assert_eq(w.v.state, PROBE_SAFE);
+	cr_assert(w.v.perf_metrics_proven);
+	/* Three fixed counters in a guest: safe. */
+	static const char *const kvm[] = {
+		"Hypervisor detected: KVM", "Performance Events: Skylake events, Intel PMU driver.",
+		"... version: 2", "... fixed-purpose events: 3", "... event mask: 000000070000000f"};
+	from_lines(kvm, 5);
+	cr_assert_eq(w.v.state, PROBE_SAFE);
+	cr_assert_eq(w.v.basis, PROBE_BASIS_KLOG);
+}
+
+Test(log_only, vendor_and_no_driver)
+{
+	static const char *const amd[] = {"Performance Events: Fam17h+ core perfctr, AMD PMU driver."};
+	from_lines(amd, 1);
+	cr_assert_eq(w.v.state, PROBE_NOT_INTEL);
+	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN);
+	static const char *const p6[] = {
+		"smpboot: CPU0: Intel(R) Xeon(R) CPU @ 2.20GHz (family: 0x6, model: 0x4f, stepping: 0x0)",
+		"Performance Events: unsupported p6 CPU model 79 no PMU driver, software events only."};
+	from_lines(p6, 2);
+	cr_assert_eq(w.v.state, PROBE_NO_PMU);
+	cr_assert(w.v.cpu.hypervisor, "arch perfmon hidden from a model that has it");
+	/* No CPU named at all, but no driver either: nothing to guard. */
+	static const char *const virt[] = {
+		"Performance Events: PMU not available due to virtualization, using software events only."};
+	from_lines(virt, 1);
+	cr_assert_eq(w.v.state, PROBE_NO_PMU);
+	/* Intel named, no PMU block (a grep): unknown. */
+	static const char *const banner[] = {"smpboot: CPU0: Intel(R) Core(TM) (family: 0x6, model: 0xc6, stepping: 0x2)"};
+	from_lines(banner, 1);
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN);
+}
+
+/* Where CPUID decided, the guard acts on the verdict as before. */
+Test(log_only, guard_state_is_state_wherever_cpuid_decided)
+{
+	static char all[128][96];
+	unsigned n = each_world(all, 128);
+	for (unsigned i = 0; i < n; i++) {
+		world_load(&w, all[i]);
+		if (w.v.basis == PROBE_BASIS_KLOG)
+			cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN, "%s", all[i]);
+		else
+			cr_assert_eq(w.v.guard_state, w.v.state, "%s", all[i]);
+		if (w.f.known & PROBE_KNOWN_CPUID)
+			cr_assert_neq(w.v.basis, PROBE_BASIS_KLOG, "%s: CPUID read, yet the log decided",
+				      all[i]);
 	}
 }
