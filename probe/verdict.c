@@ -323,6 +323,15 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 		goto out;
 	}
 	v->intel = intel;
+	if (!v->intel && c->pmu_off) {
+		/* The report says what the user lives with: no PMU at all (the
+		 * no-vpmu finding); the guard's state stays not-intel below, so
+		 * that even mode always spares another vendor's event 0x00. */
+		v->state = PROBE_NO_PMU;
+		v->reason = "not an Intel CPU, and the kernel log says its PMU driver did not load "
+			    "(software events only): no hardware counters, nothing to guard";
+		goto out;
+	}
 	if (!v->intel) {
 		v->state = PROBE_NOT_INTEL;
 		v->reason = from_log ? "not an Intel CPU (the kernel log says so): the fixed-counter-3 "
@@ -389,6 +398,8 @@ out:
 	v->hazard = v->state == PROBE_HAZARD;
 	/* The guard acts on CPUID only (see the top of this file). */
 	v->guard_state = v->basis == PROBE_BASIS_KLOG ? PROBE_UNKNOWN : v->state;
+	if (c->known && !intel && v->basis != PROBE_BASIS_KLOG)
+		v->guard_state = PROBE_NOT_INTEL;
 }
 
 enum probe_known probe_next_fact(const struct probe_facts *f)

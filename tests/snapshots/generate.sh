@@ -370,9 +370,9 @@ expect ${C}syzbot-nested-qemu-on-gce-icelake-6.13.0-rc6 no-pmu no-vpmu,facts-unk
 # Azure TDX: CPUID.0AH all zero (a CPUID capture: no log, no sysfs).
 expect ${C}azure-tdx-sapphirerapids-guest-2023 no-pmu no-vpmu,facts-unknown
 # AMD: nothing to guard; Hyper-V on AMD and QEMU TCG also have no PMU.
-expect ${C}azure-github-codespaces-epyc-7763-hyperv-5.15.0-1041-azure not-intel no-vpmu,not-intel,facts-unknown
-expect ${C}hyperv-guest-win10-host-ryzen9-3900x-5.13.0-rc5-next not-intel no-vpmu,not-intel,facts-unknown
-expect ${C}qemu-tcg-cpu-EPYC-cirros-4.4.0-28 not-intel no-vpmu,not-intel,facts-unknown
+expect ${C}azure-github-codespaces-epyc-7763-hyperv-5.15.0-1041-azure no-pmu no-vpmu,not-intel,facts-unknown
+expect ${C}hyperv-guest-win10-host-ryzen9-3900x-5.13.0-rc5-next no-pmu no-vpmu,not-intel,facts-unknown
+expect ${C}qemu-tcg-cpu-EPYC-cirros-4.4.0-28 no-pmu no-vpmu,not-intel,facts-unknown
 expect ${C}bare-amd-epyc-9754-bergamo-2s-6.12.0-rc2 not-intel not-intel,facts-unknown
 expect ${C}kvm-guest-amd-cpu-host-minus-pmu-still-has-pmu-2022 not-intel not-intel,facts-unknown
 expect ${C}xen-pv-dom0-ryzen9-5950x-cpuid-2025 not-intel not-intel
