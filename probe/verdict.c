@@ -53,6 +53,9 @@ static void regs_string(char out[13], uint32_t a, uint32_t b, uint32_t c)
 	for (int i = 0; i < 12; i++)
 		if (out[i] != '\0' && (out[i] < 0x20 || out[i] > 0x7e))
 			out[i] = '?';
+	/* "KVMKVMKVM\0\0\0", "bhyve bhyve ": the name without its padding. */
+	for (int i = 11; i >= 0 && (out[i] == ' ' || out[i] == '\0'); i--)
+		out[i] = '\0';
 }
 
 void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu)

@@ -15,6 +15,8 @@
 #include "classify.h"
 #include "cli.h"
 #include "findings.h"
+#define PMUGUARD_JSON_SCHEMA 2
+
 #include "evidence.h"
 #include "machine.h"
 #include "probe.h"
@@ -31,6 +33,23 @@ struct report {
 	bool msr_asked;
 };
 
+/* The length of a well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* A JSON string: UTF-8 passes through as it is, control characters are
+ * \u escapes, and a byte that is not UTF-8 becomes U+FFFD. */
 void json_str(FILE *out, const char *s)
 {
 	if (!s) {
@@ -38,13 +57,21 @@ void json_str(FILE *out, const char *s)
 		return;
 	}
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n;
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
+		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(out, "\\u%04x", *p);
-		else
+		else if (*p < 0x80)
 			fputc(*p, out);
+		else if ((n = utf8_len(p)) != 0) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		} else
+			fputs("\\ufffd", out);
+		p++;
 	}
 	fputc('"', out);
 }
@@ -113,7 +140,8 @@ static void json_report(FILE *o, const struct report *r)
 	const struct probe_cpu *c = &r->v.cpu;
 	const struct probe_facts *f = &r->f;
 	const struct probe_boot *b = &f->klog.boot;
-	fprintf(o, "{\"hazard\":%s", yes(r->v.hazard));
+	/* schema: bumped when a key changes meaning or goes away (README). */
+	fprintf(o, "{\"schema\":%d,\"hazard\":%s", PMUGUARD_JSON_SCHEMA, yes(r->v.hazard));
 	json_key(o, "state", probe_state_name(r->v.state), true);
 	json_key(o, "reason", r->v.reason, true);
 	json_key(o, "basis", basis_name(r->v.basis), true);

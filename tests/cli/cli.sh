@@ -117,6 +117,27 @@ PY
 	grep -q 'config=0x400 ret=-1 errno=EINVAL' "$tmp/out" || fail "a log-only hazard was enforced"
 	echo "ok: probe --dmesg reads the log alone, marks its facts, and the guard ignores it"
 	;;
+json-utf8-and-schema)
+	# A snapshot folder named in UTF-8 comes out as the same characters
+	# (not one \u00XX per byte); a byte that is not UTF-8 becomes U+FFFD;
+	# the hypervisor's name has no padding; the object says its schema.
+	cp -r "$FIXTURES/m6i-16xlarge" "$tmp/snäp"
+	"$PMUGUARD" probe --json --snapshot "$tmp/snäp" >"$tmp/j"
+	python3 - "$tmp/j" "$tmp/snäp" <<'PY' || fail "UTF-8, padding or schema"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["snapshot"] == sys.argv[2], d["snapshot"]
+assert isinstance(d["schema"], int) and d["schema"] >= 2
+hv = d["cpu"]["hypervisor_vendor"]
+assert hv == hv.strip() and hv == "KVMKVMKVM", repr(hv)
+PY
+	bad=$(printf '%s/bad\377dir' "$tmp")
+	cp -r "$FIXTURES/m6i-16xlarge" "$bad"
+	"$PMUGUARD" probe --json --snapshot "$bad" >"$tmp/j"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert d["snapshot"].endswith("bad\ufffddir"), d["snapshot"]' "$tmp/j" ||
+		fail "a byte that is not UTF-8"
+	echo "ok: UTF-8 kept, invalid bytes replaced, no padding, schema $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["schema"])' "$tmp/j")"
+	;;
 snapshot-round-trip)
 	"$PMUGUARD" snapshot "$tmp/snap" 2>"$tmp/err" || fail "snapshot failed: $(cat "$tmp/err")"
 	[ -s "$tmp/snap/cpuid.txt" ] || fail "no cpuid.txt"
