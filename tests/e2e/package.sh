@@ -112,14 +112,15 @@ SH
 	ok "installs without enabling the preload or starting units; reprobe enabled; autopkgtest passes; a failed prerm keeps entry and library; remove takes the entry out; purge the backup"
 	# lintian, pedantic, on the binary and the source package.
 	command -v lintian >/dev/null || skip "lintian is not installed"
-	(cd "$tmp/src" && dpkg-source -b . >/dev/null 2>&1) || fail "dpkg-source -b failed"
+	copy_tree "$tmp/srcpkg/pmuguard"
+	(cd "$tmp/srcpkg" && dpkg-source -b pmuguard >/dev/null 2>&1) || fail "dpkg-source -b failed"
 	lintian --pedantic -I --tag-display-limit 0 --fail-on error,warning,info,pedantic \
-		"$deb" "$tmp"/pmuguard_*.dsc >"$tmp/out" 2>&1 || fail "lintian: $(grep -v 'root privileges' "$tmp/out")"
+		"$deb" "$tmp"/srcpkg/pmuguard_*.dsc >"$tmp/out" 2>&1 || fail "lintian: $(grep -v 'root privileges' "$tmp/out")"
 	ok "lintian --pedantic: nothing but the overrides in debian/pmuguard.lintian-overrides, each with its reason"
 	;;
 rpm)
 	command -v rpmbuild >/dev/null || skip "rpmbuild is not installed (Debian package rpm)"
-	ver=$(sed -n "s/^project('pmuguard'.*//p; s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
+	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
 	copy_tree "$tmp/pmuguard-$ver"
 	mkdir -p "$tmp/top/SOURCES"
 	tar -C "$tmp" -czf "$tmp/top/SOURCES/pmuguard-$ver.tar.gz" "pmuguard-$ver"
@@ -131,7 +132,8 @@ rpm)
 %_vpath_builddir redhat-linux-build
 %build_ldflags -Wl,-z,relro -Wl,--as-needed -Wl,-z,now
 %__meson /usr/bin/meson
-%meson %set_build_flags %{__meson} setup --buildtype=plain --prefix=%{_prefix} --libdir=%{_libdir} --libexecdir=%{_libexecdir} --bindir=%{_bindir} --sbindir=%{_sbindir} --includedir=%{_includedir} --datadir=%{_datadir} --mandir=%{_mandir} --infodir=%{_infodir} --localedir=%{_datadir}/locale --sysconfdir=%{_sysconfdir} --localstatedir=%{_localstatedir} --sharedstatedir=%{_sharedstatedir} --wrap-mode=nodownload --auto-features=enabled %{_vpath_srcdir} %{_vpath_builddir}
+%meson %set_build_flags \
+%{__meson} setup --buildtype=plain --prefix=%{_prefix} --libdir=%{_libdir} --libexecdir=%{_libexecdir} --bindir=%{_bindir} --sbindir=%{_sbindir} --includedir=%{_includedir} --datadir=%{_datadir} --mandir=%{_mandir} --infodir=%{_infodir} --localedir=%{_datadir}/locale --sysconfdir=%{_sysconfdir} --localstatedir=%{_localstatedir} --sharedstatedir=%{_sharedstatedir} --wrap-mode=nodownload --auto-features=enabled %{_vpath_srcdir} %{_vpath_builddir}
 %meson_build %{__meson} compile -C %{_vpath_builddir} -j %{_smp_build_ncpus} --verbose
 %meson_install DESTDIR=%{buildroot} %{__meson} install -C %{_vpath_builddir} --no-rebuild
 %meson_test %{__meson} test -C %{_vpath_builddir} --num-processes %{_smp_build_ncpus} --print-errorlogs
@@ -158,8 +160,8 @@ MAC
 		fail "the RPM does not take its entry out on erase"
 	! rpm -qp --scripts "$rpmf" | grep -q 'uninstall.*|| *:' || fail "the RPM swallows a failed uninstall"
 	! rpm -qp --provides "$rpmf" | grep -q libpmuguard || fail "the private library is advertised as a Provides"
-	rpm -qp --qf '%{URL} %{EXCLUSIVEARCH}\n' "$rpmf" | grep -q '^http.* x86_64 aarch64' ||
-		fail "no URL or ExclusiveArch"
+	rpm -qp --qf '%{URL}\n' "$rpmf" | grep -q '^https://' || fail "no URL"
+	grep -qx 'ExclusiveArch: *x86_64 aarch64' "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "no ExclusiveArch"
 	mkdir -p "$tmp/x"
 	(cd "$tmp/x" && rpm2cpio "$rpmf" | cpio -idm --quiet)
 	readelf -d "$tmp/x/usr/bin/pmuguard" | grep -q 'BIND_NOW\|FLAGS.*NOW' ||
