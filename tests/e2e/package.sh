@@ -248,6 +248,11 @@ ansible)
 		}
 		play --check
 		cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "$world: check mode changed the file"
+		if [ $world = m6i ]; then
+			grep -q 'changed=[1-9]' "$tmp/out" || fail "m6i: check mode does not show the change it would make"
+		else
+			grep -q 'changed=0' "$tmp/out" || fail "healthy: check mode shows a change"
+		fi
 		play
 		if [ $world = m6i ]; then
 			grep -q 'changed=1' "$tmp/out" || fail "m6i: the playbook reported no change"
@@ -255,14 +260,39 @@ ansible)
 				fail "m6i: the preload was not enabled"
 			play
 			grep -q 'changed=0' "$tmp/out" || fail "m6i: a second run is not idempotent"
+			play --check -e pmuguard_state=absent
+			grep -q 'changed=[1-9]' "$tmp/out" || fail "m6i: check mode does not show the rollback"
+			grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "m6i: check mode rolled back"
 			play -e pmuguard_state=absent
 			grep -q 'changed=1' "$tmp/out" || fail "m6i: the rollback reported no change"
 		else
 			grep -q 'changed=0' "$tmp/out" || fail "healthy: the playbook changed something"
 		fi
 		cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "$world: the file is not as it was"
-		ok "$world: check mode changes nothing; $([ $world = m6i ] && echo 'enabled, idempotent, rolled back byte for byte' || echo 'healthy host untouched')"
+		ok "$world: check mode changes nothing and shows what would; $([ $world = m6i ] && echo 'enabled, idempotent, rolled back byte for byte' || echo 'healthy host untouched')"
 	done
+	# A fresh host, without the package: check mode works and says what would change.
+	root=$tmp/root-fresh
+	mkdir -p "$root/etc"
+	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
+		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_root="$root" \
+		-e pmuguard_fleet=/nonexistent/pmuguard-fleet >"$tmp/out" 2>&1 || fail "check mode on a fresh host failed"
+	grep -q 'changed=1' "$tmp/out" || fail "check mode on a fresh host does not say it would install"
+	ok "fresh host: check mode succeeds and reports the install it would make"
+	# Tags: status only changes nothing, even on a hazardous host.
+	root=$tmp/root-m6i snap=$M6I
+	play --tags pmuguard_status
+	grep -q 'changed=0' "$tmp/out" || fail "--tags pmuguard_status changed something"
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "--tags pmuguard_status changed the file"
+	ok "--tags pmuguard_status reports without changing anything"
+	;;
+ansible-lint)
+	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed"
+	mkdir -p "$tmp/lint"
+	cp -r "$SRCDIR/scripts/ansible/." "$tmp/lint/"
+	(cd "$tmp/lint" && NO_COLOR=1 HOME=$tmp ANSIBLE_LOCAL_TEMP=$tmp/ansible ansible-lint --offline -p pmuguard.yml roles/pmuguard) \
+		>"$tmp/out" 2>&1 || fail "ansible-lint: $(cat "$tmp/out")"
+	ok "ansible-lint (every rule, offline) is clean: playbook and role"
 	;;
 *)
 	echo "unknown case $case_name"
