@@ -8,6 +8,9 @@ PMUGUARD_DEB_PACKAGES=(
 	libcriterion-dev libseccomp-dev libelf-dev
 	linux-perf util-linux python3 golang-go
 	debhelper dpkg-dev fakeroot rpm ansible-core valgrind shellcheck
+	# the package suite's linters: lintian (pedantic), rpmlint, ansible-lint,
+	# mandoc -T lint; python3-yaml for the SSM and cloud-init documents
+	lintian rpmlint ansible-lint mandoc python3-yaml cpio
 	clang-14 libclang-rt-14-dev
 	# pmuguard enforce: libbpf, and bpftool for the skeleton (clang-14 above
 	# compiles the BPF object)

@@ -11,7 +11,14 @@ int cmd_check(int argc, char **argv)
 	if (argc < 2)
 		die_usage("check: at least one program is required");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		puts("Usage: pmuguard check PROGRAM...");
+		fputs("Usage: pmuguard check PROGRAM...\n"
+		      "\n"
+		      "Say which guard `pmuguard run --mode auto` would use for each program\n"
+		      "(the preload for dynamic programs that import syscall(), the seccomp\n"
+		      "supervisor for static, Go and inline-syscall ones), and why.\n"
+		      "\n"
+		      "Exit: 0 every program was read; 1 one could not be read; 2 usage.\n",
+		      stdout);
 		return EXIT_OK;
 	}
 	int rc = EXIT_OK;

@@ -43,7 +43,21 @@ static const char usage_text[] =
 	"                              [--attach auto|lsm|fmod_ret]\n"
 	"       pmuguard enforce stop\n"
 	"       pmuguard enforce status\n"
-	"       pmuguard enforce follow\n";
+	"       pmuguard enforce follow\n"
+	"\n"
+	"Guard every process on the host in the kernel: a BPF program on the LSM\n"
+	"hook perf_event_alloc denies the fixed-counter-3 class with ENOENT.\n"
+	"  start    attach it where the policy wants it (nothing on a healthy host);\n"
+	"           pinned in /sys/fs/bpf/pmuguard, so it outlives the command\n"
+	"    --mode auto|always|audit|off   as PMUGUARD_MODE (lock = yes applies)\n"
+	"    --snapshot DIR                 take the facts from a snapshot\n"
+	"    --attach auto|lsm|fmod_ret     how to attach (auto: lsm, else fmod_ret)\n"
+	"  stop     detach and unpin it\n"
+	"  status   attached or not (and why), counts per encoding and per uid\n"
+	"  follow   print each denial, once per process and encoding, until stop\n"
+	"\n"
+	"Exit: 0 ok; 1 internal error; 2 usage; 4 the kernel could not attach the\n"
+	"guard (start); 5 built without enforce; 6 nothing attached (status, follow).\n";
 
 /* What the policy says for this machine: the same path as the shim. */
 struct plan {

@@ -188,6 +188,21 @@ int cmd_run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const char run_usage[] =
+		"Usage: pmuguard run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"
+		"\n"
+		"Run CMD guarded: no process of its tree reaches fixed counter 3 where the\n"
+		"probe finds the hazard.\n"
+		"  --mode auto      (default) a seccomp supervisor over the whole tree, plus\n"
+		"                   the preload for dynamic programs (no round trip for them)\n"
+		"  --mode preload   LD_PRELOAD only: CMD and its dynamic children\n"
+		"  --mode seccomp   the supervisor only: static and Go programs too\n"
+		"  --audit          block nothing; report at exit every call that would be\n"
+		"                   blocked (seccomp mode)\n"
+		"  --snapshot DIR   take the facts from a snapshot, not this machine\n"
+		"/etc/pmuguard.conf and PMUGUARD_* apply as to the preload (lock = yes).\n"
+		"\n"
+		"Exit: CMD's own status; 1 internal error (nothing run); 2 usage.\n";
 	enum run_mode mode = RUN_AUTO;
 	bool audit = false;
 	const char *snapshot = NULL;
@@ -211,8 +226,7 @@ int cmd_run(int argc, char **argv)
 			snapshot = optarg;
 			break;
 		case 'h':
-			puts("Usage: pmuguard run [--mode auto|preload|seccomp] [--audit] "
-			     "[--snapshot DIR] -- CMD [ARGS]");
+			fputs(run_usage, stdout);
 			return EXIT_OK;
 		default:
 			die_usage("run: bad option (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");

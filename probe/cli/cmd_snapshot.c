@@ -314,7 +314,14 @@ int cmd_snapshot(int argc, char **argv)
 {
 	if (argc != 2 || argv[1][0] == '-') {
 		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			puts("Usage: pmuguard snapshot DIR");
+			fputs("Usage: pmuguard snapshot DIR\n"
+			      "\n"
+			      "Capture this machine's PMU facts (cpuid, the PMU driver's boot lines,\n"
+			      "the core PMUs' sysfs) into DIR, for --snapshot, PMUGUARD_SNAPSHOT or\n"
+			      "snapshot = DIR in /etc/pmuguard.conf on another machine.\n"
+			      "\n"
+			      "Exit: 0 written; 1 DIR could not be written; 2 usage.\n",
+			      stdout);
 			return EXIT_OK;
 		}
 		die_usage("snapshot: exactly one argument, the directory to create");

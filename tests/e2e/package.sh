@@ -43,11 +43,20 @@ deb)
 	deb=$(ls "$tmp"/pmuguard_*.deb)
 	dpkg-deb -c "$deb" >"$tmp/contents"
 	for f in ./usr/bin/pmuguard ./usr/sbin/pmuguard-fleet ./usr/share/man/man1/pmuguard.1.gz \
+		./usr/share/man/man8/pmuguard-fleet.8.gz ./usr/share/man/man5/pmuguard.conf.5.gz \
+		./usr/share/doc/pmuguard/README.md.gz \
+		./lib/systemd/system/pmuguard-reprobe.service ./lib/systemd/system/pmuguard-enforce.service \
 		"./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pmuguard/libpmuguard.so" \
-		./usr/share/pmuguard/ansible/pmuguard.yml; do
+		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done
-	ok "built $(basename "$deb") with the command, library, fleet script, man page, role"
+	ok "built $(basename "$deb") with the command, library, fleet script, man pages, README, units, role, SSM document"
+	# Installed in a namespace whose /usr, /etc and /var are overlays, /run
+	# a tmpfs (no /run/systemd/system: no daemon-reload reaches the host's
+	# systemd, if it has one), /sys/fs/bpf a private bpffs, and a
+	# policy-rc.d that refuses every start: nothing reaches the machine.
+	keep=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
+	[ -f "$keep" ] || fail "cannot find libc for the other entry"
 	cat >"$tmp/script" <<SH
 set -e
 mount --make-rprivate /
@@ -55,44 +64,168 @@ for d in usr etc var; do
 	mkdir -p $tmp/\$d-up $tmp/\$d-work
 	mount -t overlay overlay -o lowerdir=/\$d,upperdir=$tmp/\$d-up,workdir=$tmp/\$d-work /\$d
 done
+mount -t tmpfs tmpfs /run
+mkdir -p /run/lock
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
+printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+chmod 755 /usr/sbin/policy-rc.d
+# Another product's entry (a library that loads: libc), so that there is a
+# backup for purge to remove and an entry for removal to keep.
+printf '%s\n' $keep >/etc/ld.so.preload
 before=\$(cat /etc/ld.so.preload 2>/dev/null || echo absent)
 dpkg -i $deb >/dev/null
 [ "\$(cat /etc/ld.so.preload 2>/dev/null || echo absent)" = "\$before" ] || { echo "INSTALL ENABLED THE PRELOAD"; exit 1; }
 echo "package installed; preload untouched"
+[ -L /etc/systemd/system/sysinit.target.wants/pmuguard-reprobe.service ] && echo "reprobe enabled"
+[ ! -e /etc/systemd/system/sysinit.target.wants/pmuguard-enforce.service ] && echo "enforce not enabled"
 set +e; /usr/bin/pmuguard probe --check --snapshot $M6I >/dev/null; echo "check=\$?"; set -e
 /usr/bin/pmuguard run --mode preload -- sh -c 'echo "preload=\$LD_PRELOAD"'
 ls /usr/share/man/man1/pmuguard.1.gz
-PMUGUARD_SNAPSHOT=$M6I /usr/sbin/pmuguard-fleet install
+cd $SRCDIR && sh debian/tests/fleet-smoke && cd /
+PMUGUARD_SNAPSHOT=$M6I /usr/sbin/pmuguard-fleet install --layer preload
 grep -c libpmuguard /etc/ld.so.preload
+# A failing uninstall fails the removal: the entry and the library stay.
+printf '#!/bin/sh\nexit 1\n' >/usr/local/bin/flock
+chmod 755 /usr/local/bin/flock
+if dpkg -r pmuguard >/dev/null 2>&1; then echo "REMOVAL WENT ON"; fi
+grep -q libpmuguard /etc/ld.so.preload && [ -f \$(grep libpmuguard /etc/ld.so.preload) ] && echo "failed prerm: entry and library kept"
+rm /usr/local/bin/flock
 dpkg -r pmuguard >/dev/null
-[ ! -e /etc/ld.so.preload ] && echo "removed; preload entry gone"
+[ "\$(cat /etc/ld.so.preload)" = $keep ] && echo "removed; preload entry gone"
+[ -e /etc/ld.so.preload.pmuguard-bak ] || echo "NO BACKUP BEFORE PURGE"
+dpkg -P pmuguard >/dev/null
+[ ! -e /etc/ld.so.preload.pmuguard-bak ] && echo "purged; backup gone"
 SH
 	unshare -m bash "$tmp/script" >"$tmp/out" 2>"$tmp/err" || fail "install/remove in the namespace failed"
 	grep -q 'preload untouched' "$tmp/out" || fail "installing enabled the preload"
+	grep -q 'reprobe enabled' "$tmp/out" || fail "the package did not enable pmuguard-reprobe.service"
+	grep -q 'enforce not enabled' "$tmp/out" || fail "the package enabled pmuguard-enforce.service"
 	grep -q 'check=3' "$tmp/out" || fail "the installed probe does not see the m6i hazard"
 	grep -q 'preload=/usr/lib/.*/pmuguard/libpmuguard.so' "$tmp/out" ||
 		fail "the installed command does not find the installed library"
+	grep -q 'PASS: fleet-smoke' "$tmp/out" || fail "the autopkgtest debian/tests/fleet-smoke failed"
+	! grep -q 'REMOVAL WENT ON' "$tmp/out" || fail "a failed uninstall did not stop the removal"
+	grep -q 'failed prerm: entry and library kept' "$tmp/out" || fail "a failed prerm left a dangling entry"
 	grep -q 'removed; preload entry gone' "$tmp/out" ||
 		fail "removing the package left its entry in /etc/ld.so.preload"
-	ok "installs without enabling the preload; finds its library; removal takes the entry out"
+	grep -q 'purged; backup gone' "$tmp/out" || fail "purge left ld.so.preload.pmuguard-bak"
+	ok "installs without enabling the preload or starting units; reprobe enabled; autopkgtest passes; a failed prerm keeps entry and library; remove takes the entry out; purge the backup"
+	# lintian, pedantic, on the binary and the source package.
+	command -v lintian >/dev/null || skip "lintian is not installed"
+	copy_tree "$tmp/srcpkg/pmuguard"
+	(cd "$tmp/srcpkg" && dpkg-source -b pmuguard >/dev/null 2>&1) || fail "dpkg-source -b failed"
+	lintian --pedantic -I --tag-display-limit 0 --fail-on error,warning,info,pedantic \
+		"$deb" "$tmp"/srcpkg/pmuguard_*.dsc >"$tmp/out" 2>&1 || fail "lintian: $(grep -v 'root privileges' "$tmp/out")"
+	ok "lintian --pedantic: nothing but the overrides in debian/pmuguard.lintian-overrides, each with its reason"
 	;;
 rpm)
 	command -v rpmbuild >/dev/null || skip "rpmbuild is not installed (Debian package rpm)"
-	copy_tree "$tmp/pmuguard-0.1.0"
+	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
+	copy_tree "$tmp/pmuguard-$ver"
 	mkdir -p "$tmp/top/SOURCES"
-	tar -C "$tmp" -czf "$tmp/top/SOURCES/pmuguard-0.1.0.tar.gz" pmuguard-0.1.0
-	# --nodeps: the BuildRequires name RHEL packages this Debian rpm db lacks.
-	rpmbuild -bb --nodeps --define "_topdir $tmp/top" "$SRCDIR/scripts/rpm/pmuguard.spec" \
+	tar -C "$tmp" -czf "$tmp/top/SOURCES/pmuguard-$ver.tar.gz" "pmuguard-$ver"
+	# Debian's rpm has no meson or systemd macros: these are Fedora's
+	# (macros.meson, macros.systemd), and its hardening LDFLAGS, so that
+	# the check below shows %meson carrying the distribution's flags.
+	cat >"$tmp/macros" <<'MAC'
+%_vpath_srcdir .
+%_vpath_builddir redhat-linux-build
+%build_ldflags -Wl,-z,relro -Wl,--as-needed -Wl,-z,now
+%__meson /usr/bin/meson
+%meson %set_build_flags \
+%{__meson} setup --buildtype=plain --prefix=%{_prefix} --libdir=%{_libdir} --libexecdir=%{_libexecdir} --bindir=%{_bindir} --sbindir=%{_sbindir} --includedir=%{_includedir} --datadir=%{_datadir} --mandir=%{_mandir} --infodir=%{_infodir} --localedir=%{_datadir}/locale --sysconfdir=%{_sysconfdir} --localstatedir=%{_localstatedir} --sharedstatedir=%{_sharedstatedir} --wrap-mode=nodownload --auto-features=enabled %{_vpath_srcdir} %{_vpath_builddir}
+%meson_build %{__meson} compile -C %{_vpath_builddir} -j %{_smp_build_ncpus} --verbose
+%meson_install DESTDIR=%{buildroot} %{__meson} install -C %{_vpath_builddir} --no-rebuild
+%meson_test %{__meson} test -C %{_vpath_builddir} --num-processes %{_smp_build_ncpus} --print-errorlogs
+%_unitdir /usr/lib/systemd/system
+%_presetdir /usr/lib/systemd/system-preset
+%systemd_post() if [ $1 -eq 1 ]; then systemctl --no-reload preset %{?*} || : ; fi
+%systemd_preun() if [ $1 -eq 0 ]; then systemctl --no-reload disable --now %{?*} || : ; fi
+%systemd_postun() :
+MAC
+	# --nodeps: the BuildRequires names RHEL packages this Debian rpm db lacks.
+	rpmbuild -bb --nodeps --load "$tmp/macros" --define "_topdir $tmp/top" "$SRCDIR/scripts/rpm/pmuguard.spec" \
 		>"$tmp/out" 2>&1 || fail "rpmbuild failed"
-	rpm -qlp "$tmp"/top/RPMS/*/pmuguard-0.1.0-1*.rpm >"$tmp/contents" 2>/dev/null
+	grep -q 'meson test .*--suite unit' "$tmp/out" || fail "%check did not run the unit suite"
+	rpmf=$(ls "$tmp"/top/RPMS/*/pmuguard-"$ver"-1*.rpm)
+	rpm -qlp "$rpmf" >"$tmp/contents" 2>/dev/null
 	for f in /usr/bin/pmuguard /usr/sbin/pmuguard-fleet /usr/share/man/man1/pmuguard.1 \
-		/usr/share/pmuguard/ansible/pmuguard.yml; do
+		/usr/share/man/man8/pmuguard-fleet.8 /usr/share/man/man5/pmuguard.conf.5 \
+		/usr/lib/systemd/system/pmuguard-reprobe.service /usr/lib/systemd/system-preset/50-pmuguard.preset \
+		/usr/share/pmuguard/ansible/pmuguard.yml /usr/share/pmuguard/aws/pmuguard-ssm.yml; do
 		grep -qx "$f" "$tmp/contents" || fail "the RPM lacks $f"
 	done
 	grep -q '/pmuguard/libpmuguard.so$' "$tmp/contents" || fail "the RPM lacks the library"
-	rpm -qp --scripts "$tmp"/top/RPMS/*/pmuguard-0.1.0-1*.rpm | grep -q 'pmuguard-fleet uninstall' ||
+	rpm -qp --scripts "$rpmf" | grep -q 'pmuguard-fleet uninstall' ||
 		fail "the RPM does not take its entry out on erase"
-	ok "RPM built with the command, library, fleet script, man page and role"
+	! rpm -qp --scripts "$rpmf" | grep -q 'uninstall.*|| *:' || fail "the RPM swallows a failed uninstall"
+	! rpm -qp --provides "$rpmf" | grep -q libpmuguard || fail "the private library is advertised as a Provides"
+	rpm -qp --qf '%{URL}\n' "$rpmf" | grep -q '^https://' || fail "no URL"
+	grep -qx 'ExclusiveArch: *x86_64 aarch64' "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "no ExclusiveArch"
+	mkdir -p "$tmp/x"
+	(cd "$tmp/x" && rpm2cpio "$rpmf" | cpio -idm --quiet)
+	readelf -d "$tmp/x/usr/bin/pmuguard" | grep -q 'BIND_NOW\|FLAGS.*NOW' ||
+		fail "%meson did not carry the distribution's -z now into pmuguard"
+	ok "RPM built with %meson (BIND_NOW), %check, URL, ExclusiveArch, the private library's Provides filtered, units and preset"
+	if command -v rpmlint >/dev/null; then
+		rpmlint -r "$SRCDIR/scripts/rpm/rpmlintrc" "$rpmf" >"$tmp/out" 2>&1 ||
+			fail "rpmlint: $(cat "$tmp/out")"
+		ok "rpmlint: $(tail -n1 "$tmp/out")"
+	fi
+	;;
+versions-agree)
+	# One version: meson.build's.  Everything else must say the same.
+	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
+	[ -n "$ver" ] || fail "no version in meson.build"
+	[ "$("$PMUGUARD" --version)" = "pmuguard $ver" ] || fail "pmuguard --version is not $ver"
+	[ "$(sed -n '1s/^pmuguard (\([^)]*\)).*/\1/p' "$SRCDIR/debian/changelog")" = "$ver" ] ||
+		fail "debian/changelog's version is not $ver"
+	grep -qx "Version: *$ver" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's version is not $ver"
+	grep -q "^\* .* - $ver-1\$" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's changelog is not for $ver"
+	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 shim/pmuguard.conf.5; do
+		grep -q "^\.TH .* \"pmuguard $ver\"" "$SRCDIR/$m" || fail "$m does not say pmuguard $ver"
+	done
+	ok "meson.build, pmuguard --version, debian/changelog, the spec and the man pages all say $ver"
+	;;
+man-pages)
+	command -v mandoc >/dev/null || skip "mandoc is not installed"
+	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 shim/pmuguard.conf.5; do
+		mandoc -T lint -W all "$SRCDIR/$m" >"$tmp/out" 2>&1 || fail "mandoc -T lint $m: $(cat "$tmp/out")"
+	done
+	ok "pmuguard(1), pmuguard-fleet(8), pmuguard.conf(5): mandoc -T lint -W all is silent"
+	;;
+aws-documents)
+	if ! python3 -c 'import yaml' 2>/dev/null; then skip "python3 with yaml is not installed"; fi
+	python3 - "$SRCDIR/scripts/aws/pmuguard-ssm.yml" "$tmp/ssm.sh" <<'PY' || fail "the SSM document is not valid"
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["schemaVersion"] == "2.2", d["schemaVersion"]
+assert set(d["parameters"]["action"]["allowedValues"]) == {"install", "check", "rollback"}
+for p in d["parameters"].values():
+    assert p["type"] == "String" and "description" in p
+steps = d["mainSteps"]
+assert len(steps) == 1 and steps[0]["action"] == "aws:runShellScript", steps
+script = "\n".join(steps[0]["inputs"]["runCommand"])
+# Every {{ parameter }} used is declared.
+import re
+used = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", script))
+assert used <= set(d["parameters"]), used - set(d["parameters"])
+script = re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(d["parameters"][m.group(1)]["default"]), script)
+open(sys.argv[2], "w").write(script)
+PY
+	sh -n "$tmp/ssm.sh" || fail "the SSM document's script does not parse"
+	if command -v shellcheck >/dev/null; then
+		shellcheck -s sh "$tmp/ssm.sh" >"$tmp/out" 2>&1 || fail "shellcheck of the SSM script: $(cat "$tmp/out")"
+	fi
+	python3 - "$SRCDIR/scripts/aws/cloud-init.yaml" <<'PY' || fail "the cloud-init snippet is not valid"
+import sys, yaml
+text = open(sys.argv[1]).read()
+assert text.startswith("#cloud-config\n")
+d = yaml.safe_load(text)
+assert "pmuguard" in d["packages"]
+assert ["pmuguard-fleet", "install"] in d["runcmd"]
+PY
+	ok "SSM document (schema 2.2, aws:runShellScript, parameters declared, script parses and is shellcheck-clean); cloud-init snippet"
 	;;
 ansible)
 	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
@@ -115,6 +248,11 @@ ansible)
 		}
 		play --check
 		cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "$world: check mode changed the file"
+		if [ $world = m6i ]; then
+			grep -q 'changed=[1-9]' "$tmp/out" || fail "m6i: check mode does not show the change it would make"
+		else
+			grep -q 'changed=0' "$tmp/out" || fail "healthy: check mode shows a change"
+		fi
 		play
 		if [ $world = m6i ]; then
 			grep -q 'changed=1' "$tmp/out" || fail "m6i: the playbook reported no change"
@@ -122,14 +260,39 @@ ansible)
 				fail "m6i: the preload was not enabled"
 			play
 			grep -q 'changed=0' "$tmp/out" || fail "m6i: a second run is not idempotent"
+			play --check -e pmuguard_state=absent
+			grep -q 'changed=[1-9]' "$tmp/out" || fail "m6i: check mode does not show the rollback"
+			grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "m6i: check mode rolled back"
 			play -e pmuguard_state=absent
 			grep -q 'changed=1' "$tmp/out" || fail "m6i: the rollback reported no change"
 		else
 			grep -q 'changed=0' "$tmp/out" || fail "healthy: the playbook changed something"
 		fi
 		cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "$world: the file is not as it was"
-		ok "$world: check mode changes nothing; $([ $world = m6i ] && echo 'enabled, idempotent, rolled back byte for byte' || echo 'healthy host untouched')"
+		ok "$world: check mode changes nothing and shows what would; $([ $world = m6i ] && echo 'enabled, idempotent, rolled back byte for byte' || echo 'healthy host untouched')"
 	done
+	# A fresh host, without the package: check mode works and says what would change.
+	root=$tmp/root-fresh
+	mkdir -p "$root/etc"
+	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
+		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_root="$root" \
+		-e pmuguard_fleet=/nonexistent/pmuguard-fleet >"$tmp/out" 2>&1 || fail "check mode on a fresh host failed"
+	grep -q 'changed=1' "$tmp/out" || fail "check mode on a fresh host does not say it would install"
+	ok "fresh host: check mode succeeds and reports the install it would make"
+	# Tags: status only changes nothing, even on a hazardous host.
+	root=$tmp/root-m6i snap=$M6I
+	play --tags pmuguard_status
+	grep -q 'changed=0' "$tmp/out" || fail "--tags pmuguard_status changed something"
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "--tags pmuguard_status changed the file"
+	ok "--tags pmuguard_status reports without changing anything"
+	;;
+ansible-lint)
+	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed"
+	mkdir -p "$tmp/lint"
+	cp -r "$SRCDIR/scripts/ansible/." "$tmp/lint/"
+	(cd "$tmp/lint" && NO_COLOR=1 HOME=$tmp ANSIBLE_LOCAL_TEMP=$tmp/ansible ansible-lint --offline -p pmuguard.yml roles/pmuguard) \
+		>"$tmp/out" 2>&1 || fail "ansible-lint: $(cat "$tmp/out")"
+	ok "ansible-lint (every rule, offline) is clean: playbook and role"
 	;;
 *)
 	echo "unknown case $case_name"

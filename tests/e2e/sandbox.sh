@@ -4,7 +4,8 @@
 # Run inside `unshare -m`: overlay /etc and /dev with writable layers under
 # DIR, so a test can write /etc/ld.so.preload, /etc/pmuguard.conf and bind
 # /dev/log while the machine's real files stay untouched (they may not even
-# exist, so a bind mount over them is not possible).  A syslog listener on
+# exist, so a bind mount over them is not possible); /sys/fs/bpf and
+# /run/lock are private mounts.  A syslog listener on
 # /dev/log appends each datagram as one line to DIR/syslog.
 set -euo pipefail
 dir=$1
@@ -14,6 +15,13 @@ for d in etc dev; do
 	mkdir -p "$dir/$d-up" "$dir/$d-work"
 	mount -t overlay overlay -o "lowerdir=/$d,upperdir=$dir/$d-up,workdir=$dir/$d-work" "/$d"
 done
+# The kernel layer and the installer's lock: a private bpffs (or, where
+# none can be mounted, an empty tmpfs, so `enforce start` finds no bpffs)
+# and a private /run/lock, so nothing a case runs can pin a program in the
+# machine's /sys/fs/bpf or leave a lock file in its /run/lock.
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
+mkdir -p /run/lock
+mount -t tmpfs tmpfs /run/lock
 rm -f /dev/log
 : >"$dir/syslog"
 python3 - "$dir/syslog" <<'PY' &
