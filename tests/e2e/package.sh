@@ -182,14 +182,14 @@ versions-agree)
 		fail "debian/changelog's version is not $ver"
 	grep -qx "Version: *$ver" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's version is not $ver"
 	grep -q "^\* .* - $ver-1\$" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's changelog is not for $ver"
-	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 shim/pmuguard.conf.5; do
+	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 probe/cli/pmuguard.conf.5; do
 		grep -q "^\.TH .* \"pmuguard $ver\"" "$SRCDIR/$m" || fail "$m does not say pmuguard $ver"
 	done
 	ok "meson.build, pmuguard --version, debian/changelog, the spec and the man pages all say $ver"
 	;;
 man-pages)
 	command -v mandoc >/dev/null || skip "mandoc is not installed"
-	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 shim/pmuguard.conf.5; do
+	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 probe/cli/pmuguard.conf.5; do
 		mandoc -T lint -W all "$SRCDIR/$m" >"$tmp/out" 2>&1 || fail "mandoc -T lint $m: $(cat "$tmp/out")"
 	done
 	ok "pmuguard(1), pmuguard-fleet(8), pmuguard.conf(5): mandoc -T lint -W all is silent"
