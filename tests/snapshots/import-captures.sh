@@ -35,7 +35,7 @@ cap() {
 		done
 		case $as in
 		-) ;;
-		cpuid-r:*) "$here/cpuid-dump-to-r.sh" "$f" >"$to/${as#cpuid-r:}"; cp "$f" "$to/$base.orig" ;;
+		cpuid-r:*) "$here/cpuid-dump-to-r.sh" "$f" >"$to/${as#cpuid-r:}"; cp "$f" "$to/$base.verbatim" ;;
 		*'<'*) head -n "${as#*<}" "$f" >"$to/${as%<*}"; cp "$f" "$to/$base.full" ;;
 		*) cp "$f" "$to/$as" ;;
 		esac
