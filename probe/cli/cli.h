@@ -19,6 +19,9 @@ __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
 
+/* After getopt_long() returned '?': "pmuguard: CMD: unrecognized option ..." (exit 2). */
+__attribute__((noreturn)) void die_bad_option(const char *cmd, char **argv, const char *optstring);
+
 /* "pmuguard: MESSAGE" on stderr, control characters and backslashes in the
  * formatted text written as \xNN (values from outside cannot add lines). */
 __attribute__((format(printf, 1, 2))) void warn_msg(const char *fmt, ...);

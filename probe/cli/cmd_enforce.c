@@ -155,7 +155,7 @@ static int do_start(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		default:
-			die_usage("enforce start: bad option");
+			die_bad_option("enforce start", argv, "m:s:a:h");
 		}
 	}
 	if (optind < argc)

@@ -449,12 +449,24 @@ int cmd_probe(int argc, char **argv)
 			r->dmesg = optarg;
 			break;
 		case 'h':
-			puts("Usage: pmuguard probe [--json] [--check] [--msr] [--snapshot DIR] "
-			     "[--dmesg FILE]");
+			fputs("Usage: pmuguard probe [--json] [--check] [--msr] [--snapshot DIR] "
+			      "[--dmesg FILE]\n"
+			      "\n"
+			      "What this machine's PMU really implements, in plain words: the facts,\n"
+			      "the verdict, and findings with cause, consequence and remedy.\n"
+			      "  --json           one JSON object (README: the keys, schema 2)\n"
+			      "  --check          exit 3 where the fixed-counter-3 hazard is present\n"
+			      "  --msr            show IA32_PERF_CAPABILITIES and IA32_FIXED_CTR3 (root,\n"
+			      "                   the msr module; reads only)\n"
+			      "  --snapshot DIR   read the facts from a snapshot (pmuguard snapshot)\n"
+			      "  --dmesg FILE     diagnose from a kernel log alone (or with --snapshot)\n"
+			      "\n"
+			      "Exit: 0 report printed; 3 hazard (--check); 1 internal error; 2 usage.\n",
+			      stdout);
 			free(r);
 			return EXIT_OK;
 		default:
-			die_usage("probe: bad option");
+			die_bad_option("probe", argv, "jcms:d:h");
 		}
 	}
 	if (optind < argc)

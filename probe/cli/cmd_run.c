@@ -229,7 +229,7 @@ int cmd_run(int argc, char **argv)
 			fputs(run_usage, stdout);
 			return EXIT_OK;
 		default:
-			die_usage("run: bad option (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
+			die_bad_option("run", argv, "m:as:h");
 		}
 	}
 	/* The system policy, the environment and the command line, as the

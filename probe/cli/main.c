@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* pmuguard: the command.  One file per subcommand; this one dispatches. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,20 @@ void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+void die_bad_option(const char *cmd, char **argv, const char *optstring)
+{
+	/* getopt's own messages are off (opterr = 0 in main): one prefix.  An
+	 * unknown long option leaves optopt 0; a known one, or a short one in
+	 * optstring, that getopt refused lacks its argument. */
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+	if (optopt && (!strncmp(arg, "--", 2) || strchr(optstring, optopt)))
+		die_usage("%s: option '%s' needs an argument", cmd,
+			  !strncmp(arg, "--", 2) ? arg : (char[]){'-', (char)optopt, '\0'});
+	if (optopt)
+		die_usage("%s: unrecognized option '-%c'", cmd, optopt);
+	die_usage("%s: unrecognized option '%s'", cmd, arg);
+}
+
 void require_snapshot_dir(const char *dir)
 {
 	struct stat st;
@@ -120,6 +135,7 @@ int main(int argc, char **argv)
 		puts("pmuguard " PMUGUARD_VERSION);
 		return EXIT_OK;
 	}
+	opterr = 0; /* die_bad_option() says it, with our prefix */
 	if (!strcmp(cmd, "probe"))
 		return cmd_probe(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
