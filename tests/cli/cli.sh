@@ -159,6 +159,17 @@ usage-errors)
 	status 2 "$PMUGUARD"
 	status 2 "$PMUGUARD" frobnicate
 	status 2 "$PMUGUARD" probe --bogus
+	# One prefix style: no getopt line of its own ("probe: unrecognized ...").
+	head -n1 "$tmp/err" | grep -qx "pmuguard: probe: unrecognized option '--bogus'" ||
+		fail "option error: $(head -n1 "$tmp/err")"
+	! grep -q '^probe:' "$tmp/err" || fail "getopt spoke with its own prefix"
+	status 2 "$PMUGUARD" run --mode
+	grep -q "^pmuguard: run: option '--mode' needs an argument" "$tmp/err" ||
+		fail "missing argument: $(head -n1 "$tmp/err")"
+	for c in probe run check snapshot enforce; do
+		status 0 "$PMUGUARD" $c --help
+		[ "$(wc -l <"$tmp/out")" -gt 3 ] || fail "$c --help is not the full text"
+	done
 	status 2 "$PMUGUARD" probe --msr --snapshot "$FIXTURES/m6i-16xlarge"
 	status 2 "$PMUGUARD" run
 	status 2 "$PMUGUARD" snapshot
