@@ -29,6 +29,16 @@ static bool readable(const char *p)
 	return access(p, R_OK) == 0;
 }
 
+/* ld.so splits LD_PRELOAD at spaces and colons: such a path would not be
+ * preloaded at all, and CMD would run unguarded. */
+static void require_preloadable_path(const char *path)
+{
+	if (strpbrk(path, " :\t\n"))
+		die("%s: a path with a space or a colon cannot be preloaded (ld.so splits "
+		    "LD_PRELOAD there); install or link the library elsewhere",
+		    path);
+}
+
 /* $PMUGUARD_LIB, else the installed library beside this binary, else the
  * build tree (build/probe/cli/pmuguard -> build/shim/libpmuguard.so). */
 static char *find_shim(void)
@@ -42,6 +52,7 @@ static char *find_shim(void)
 			die("PMUGUARD_LIB=%s: not an absolute path", env);
 		if (elf_check_preload_lib(env, why, sizeof(why)) < 0)
 			die("PMUGUARD_LIB=%s: not a library pmuguard can preload: %s", env, why);
+		require_preloadable_path(env);
 		return strdup(env);
 	}
 	char exe[PATH_MAX];
@@ -63,6 +74,7 @@ static char *find_shim(void)
 		char why[192];
 		if (elf_check_preload_lib(real, why, sizeof(why)) < 0)
 			die("%s: not a library pmuguard can preload: %s", real, why);
+		require_preloadable_path(real);
 		return strdup(real);
 	}
 	die("cannot find libpmuguard.so next to %s; set PMUGUARD_LIB", exe);
@@ -243,8 +255,16 @@ int cmd_run(int argc, char **argv)
 	snapshot = set.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
-	if (snapshot)
+	/* Absolute before it is exported: a child that changes directory must
+	 * read the same facts as the supervisor. */
+	char snap_abs[PATH_MAX];
+	if (snapshot) {
 		require_snapshot_dir(snapshot);
+		if (!realpath(snapshot, snap_abs))
+			die_errno("%s", snapshot);
+		snapshot = snap_abs;
+		set.snapshot = snap_abs;
+	}
 	char **cmd = argv + optind;
 
 	if (audit && mode == RUN_PRELOAD)

@@ -127,6 +127,12 @@ static int send_fd(int sock, int fd, int err)
 static scmp_filter_ctx filter_ctx(void)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	/* libseccomp sets no_new_privs itself by default; root does not need
+	 * it to load a filter, and with it setuid steps in the tree (su,
+	 * sudo) would lose their privileges.  (On every part: seccomp_merge
+	 * wants equal attributes.) */
+	if (ctx && geteuid() == 0)
+		seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 #ifdef SCMP_FLTATR_CTL_WAITKILL
 	/* Go's SIGURG would otherwise interrupt a pending notification over
 	 * and over; where kernel and libseccomp offer it, wait killably.
@@ -598,10 +604,13 @@ int sup_run(char *const argv[], const struct sup_options *o)
 			if (si.ssi_signo == SIGCHLD) {
 				if (reap(s, &child_alive, &status))
 					break;
-			} else if (si.ssi_code != SI_KERNEL) {
+			} else if (si.ssi_code != SI_KERNEL ||
+				   (si.ssi_signo == SIGHUP && getsid(0) == getpid())) {
 				/* A terminal's signal reached the child's process
 				 * group already (SI_KERNEL); forward only what was
-				 * sent to us. */
+				 * sent to us.  But a hangup goes to the session
+				 * leader alone: where that is us (ssh -t host
+				 * pmuguard run ...), the command must get it too. */
 				forward(s, child_alive, (int)si.ssi_signo);
 			}
 		}

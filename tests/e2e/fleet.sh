@@ -365,7 +365,16 @@ reprobe-follows-the-host)
 	set -e
 	[ "$r" = 1 ] || fail "an unknown verdict exited $r, not 1"
 	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "an unknown verdict changed the file"
-	ok "reprobe: m6i guarded, icx unguarded, quiet when nothing changes, unknown changes nothing"
+	# Facts that can be read but decide nothing (probe --check exits 0,
+	# guard_state unknown) are no proof of health: a guarded host stays so.
+	rp "$M6I" >"$tmp/out" || fail "reprobe on an m6i (again) failed"
+	set +e
+	rp "$FIXTURES/guest-no-leaf-a" >"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" = 1 ] || fail "a guest without leaf 0xA exited $r, not 1 (unknown)"
+	head -n1 "$root/etc/ld.so.preload" | grep -q libpmuguard || fail "an unknown verdict took the guard away"
+	ok "reprobe: m6i guarded, icx unguarded, quiet when nothing changes, unknown (no snapshot, or facts that decide nothing) changes nothing"
 	;;
 status-counts-blocks)
 	# The preload blocks in fleet mode; status counts the reports it finds
