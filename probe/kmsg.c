@@ -330,11 +330,34 @@ static void msr_error(struct probe_boot *k, struct text t)
 		k->msr_errors[k->n_msr_errors++] = e;
 }
 
+/* Does any mark occur in the line?  One pass over the line with a table of
+ * the marks' first bytes, instead of a memmem() per mark: most lines of a
+ * long log hold none, and this is all they cost. */
+static bool any_mark(const char *line, size_t len)
+{
+	unsigned char first[256] = {0};
+	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
+		first[(unsigned char)marks[m].mark[0]] = 1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (!first[c])
+			continue;
+		for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
+			if ((unsigned char)marks[m].mark[0] == c && len - i >= marks[m].len &&
+			    memcmp(line + i, marks[m].mark, marks[m].len) == 0)
+				return true;
+	}
+	return false;
+}
+
 enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, size_t len)
 {
 	const char *end = line + len;
 	enum probe_klog_kind kind = PROBE_KLOG_NONE;
 	struct text t;
+
+	if (!any_mark(line, len))
+		return kind;
 
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
 		const char *hit = memmem(line, len, marks[i].mark, marks[i].len);
