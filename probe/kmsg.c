@@ -87,10 +87,12 @@ enum mark_what {
 	M_VIRTUALIZED,
 };
 
+/* The text inline, not a pointer: a table of pointers costs the loader a
+ * relocation per entry in every process the shim is preloaded into. */
 static const struct {
-	const char *mark;
-	size_t len;
-	enum mark_what what;
+	char mark[44];
+	unsigned char len;
+	unsigned char what; /* enum mark_what */
 } marks[] = {
 #define MARK(s, w) {s, sizeof(s) - 1, w}
 	MARK("Performance Events:", M_PMU),
