@@ -191,6 +191,25 @@ SH
 	[ "$kills" -ge 20 ] || fail "only $kills kill points: the wrappers did not see the script's steps"
 	[ -z "$(find "$root/etc" -name '*pmuguard-new*')" ] || fail "a stale temporary file was left"
 	;;
+lock-is-not-another-users)
+	# /run/lock is writable by every user: a lock another user made (and
+	# could hold for ever) is refused at once, with the file unchanged.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$root/run/lock/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf '/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
+	cp "$root/etc/ld.so.preload" "$tmp/orig"
+	chown 65534 "$root/run/lock/pmuguard"
+	set +e
+	PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" \
+		>"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" = 1 ] || fail "a lock directory of another user: exit $r, not 1"
+	grep -q 'another user could hold' "$tmp/out" || fail "no reason given"
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "the file changed"
+	ok "a lock directory owned by another user is refused at once; nothing changed"
+	;;
 concurrent-installs-never-lose-an-entry)
 	# 40 trials of three concurrent install/uninstall runs on a file that
 	# other products' entries share, while a reader watches the file: no
