@@ -268,6 +268,27 @@ EOF
 		eval 'rc_is stop 0 && [ "$(cat "$dir/follow.rc")" = 0 ] && rc_is status-after 6 && rc_is stop-again 0 && ! grep -q pmuguard "$dir/bpffs.txt"'
 	sed -n 's/^  program: /# cost: /p; s/^  runs: /# cost: runs /p' "$dir/status.out"
 	;;
+enforce-fleet-layer)
+	# The fleet installer on a kernel that takes the BPF guard picks the
+	# kernel layer (this host's kernel refuses it, so the fleet suite shows
+	# the preload chosen there); /etc/ld.so.preload (the VM's overlay) is
+	# left alone, and the counter-3 open gets ENOENT from the kernel.
+	fleet=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
+	boot enforce-fleet-layer m6i-old <<EOF
+step install sh '$fleet' install --layer auto --pmuguard "\$PMUGUARD"
+step status sh '$fleet' status --json --pmuguard "\$PMUGUARD"
+step denied "\$PEO_ENABLE" 4:0x400
+step preload sh -c 'cat /etc/ld.so.preload 2>/dev/null; true'
+EOF
+	if [ "$result" = "exit 0" ] && rc_is install 0 && rc_is denied 0 &&
+		out_has denied "errno=ENOENT" && out_has status '"layer": *"kernel"' &&
+		! out_has preload libpmuguard; then
+		tap_ok "enforce-fleet-layer: pmuguard-fleet install --layer auto chose the kernel layer on a kernel that takes it; ENOENT, no preload entry"
+	else
+		tap_not_ok "enforce-fleet-layer: expected the kernel layer; got $result" \
+			"$dir/install.out" "$dir/install.err" "$dir/status.out" "$dir/denied.out" "$dir/console"
+	fi
+	;;
 enforce-stop)
 	boot enforce-stop m6i-old <<'EOF'
 step start "$PMUGUARD" enforce start
