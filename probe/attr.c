@@ -19,7 +19,9 @@ bool guard_attr_sized(uint32_t size)
  * The path is built in a few bytes of stack, without stdio. */
 static int read_mem_file(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	char path[48] = "/proc/self/mem";
+	/* thread-self: the calling thread's view, which stays valid after the
+	 * main thread has exited (the leader has no mm then). */
+	char path[48] = "/proc/thread-self/mem";
 	if (pid != 0) {
 		size_t at = 6 + probe_utoa(path + 6, (uint32_t)pid);
 		__builtin_memcpy(path + at, "/mem", 5);
@@ -33,7 +35,9 @@ static int read_mem_file(pid_t pid, uint64_t addr, void *buf, size_t len)
 	do
 		r = pmug_sys4(SYS_pread64, fd, buf, len, addr);
 	while (r == -EINTR);
-	int rc = r == (long)len ? 0 : r < 0 ? (int)r : -EFAULT;
+	/* A short or empty read is not the kernel's EFAULT (older kernels read
+	 * 0 bytes through a task without an mm): a refusal, so it fails closed. */
+	int rc = r == (long)len ? 0 : r < 0 ? (int)r : -ENODATA;
 	pmug_sys1(SYS_close, fd);
 	/* mem files answer EIO for an unmapped address. */
 	return rc == -EIO ? -EFAULT : rc;
@@ -45,7 +49,9 @@ int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
 		return -EFAULT;
 	struct iovec local = {buf, len};
 	struct iovec remote = {(void *)(uintptr_t)addr, len};
-	long r = pmug_sys6(SYS_process_vm_readv, pid ? pid : pmug_sys0(SYS_getpid), (long)&local,
+	/* This thread's id, not getpid(): the thread-group leader may have
+	 * exited, and then has no mm to read. */
+	long r = pmug_sys6(SYS_process_vm_readv, pid ? pid : pmug_sys0(SYS_gettid), (long)&local,
 			   1, (long)&remote, 1, 0);
 	if (r == (long)len)
 		return 0;

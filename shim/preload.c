@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -365,8 +366,18 @@ static bool on_cold_stack(void (*fn)(void *), struct call *c)
 		return false;
 	bool ok = pmug_sys3(SYS_mprotect, base + (long)COLD_GUARD, (long)COLD_STACK,
 			    PROT_READ | PROT_WRITE) == 0;
+	/* In a handler on a sigaltstack: once we leave it, the kernel no longer
+	 * sees us on it and would build the next SA_ONSTACK frame at its top,
+	 * over the live frame below us.  No signal is delivered meanwhile. */
+	stack_t ss;
+	bool on_alt = pmug_sys2(SYS_sigaltstack, 0, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+	uint64_t all = ~0ull, old = 0;
+	if (ok && on_alt)
+		pmug_sys4(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof(all));
 	if (ok)
 		pmug_on_stack(c, fn, (void *)(base + (long)(COLD_GUARD + COLD_STACK)));
+	if (ok && on_alt)
+		pmug_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof(old));
 	pmug_sys2(SYS_munmap, base, (long)(COLD_GUARD + COLD_STACK));
 	return ok;
 }
@@ -449,9 +460,12 @@ static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s
 	} copy;
 	if (guard_read_attr(0, (uint64_t)attr, &copy.head) != 0)
 		goto deny;
-	size_t size = copy.head.size ? copy.head.size : sizeof(copy.head);
+	uint32_t first_size = copy.head.size;
+	size_t size = first_size ? first_size : sizeof(copy.head);
+	/* The size is read twice: a thread that changed it in between would
+	 * make the kernel read past what was copied. */
 	if (size > sizeof(copy) || guard_read_bytes(0, (uint64_t)attr, copy.bytes, size) != 0 ||
-	    !guard_attr_sized(copy.head.size))
+	    copy.head.size != first_size || !guard_attr_sized(copy.head.size))
 		goto deny;
 	enum guard_hit hit = guard_classify(&s->policy, copy.head.type, copy.head.config);
 	if (hit == GUARD_HIT_SLOTS)
