@@ -4,14 +4,17 @@
  * from inside arbitrary processes (maybe from a signal handler), so: no
  * stdio, no malloc, O_CLOEXEC always, every descriptor closed on every path,
  * and hostile files (FIFOs, devices, huge or endless files) refused or cut.
+ * System calls are raw (sys.h): errno is never touched, no libc import is
+ * bound at a preloaded process's start, and no cancellation point is
+ * reached in a host's thread.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "probe.h"
+#include "sys.h"
 
 /* Snapshot files are small; a kernel log of a long-running host is the
  * largest thing we read.  Past this we stop: the facts are near the start. */
@@ -22,30 +25,28 @@
 static int open_regular(const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO put in place of a file must not hang. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	long fd = pmug_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return -errno;
+		return (int)fd;
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-		close(fd);
-		return e;
+	long e = pmug_sys2(SYS_fstat, fd, &st);
+	if (e == 0 && !S_ISREG(st.st_mode))
+		e = -EINVAL;
+	if (e < 0) {
+		pmug_close(fd);
+		return (int)e;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	return (int)fd;
 }
 
 /* read(2) retried on EINTR: bytes read, 0 at the end, or -errno. */
-static ssize_t read_some(int fd, char *buf, size_t n)
+static long read_some(int fd, char *buf, size_t n)
 {
-	ssize_t r;
+	long r;
 	do
-		r = read(fd, buf, n);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : r;
+		r = pmug_sys3(SYS_read, fd, buf, n);
+	while (r == -EINTR);
+	return r;
 }
 
 size_t probe_utoa(char *out, uint64_t v)
@@ -82,7 +83,7 @@ long probe_read_small(const char *path, char *buf, size_t size)
 	/* One byte more than fits: a value cut short is no value at all. */
 	size_t n = 0;
 	int rc = 0;
-	ssize_t r;
+	long r;
 	while (n < size && (r = read_some(fd, buf + n, size - n)) != 0) {
 		if (r < 0) {
 			rc = (int)r;
@@ -90,7 +91,7 @@ long probe_read_small(const char *path, char *buf, size_t size)
 		}
 		n += (size_t)r;
 	}
-	close(fd);
+	pmug_close(fd);
 	if (rc < 0)
 		return rc;
 	if (n == size)
@@ -111,13 +112,13 @@ int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)
 	size_t len = 0, total = 0;
 	int rc = 0;
 	for (;;) {
-		ssize_t r = read_some(fd, chunk, sizeof(chunk));
+		long r = read_some(fd, chunk, sizeof(chunk));
 		if (r <= 0) {
 			rc = (int)r;
 			break;
 		}
 		total += (size_t)r;
-		for (ssize_t i = 0; i < r && rc == 0; i++) {
+		for (long i = 0; i < r && rc == 0; i++) {
 			if (chunk[i] == '\n') {
 				rc = fn(ctx, line, len);
 				len = 0;
@@ -130,6 +131,6 @@ int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)
 	}
 	if (rc == 0 && len > 0)
 		rc = fn(ctx, line, len); /* last line without a newline */
-	close(fd);
+	pmug_close(fd);
 	return rc < 0 ? rc : 0;
 }

@@ -22,11 +22,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "probe.h"
+#include "sys.h"
 #include "text.h"
 
 #define GLOBAL_CTRL_EN_PERF_METRICS_BIT 48
@@ -494,41 +493,42 @@ static int kmsg_record(const char *rec, size_t n, probe_line_fn fn, void *ctx)
 
 static int read_kmsg(probe_line_fn fn, void *ctx)
 {
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	long fd = pmug_open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return (int)fd;
 	char rec[8192]; /* a read must hold a whole record (CONSOLE_EXT_LOG_MAX) */
 	int rc = 0;
 	for (;;) {
-		ssize_t n = read(fd, rec, sizeof(rec));
-		if (n < 0 && (errno == EPIPE || errno == EINTR))
+		long n = pmug_sys3(SYS_read, fd, rec, sizeof(rec));
+		if (n == -EPIPE || n == -EINTR)
 			continue; /* records overwritten under us: go on */
 		if (n < 0) {
-			if (errno != EAGAIN)
-				rc = -errno;
+			if (n != -EAGAIN)
+				rc = (int)n;
 			break;
 		}
 		if (n == 0 || (rc = kmsg_record(rec, (size_t)n, fn, ctx)) != 0)
 			break;
 	}
-	close(fd);
+	pmug_close(fd);
 	return rc;
 }
 
 /* The ring buffer in one syslog(2) call, where /dev/kmsg does not exist. */
 static int read_syslog(probe_line_fn fn, void *ctx)
 {
-	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	long size = pmug_sys3(SYS_syslog, 10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
 	if (size <= 0)
-		return size < 0 ? -errno : -ENODATA;
-	char *buf = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-	if (buf == MAP_FAILED)
-		return -errno;
+		return size < 0 ? (int)size : -ENODATA;
+	long m = pmug_sys6(SYS_mmap, 0, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if ((unsigned long)m > -4096UL)
+		return (int)m;
+	char *buf = (char *)m;
 	int rc = 0;
-	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	long n = pmug_sys3(SYS_syslog, 3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
 	if (n < 0) {
-		rc = -errno;
+		rc = (int)n;
 	} else {
 		const char *p = buf, *end = buf + n;
 		while (p < end && rc == 0) {
@@ -539,7 +539,7 @@ static int read_syslog(probe_line_fn fn, void *ctx)
 			p = nl + 1;
 		}
 	}
-	munmap(buf, (size_t)size);
+	pmug_sys2(SYS_munmap, buf, size);
 	return rc;
 }
 

@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "probe.h"
+#include "sys.h"
 #include "text.h"
 
 
@@ -21,13 +21,12 @@ int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val)
 	n += probe_utoa(path + n, cpu);
 	memcpy(path + n, "/msr", 5);
 
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long fd = pmug_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	ssize_t r = pread(fd, val, sizeof(*val), msr);
-	int rc = r == (ssize_t)sizeof(*val) ? 0 : r < 0 ? -errno : -EIO;
-	close(fd);
-	return rc;
+		return (int)fd;
+	long r = pmug_sys4(SYS_pread64, fd, val, sizeof(*val), msr);
+	pmug_close(fd);
+	return r == (long)sizeof(*val) ? 0 : r < 0 ? (int)r : -EIO;
 }
 
 void probe_msr_live(struct probe_facts *f)

@@ -52,5 +52,6 @@ static inline long pmug_sys6(long n, long a, long b, long c, long d, long e, lon
 
 /* AT_FDCWD-relative open: aarch64 has no open(2). */
 #define pmug_open(path, flags) pmug_sys4(SYS_openat, -100 /* AT_FDCWD */, (path), (flags), 0)
+#define pmug_close(fd) ((void)pmug_sys1(SYS_close, (fd)))
 
 #endif

@@ -10,9 +10,9 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "probe.h"
+#include "sys.h"
 #include "text.h"
 
 static const char *const core_names[PROBE_MAX_PMUS] = {"cpu", "cpu_core", "cpu_atom",
@@ -52,12 +52,12 @@ void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 	/* Looked up again with events: start the list afresh. */
 	f->tried |= PROBE_KNOWN_SYSFS | (events ? PROBE_KNOWN_SYSFS_EVENTS : 0u);
 	f->n_pmus = 0;
-	int dfd = open(devices_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long dfd = pmug_open(devices_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		f->sysfs_err = -errno;
+		f->sysfs_err = (int)dfd;
 		return;
 	}
-	close(dfd);
+	pmug_close(dfd);
 	f->sysfs_err = 0;
 	f->known |= PROBE_KNOWN_SYSFS | (events ? PROBE_KNOWN_SYSFS_EVENTS : 0u);
 

@@ -3,7 +3,8 @@
  * libpmuguard.so: the C side of the syscall() interposer.
  *
  * trampoline.S exports syscall(); every number but perf_event_open jumps
- * straight to pmug_next_syscall (glibc's syscall, found with RTLD_NEXT).
+ * straight to pmug_next_syscall (glibc's syscall, found by libc_sym.c the
+ * first time syscall() is called: this library imports nothing).
  * perf_event_open lands in pmug_perf_event_open() below, which probes the
  * machine once per process, classifies the attr and either answers ENOENT
  * without entering the kernel or forwards the call untouched.
@@ -13,7 +14,6 @@
  * locks; errno is preserved on every path that does not fail; reading the
  * caller's attr can never crash it.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -56,14 +56,26 @@ syscall_fn pmug_next_syscall = bootstrap_syscall;
 		va_end(ap_);                                               \
 	} while (0)
 
-/* Used only if dlsym cannot find libc's syscall(): the same contract,
- * errno set in one place as musl's __syscall_ret does. */
+/* libc's errno and environment (libc_sym.c); each field is written with
+ * the same value by whichever thread resolves first. */
+static struct pmug_libc g_libc;
+
+static void set_errno(int e)
+{
+	int *(*loc)(void) = __atomic_load_n(&g_libc.errno_location, __ATOMIC_RELAXED);
+	if (loc)
+		*loc() = e;
+}
+
+/* Used only if libc's syscall() cannot be found: the same contract, errno
+ * set in one place as musl's __syscall_ret does (where libc's errno could
+ * not be found either, a failure returns -1 with errno as it was). */
 static long fallback_syscall(long n, ...)
 {
 	SIX_ARGS(n, a);
 	long r = pmug_sys6(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if ((unsigned long)r > -4096UL) {
-		errno = (int)-r;
+		set_errno((int)-r);
 		return -1;
 	}
 	return r;
@@ -71,22 +83,29 @@ static long fallback_syscall(long n, ...)
 
 static syscall_fn resolve_next(void)
 {
-	/* libc's own table first (libc_sym.c: no lock, no errno, no PLT
-	 * call); dlsym where that cannot answer. */
-	syscall_fn next = (syscall_fn)pmug_libc_symbol("syscall");
-	if (!next) {
-		int saved = errno;
-		next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
-		errno = saved;
-	}
+	struct pmug_libc l = {0};
+	syscall_fn next = fallback_syscall;
 	/* proxychains-ng's lesson: never forward to ourselves. */
-	if (!next || (void *)next == (void *)pmug_syscall_entry)
-		next = fallback_syscall;
+	if (pmug_libc_find(&l) && (void *)l.syscall != (void *)pmug_syscall_entry) {
+		next = l.syscall;
+		__atomic_store_n(&g_libc.environ, l.environ, __ATOMIC_RELAXED);
+		__atomic_store_n(&g_libc.secure, l.secure, __ATOMIC_RELAXED);
+	}
+	if (l.errno_location)
+		__atomic_store_n(&g_libc.errno_location, l.errno_location, __ATOMIC_RELAXED);
 	__atomic_store_n(&pmug_next_syscall, next, __ATOMIC_RELEASE);
 	return next;
 }
 
-/* Only reached if syscall() is called before our constructor ran. */
+static void ensure_resolved(void)
+{
+	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
+		resolve_next();
+}
+
+/* The first syscall() of the process, whatever its number, comes here
+ * (not the constructor: a process that never calls syscall() never pays
+ * for the lookup). */
 static long bootstrap_syscall(long n, ...)
 {
 	SIX_ARGS(n, a);
@@ -111,10 +130,13 @@ static bool stat_fd2(uint64_t *dev, uint64_t *ino)
 	return true;
 }
 
-__attribute__((constructor)) static void pmug_init(void)
+/* glibc hands a preloaded library's constructors the initial argc, argv
+ * and environment. */
+__attribute__((constructor)) static void pmug_init(int argc, char **argv, char **envp)
 {
-	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
-		resolve_next();
+	(void)argc;
+	(void)argv;
+	pmug_libc_note_envp(envp);
 	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
 }
 
@@ -142,7 +164,7 @@ static struct shim_state g_shim;
 /* Loaded through /etc/ld.so.preload rather than LD_PRELOAD?  Then fd 2 is
  * whatever an arbitrary daemon made of it (a socket, a protocol stream, a
  * data file): never write there.  Setuid programs see no LD_PRELOAD here
- * (secure_getenv), and the loader only honours ld.so.preload for them. */
+ * (env_get), and the loader only honours ld.so.preload for them. */
 static bool fleet_loaded(const char *lp)
 {
 	return !lp || !__builtin_strstr(lp, "libpmuguard");
@@ -212,6 +234,22 @@ static uint64_t parse_cookie(const char *v)
 	return n == 16 ? c : 0;
 }
 
+/* getenv() as secure_getenv() answers it: nothing at all in a secure
+ * (setuid, file-capability) process. */
+static const char *env_get(char *const *envp, const char *name)
+{
+	if (__atomic_load_n(&g_libc.secure, __ATOMIC_RELAXED))
+		return NULL;
+	for (; *envp; envp++) {
+		const char *e = *envp, *k = name;
+		while (*k && *e == *k)
+			e++, k++;
+		if (!*k && *e == '=')
+			return e + 1;
+	}
+	return NULL;
+}
+
 /*
  * Policy file, environment and probe -> state, through the one settings
  * resolver (settings.h).  Pure reads; safe to run concurrently.
@@ -222,15 +260,17 @@ static void build_state(struct shim_state *s)
 	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
 	/* Called from a preinit_array function, before libc set up environ:
 	 * no environment yet, so nothing built now is kept. */
-	struct guard_env env = {.visible = environ != NULL};
+	char ***ep = __atomic_load_n(&g_libc.environ, __ATOMIC_RELAXED);
+	char **envp = ep ? *ep : NULL;
+	struct guard_env env = {.visible = envp != NULL};
 	const char *lp = NULL, *cookie = NULL;
 	if (env.visible) {
-		env.mode = secure_getenv("PMUGUARD_MODE");
-		env.log = secure_getenv("PMUGUARD_LOG");
-		env.snapshot = secure_getenv("PMUGUARD_SNAPSHOT");
-		env.slots = secure_getenv("PMUGUARD_SLOTS");
-		lp = secure_getenv("LD_PRELOAD");
-		cookie = secure_getenv("PMUGUARD_SECCOMP_COOKIE");
+		env.mode = env_get(envp, "PMUGUARD_MODE");
+		env.log = env_get(envp, "PMUGUARD_LOG");
+		env.snapshot = env_get(envp, "PMUGUARD_SNAPSHOT");
+		env.slots = env_get(envp, "PMUGUARD_SLOTS");
+		lp = env_get(envp, "LD_PRELOAD");
+		cookie = env_get(envp, "PMUGUARD_SECCOMP_COOKIE");
 	}
 	const struct guard_cli cli = {.mode = -1};
 	struct guard_settings set;
@@ -389,29 +429,21 @@ static void judge(const struct shim_state *s, long attr, struct guard_decision *
 	guard_decide(&s->policy, rc, &h, d);
 }
 
-/* On the cold stack: build (and keep, where it may) the state, judge. */
-/* The probe and the log call into libc, which may set errno: it is put
- * back here, on the cold stack, where reading it also binds the PLT slot
- * of __errno_location that a denial on the hot path then uses. */
+/* On the cold stack: build (and keep, where it may) the state, judge.
+ * Everything here makes raw system calls only, so errno is untouched. */
 static void cold_first(void *p)
 {
 	struct call *c = p;
-	int saved = errno;
-	if (__atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE) == bootstrap_syscall)
-		resolve_next(); /* before our constructor: here, not on theirs */
+	ensure_resolved(); /* the first syscall() may be this one */
 	c->s = shim_state(&c->local);
 	judge(c->s, c->attr, &c->d);
 	if (worth_logging(c->s, &c->d))
 		log_denial(c->s, &c->d);
-	errno = saved;
 }
 
 static void cold_log(void *p)
 {
-	struct call *c = p;
-	int saved = errno;
-	log_denial(c->s, &c->d);
-	errno = saved;
+	log_denial(((struct call *)p)->s, &((struct call *)p)->d);
 }
 
 /*
@@ -475,14 +507,13 @@ static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s
 	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, (long)&copy, pid, cpu,
 								      group, flags, (long)s->cookie);
 deny:
-	errno = ENOENT;
+	set_errno(ENOENT);
 	return -1;
 }
 
 /*
- * errno: the hot path makes raw system calls only, so it never changes
- * errno; the cold functions put back what libc changed.  Only a denial
- * writes it.
+ * errno: every path makes raw system calls only, so it never changes
+ * errno.  Only a denial writes it.
  */
 long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
 {
@@ -498,7 +529,8 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 		without_stack(&c);
 	}
 	if (c.d.deny) {
-		errno = ENOENT;
+		ensure_resolved(); /* without_stack(): libc's errno not found yet */
+		set_errno(ENOENT);
 		return -1;
 	}
 	if (__builtin_expect(c.d.substitute, 0))
