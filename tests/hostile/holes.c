@@ -22,7 +22,13 @@
  *   preinit     slots from a preinit_array function, then metric from main
  *   substitute  slots with modifier bits and flags set: "attr-unchanged yes"
  *               when the caller's attr is byte for byte what it was
+ *   slots       slots, then syscall(SYS_close, -1) ("badclose": errno
+ *               must be EBADF, set through libc's errno)
+ *   dlopen LIB  the environment moved to the heap by setenv(), then LIB
+ *               loaded with dlopen() and its syscall() called: slots and
+ *               badclose, as "dlopen-slots" and "dlopen-badclose"
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -235,6 +241,40 @@ static void early(int argc, char **argv, char **envp)
 __attribute__((section(".preinit_array"), used)) static void (*const preinit_fn)(int, char **,
 									  char **) = early;
 
+typedef long (*syscall_fn)(long, ...);
+
+static void slots_and_badclose(syscall_fn sc, const char *slots, const char *badclose)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = SLOTS;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	report(slots, sc(SYS_perf_event_open, &a, 0, -1, -1, 0));
+	errno = 0;
+	report(badclose, sc(SYS_close, -1));
+}
+
+static int dlopened(const char *lib)
+{
+	char name[16];
+	for (int i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "HOLES_%d", i);
+		setenv(name, "x", 1);
+	}
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	syscall_fn sc = h ? (syscall_fn)dlsym(h, "syscall") : NULL;
+	if (!sc) {
+		fprintf(stderr, "holes: %s\n", dlerror());
+		return 1;
+	}
+	slots_and_badclose(sc, "dlopen-slots", "dlopen-badclose");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -259,6 +299,12 @@ int main(int argc, char **argv)
 		return emfile();
 	if (!strcmp(mode, "substitute"))
 		return substitute();
+	if (!strcmp(mode, "slots")) {
+		slots_and_badclose(syscall, "slots", "badclose");
+		return 0;
+	}
+	if (!strcmp(mode, "dlopen") && argc > 2)
+		return dlopened(argv[2]);
 	if (!strcmp(mode, "fd2") && argc > 2)
 		return fd2(argv[2]);
 	if (!strcmp(mode, "preinit") && g_mode_preinit) {
@@ -268,6 +314,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|"
-			"emfile|fd2 FILE|preinit\n");
+			"emfile|fd2 FILE|preinit|slots|dlopen LIB\n");
 	return 2;
 }

@@ -24,6 +24,12 @@
 # substitute-private-copy   slots = substitute: the kernel gets TOPDOWN.SLOTS_P
 #                           with every other bit kept, the caller's attr
 #                           stays byte for byte what it was
+# ld-so-launcher            the program started as ld.so PROGRAM (a launcher
+#                           in front): libc is still found, slots denied,
+#                           errno set through libc's own errno
+# dlopen-heap-environ       the shim loaded by dlopen() after setenv() moved
+#                           the environment to the heap (no initial stack to
+#                           read the auxiliary vector from: /proc/self/auxv)
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
@@ -61,6 +67,8 @@ run() {
 	shift
 	local pre=() fs=(--log "$tmp/log")
 	[ "$guard" = guarded ] && pre=(env "LD_PRELOAD=$LIB")
+	# LAUNCH: a command put between the environment and the program.
+	[ -n "${LAUNCH:-}" ] && pre+=("$LAUNCH")
 	[ "$world" = "$HEALTHY" ] && fs+=(--healthy)
 	local box=()
 	[ "${SANDBOX:-0}" = 1 ] && box=("$e2e/sandbox.sh" "$tmp/sb")
@@ -89,11 +97,34 @@ expect_denied() { # CALL...: exit 0, no fault, each CALL answered ENOENT
 	done
 	ok "guarded: $* answered ENOENT, no fault"
 }
+expect_badclose() { # NAME: syscall(SYS_close, -1) came back EBADF
+	grep -qx "call $1 errno=9" "$tmp/out" || fail "$1: errno was not set to EBADF: $(grep "call $1 " "$tmp/out")"
+	ok "$1: errno EBADF, set through libc's errno"
+}
 expect_err() { # REGEX in stderr
 	grep -Eq "$1" "$tmp/err" || fail "stderr lacks /$1/"
 }
 
 case $case_name in
+ld-so-launcher)
+	ldso=
+	for f in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do
+		[ -x "$f" ] && ldso=$f && break
+	done
+	[ -n "$ldso" ] || skip "no ld.so at a known path"
+	LAUNCH=$ldso run "$M6I" bare -- slots
+	expect_fault "ld.so holes slots"
+	LAUNCH=$ldso run "$M6I" guarded -- slots
+	expect_denied slots
+	expect_badclose badclose
+	;;
+dlopen-heap-environ)
+	run "$M6I" bare -- slots
+	expect_fault "holes slots"
+	run "$M6I" bare -- dlopen "$LIB"
+	expect_denied dlopen-slots
+	expect_badclose dlopen-badclose
+	;;
 tiny-stacks)
 	for mode in tinystack altstack; do
 		run "$M6I" guarded -- "$mode"
