@@ -520,7 +520,7 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 	struct call c = {.attr = attr};
 	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
 		/* The hot path, on the caller's stack: two raw syscalls
-		 * (getpid, process_vm_readv) and a few comparisons. */
+		 * (gettid, process_vm_readv) and a few comparisons. */
 		c.s = &g_shim;
 		judge(c.s, attr, &c.d);
 		if (__builtin_expect(worth_logging(c.s, &c.d), 0))
