@@ -30,6 +30,7 @@
 #include "denial.h"
 #include "libc_sym.h"
 #include "log.h"
+#include "policy.h"
 #include "probe.h"
 #include "settings.h"
 #include "sys.h"
@@ -287,23 +288,8 @@ static void build_state(struct shim_state *s)
 
 	struct probe_facts facts;
 	struct probe_verdict v;
-	if (set.mode != GUARD_OFF) {
-		probe_gather_verdict(&facts, set.snapshot);
-		probe_evaluate(&facts, &v);
-	} else {
-		/* Off: no probe work at all. */
-		__builtin_memset(&facts, 0, sizeof(facts));
-		__builtin_memset(&v, 0, sizeof(v));
-		v.state = PROBE_UNKNOWN;
-		v.reason = "mode off: nothing is checked";
-	}
-	guard_policy_init(&s->policy, set.mode, &facts, &v);
+	guard_policy_for(&set, &facts, &v, &s->policy);
 	s->policy.substitute = set.slots == GUARD_SLOTS_SUBSTITUTE;
-	if (set.conf_transient)
-		guard_policy_fail_closed(&s->policy,
-					 GUARD_CONF_PATH " could not be read just now (out of "
-							 "descriptors or memory): failing closed for "
-							 "this call");
 	s->cacheable = set.cacheable && !probe_facts_transient(&facts);
 	if (s->log == GUARD_LOG_DEBUG)
 		log_verdict(s, &v, set.snapshot);

@@ -22,6 +22,7 @@
 #include "conf.h"
 #include "denial.h"
 #include "enforce.h"
+#include "policy.h"
 #include "settings.h"
 
 #ifndef PMUGUARD_ENFORCE
@@ -86,12 +87,7 @@ static void plan_make(struct plan *pl, int mode, const char *snapshot, bool quie
 	pl->f = calloc(1, sizeof(*pl->f));
 	if (!pl->f)
 		die_errno("out of memory");
-	probe_gather_verdict(pl->f, pl->set.snapshot);
-	probe_evaluate(pl->f, &pl->v);
-	guard_policy_init(&pl->policy, pl->set.mode, pl->f, &pl->v);
-	if (pl->set.conf_transient)
-		guard_policy_fail_closed(&pl->policy,
-					 GUARD_CONF_PATH " could not be read just now: failing closed");
+	guard_policy_for(&pl->set, pl->f, &pl->v, &pl->policy);
 }
 
 static void print_types(FILE *out, const unsigned *types, unsigned n)

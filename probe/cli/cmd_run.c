@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "conf.h"
 #include "log.h"
+#include "policy.h"
 #include "settings.h"
 #include "elfcheck.h"
 #include "supervise.h"
@@ -149,8 +150,6 @@ static int run_seccomp(char **argv, const struct guard_settings *set, bool audit
 		die_errno("out of memory");
 	if (with_preload)
 		export_preload(set);
-	probe_gather_verdict(f, snapshot);
-	probe_evaluate(f, &v);
 	/* Escaped once here, for the audit summary. */
 	log_str_safe(&src, snapshot ? snapshot : "this machine");
 	src.buf[src.len] = '\0';
@@ -160,10 +159,7 @@ static int run_seccomp(char **argv, const struct guard_settings *set, bool audit
 				.preload_cookie = with_preload,
 				.facts_src = src.buf,
 				.facts = f};
-	guard_policy_init(&o.policy, set->mode, f, &v);
-	if (set->conf_transient)
-		guard_policy_fail_closed(&o.policy, GUARD_CONF_PATH " could not be read just now: "
-						    "failing closed");
+	guard_policy_for(set, f, &v, &o.policy);
 	/* The supervisor cannot open an event on the caller's behalf with the
 	 * caller's pid, cpu, group and credentials faithfully: TOPDOWN.SLOTS is
 	 * denied here; the preload (auto mode, dynamic programs) substitutes. */
