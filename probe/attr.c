@@ -43,6 +43,67 @@ static int read_mem_file(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return rc == -EIO ? -EFAULT : rc;
 }
 
+/*
+ * Is [addr, addr + len) mapped readable in pid's maps (0: this thread's)?
+ * 1 yes, 0 no, -errno when the maps cannot be read.  Streamed in small
+ * reads with no line buffer: this may run on a caller's small stack.
+ */
+static int range_readable(pid_t pid, uint64_t addr, size_t len)
+{
+	char path[48] = "/proc/thread-self/maps";
+	if (pid != 0) {
+		size_t at = 6 + probe_utoa(path + 6, (uint32_t)pid);
+		__builtin_memcpy(path + at, "/maps", 6);
+	}
+	long fd = pmug_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return (int)fd;
+	uint64_t cur = addr, want = addr + len, start = 0, end = 0;
+	/* Fields of a line: 0 start, 1 end, 2 the read permission, 3 the rest.
+	 * answer: 0 not yet, 1 readable, 2 not, or -errno. */
+	int field = 0, answer = 0;
+	char chunk[128];
+	long r;
+	while (answer == 0 && (r = pmug_sys3(SYS_read, fd, chunk, sizeof(chunk))) != 0) {
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			answer = (int)r;
+			break;
+		}
+		for (long i = 0; i < r && answer == 0; i++) {
+			char c = chunk[i];
+			unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+				     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16u;
+			if (c == '\n') {
+				field = 0, start = end = 0;
+			} else if (field == 0) {
+				if (d < 16)
+					start = start << 4 | d;
+				else
+					field = 1;
+			} else if (field == 1) {
+				if (d < 16)
+					end = end << 4 | d;
+				else
+					field = 2;
+			} else if (field == 2) {
+				field = 3;
+				/* Lines come in address order: a gap before
+				 * cur, or a mapping we may not read, ends it. */
+				if (end <= cur)
+					continue;
+				if (start > cur || c != 'r')
+					answer = 2;
+				else if ((cur = end) >= want)
+					answer = 1;
+			}
+		}
+	}
+	pmug_sys1(SYS_close, fd);
+	return answer < 0 ? answer : answer == 1;
+}
+
 int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	if (addr == 0)
@@ -55,8 +116,19 @@ int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
 			   1, (long)&remote, 1, 0);
 	if (r == (long)len)
 		return 0;
-	if (r >= 0 || r == -EFAULT)
-		return -EFAULT; /* partly or wholly unmapped */
+	if (r >= 0 || r == -EFAULT) {
+		/* Partly or wholly unmapped: the kernel's EFAULT to give.  But
+		 * process_vm_readv also refuses a readable VM_IO or VM_PFNMAP
+		 * mapping (a device's, [vvar]) that the kernel's own
+		 * copy_from_user() reads: there the mem file may read it, and
+		 * where it cannot, the attr is unreadable to us, not to the
+		 * kernel, so the call fails closed (EIO). */
+		int readable = range_readable(pid, addr, len);
+		if (readable == 0)
+			return -EFAULT;
+		int rc = read_mem_file(pid, addr, buf, len);
+		return rc == -EFAULT ? -EIO : rc;
+	}
 	/* Refused (EPERM: not dumpable, Yama; ENOSYS: a sandbox's filter) or
 	 * wrong about the pid (ESRCH): the mem file, which asks differently. */
 	return read_mem_file(pid, addr, buf, len);

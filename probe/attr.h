@@ -22,12 +22,13 @@ struct guard_attr {
 
 /* Read the head of the attr at addr in process pid (0: this process):
  * process_vm_readv, or the process's mem file where that is refused (for
- * this process always /proc/self/mem, never a path built from getpid(),
- * which in a pid namespace with a foreign /proc names another process).
- * Returns 0, -EFAULT when the address is unreadable (the kernel will say
- * EFAULT too: a bad pointer is the kernel's to report), or the -errno of a
- * read that was refused or could not be made (EPERM, EACCES, ENOSYS,
- * EMFILE, ENOMEM, ESRCH, ...).  errno is preserved. */
+ * this process always /proc/thread-self/mem, never a path built from
+ * getpid(), which in a pid namespace with a foreign /proc names another
+ * process).  Returns 0, -EFAULT when the address is not mapped readable
+ * (the kernel will say EFAULT too: a bad pointer is the kernel's to
+ * report), or the -errno of a read that was refused or could not be made
+ * (EPERM, EACCES, ENOSYS, EMFILE, ENOMEM, ESRCH; EIO for a readable mapping
+ * that neither read can reach, a device's or [vvar]).  errno is preserved. */
 int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a);
 
 /* The same for len bytes at addr into buf. */

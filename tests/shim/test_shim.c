@@ -19,6 +19,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -107,6 +109,27 @@ Test(bad_attr, straddling_into_an_unmapped_page)
 	cr_assert_eq(peo(at, 0), -1);
 	cr_assert_eq(errno, EFAULT, "errno %d", errno);
 	munmap(p, 2 * (size_t)pg);
+}
+
+/* [vvar]: readable by the kernel's copy_from_user(), refused by
+ * process_vm_readv() and the mem file (a VM_PFNMAP mapping, like a
+ * device's).  Forwarded unjudged, the attr would reach the kernel unseen:
+ * the shim fails closed instead (the kernel would have read it). */
+Test(bad_attr, readable_only_to_the_kernel_fails_closed)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	cr_assert_not_null(f);
+	char line[512];
+	unsigned long vvar = 0;
+	while (!vvar && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vvar]"))
+			vvar = strtoul(line, NULL, 16);
+	fclose(f);
+	if (!vvar)
+		cr_skip_test("no [vvar] mapping here");
+	errno = 0;
+	cr_assert_eq(peo((void *)vvar, BAD_FLAGS), -1);
+	cr_assert_eq(errno, ENOENT, "errno %d", errno);
 }
 
 Test(bad_attr, size_zero_is_ver0_and_still_classified)
