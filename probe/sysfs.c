@@ -49,15 +49,17 @@ static bool read_type(const char *pmu_dir, uint32_t *type)
 
 void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 {
-	/* Looked up again with events: start the list afresh. */
 	f->tried |= PROBE_KNOWN_SYSFS | (events ? PROBE_KNOWN_SYSFS_EVENTS : 0u);
-	f->n_pmus = 0;
 	long dfd = pmug_open(devices_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
+		/* What an earlier read found stays (the lazy path reads again
+		 * with events; failing then must not forget the core PMUs). */
 		f->sysfs_err = (int)dfd;
 		return;
 	}
 	pmug_close(dfd);
+	/* Looked up again with events: start the list afresh. */
+	f->n_pmus = 0;
 	f->sysfs_err = 0;
 	f->known |= PROBE_KNOWN_SYSFS | (events ? PROBE_KNOWN_SYSFS_EVENTS : 0u);
 

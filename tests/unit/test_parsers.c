@@ -381,3 +381,19 @@ Test(klog_text, unsupported_model_means_no_driver)
 	klog(&k, b, 2);
 	cr_assert(k.broken_pmu);
 }
+
+/* The lazy path reads sysfs again with events; a failure then (the fd
+ * limit, a directory gone) keeps what the first read found. */
+Test(sysfs, a_failed_reread_keeps_the_core_pmus)
+{
+	static struct probe_facts f;
+	char dir[1024];
+	cr_assert(probe_join(dir, sizeof(dir), PMUGUARD_FIXTURES, "m6i-16xlarge/sys/bus/event_source/devices"));
+	probe_sysfs(&f, dir, false);
+	cr_assert_gt(f.n_pmus, 0, "the fixture's core PMU was not found");
+	unsigned n = f.n_pmus;
+	probe_sysfs(&f, "/nonexistent/pmuguard/devices", true);
+	cr_assert_eq(f.sysfs_err, -ENOENT);
+	cr_assert_eq(f.n_pmus, n, "a failed re-read dropped the core PMUs");
+	cr_assert(f.known & PROBE_KNOWN_SYSFS);
+}
