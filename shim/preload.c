@@ -131,6 +131,10 @@ static bool stat_fd2(uint64_t *dev, uint64_t *ino)
 	return true;
 }
 
+/* Set by the constructor, which runs after libc's: from then on a NULL
+ * environ is a program's clearenv(), not an environment not set up yet. */
+static bool g_ctor_ran;
+
 /* glibc hands a preloaded library's constructors the initial argc, argv
  * and environment. */
 __attribute__((constructor)) static void pmug_init(int argc, char **argv, char **envp)
@@ -138,6 +142,7 @@ __attribute__((constructor)) static void pmug_init(int argc, char **argv, char *
 	(void)argc;
 	(void)argv;
 	pmug_libc_note_envp(envp);
+	__atomic_store_n(&g_ctor_ran, true, __ATOMIC_RELEASE);
 	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
 }
 
@@ -263,9 +268,12 @@ static void build_state(struct shim_state *s)
 	 * no environment yet, so nothing built now is kept. */
 	char ***ep = __atomic_load_n(&g_libc.environ, __ATOMIC_RELAXED);
 	char **envp = ep ? *ep : NULL;
-	struct guard_env env = {.visible = envp != NULL};
+	/* Before libc set up environ (a preinit_array function) nothing built
+	 * is kept; after a clearenv() the environment is known to be empty. */
+	struct guard_env env = {
+		.visible = envp || (ep && __atomic_load_n(&g_ctor_ran, __ATOMIC_ACQUIRE))};
 	const char *lp = NULL, *cookie = NULL;
-	if (env.visible) {
+	if (envp) {
 		env.mode = env_get(envp, "PMUGUARD_MODE");
 		env.log = env_get(envp, "PMUGUARD_LOG");
 		env.snapshot = env_get(envp, "PMUGUARD_SNAPSHOT");

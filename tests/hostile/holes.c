@@ -24,6 +24,7 @@
  *               when the caller's attr is byte for byte what it was
  *   slots       slots, then syscall(SYS_close, -1) ("badclose": errno
  *               must be EBADF, set through libc's errno)
+ *   clearenv    clearenv(), then slots three times
  *   dlopen LIB  the environment moved to the heap by setenv(), then LIB
  *               loaded with dlopen() and its syscall() called: slots and
  *               badclose, as "dlopen-slots" and "dlopen-badclose"
@@ -303,6 +304,13 @@ int main(int argc, char **argv)
 		slots_and_badclose(syscall, "slots", "badclose");
 		return 0;
 	}
+	if (!strcmp(mode, "clearenv")) {
+		clearenv();
+		report("cleared-1", open_raw(SYS_perf_event_open, SLOTS));
+		report("cleared-2", open_raw(SYS_perf_event_open, SLOTS));
+		report("cleared-3", open_raw(SYS_perf_event_open, SLOTS));
+		return 0;
+	}
 	if (!strcmp(mode, "dlopen") && argc > 2)
 		return dlopened(argv[2]);
 	if (!strcmp(mode, "fd2") && argc > 2)
@@ -314,6 +322,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|"
-			"emfile|fd2 FILE|preinit|slots|dlopen LIB\n");
+			"emfile|fd2 FILE|preinit|slots|clearenv|dlopen LIB\n");
 	return 2;
 }

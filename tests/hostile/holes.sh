@@ -27,6 +27,8 @@
 # ld-so-launcher            the program started as ld.so PROGRAM (a launcher
 #                           in front): libc is still found, slots denied,
 #                           errno set through libc's own errno
+# clearenv                  a program that empties its environment: the state
+#                           is built once and kept, not probed at every call
 # dlopen-heap-environ       the shim loaded by dlopen() after setenv() moved
 #                           the environment to the heap (no initial stack to
 #                           read the auxiliary vector from: /proc/self/auxv)
@@ -117,6 +119,20 @@ ld-so-launcher)
 	LAUNCH=$ldso run "$M6I" guarded -- slots
 	expect_denied slots
 	expect_badclose badclose
+	;;
+clearenv)
+	mkdir -p "$tmp/sb/etc-up"
+	# A line the file does not understand: said once, and only by a state
+	# that is kept (one built again at every call would say it every time).
+	printf 'snapshot = %s\nbogus = 1\n' "$M6I" >"$tmp/sb/etc-up/pmuguard.conf"
+	SANDBOX=1 run "$M6I" bare -- clearenv
+	expect_fault "slots after clearenv()"
+	SANDBOX=1 run "$M6I" guarded -- clearenv
+	expect_denied cleared-1 cleared-2 cleared-3
+	# LD_PRELOAD is gone with the rest: the shim reports as in fleet mode.
+	n=$(grep -c 'pmuguard.*ignoring /etc/pmuguard.conf' "$tmp/syslog" || :)
+	[ "$n" = 1 ] || fail "the kept state said what it ignored $n times (want 1: built once, kept)"
+	ok "after clearenv() the state was built once and kept"
 	;;
 dlopen-heap-environ)
 	run "$M6I" bare -- slots
