@@ -107,3 +107,22 @@ pmug_on_stack:
 	.size	pmug_on_stack, .-pmug_on_stack
 
 	.section .note.GNU-stack,"",%progbits
+
+/*
+ * Built with -fcf-protection (distribution hardening): say so, as the C
+ * objects do, or the linker drops the library's IBT/SHSTK marking.  Both
+ * hold here: each entry point starts with endbr64, and every call returns
+ * through its own ret (the tail jump leaves the shadow stack as it was).
+ */
+#if defined(__x86_64__) && defined(__CET__)
+	.section .note.gnu.property,"a"
+	.p2align 3
+	.long	4		/* name size */
+	.long	16		/* descriptor size */
+	.long	5		/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.long	0xc0000002	/* GNU_PROPERTY_X86_FEATURE_1_AND */
+	.long	4
+	.long	__CET__		/* 1 IBT, 2 SHSTK */
+	.p2align 3
+#endif

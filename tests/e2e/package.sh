@@ -51,6 +51,20 @@ deb)
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done
 	ok "built $(basename "$deb") with the command, library, fleet script, man pages, README, units, role, SSM document"
+	# Built with the distribution's hardening flags, the preloaded library
+	# still imports nothing (what every process on a host pays at start)
+	# and keeps full RELRO and the CET marking.
+	mkdir -p "$tmp/x-deb"
+	dpkg-deb -x "$deb" "$tmp/x-deb"
+	lib=$(find "$tmp/x-deb" -name libpmuguard.so)
+	undef=$(nm -D --undefined-only "$lib")
+	[ -z "$undef" ] || fail "the packaged libpmuguard.so imports: $undef"
+	readelf -d "$lib" | grep -q 'FLAGS.*NOW' || fail "the packaged library is not BIND_NOW"
+	if [ "$(dpkg-architecture -qDEB_HOST_ARCH)" = amd64 ]; then
+		readelf -n "$lib" | grep -q 'x86 feature: IBT, SHSTK' ||
+			fail "the packaged library lost its IBT/SHSTK marking: $(readelf -n "$lib" | grep -i feature)"
+	fi
+	ok "the packaged library imports nothing, is BIND_NOW and marked IBT and SHSTK"
 	# Installed in a namespace whose /usr, /etc and /var are overlays, /run
 	# a tmpfs (no /run/systemd/system: no daemon-reload reaches the host's
 	# systemd, if it has one), /sys/fs/bpf a private bpffs, and a
