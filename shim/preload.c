@@ -328,20 +328,18 @@ static const struct shim_state *shim_state(struct shim_state *local)
 
 /* ---- Logging each distinct denial once ------------------------------------- */
 
+/* Keys carry the pid: a fork child logs afresh in its copy of the table,
+ * and a vfork child, which writes into its parent's, adds its own keys
+ * instead of wiping the parent's (which then logged everything again). */
 #define SEEN_SLOTS 128
 static _Atomic uint64_t g_seen[SEEN_SLOTS];
-static atomic_int g_seen_pid; /* whose table it is: a fork child starts afresh */
 
 static bool first_sighting(const struct guard_decision *d)
 {
-	int me = (int)pmug_sys0(SYS_getpid), owner = atomic_load(&g_seen_pid);
-	if (owner != me && atomic_compare_exchange_strong(&g_seen_pid, &owner, me))
-		for (unsigned i = 0; i < SEEN_SLOTS; i++)
-			atomic_store_explicit(&g_seen[i], 0, memory_order_relaxed);
-
+	uint64_t pid = (uint64_t)pmug_sys0(SYS_getpid);
 	/* An unreadable attr is one key of its own, whatever its errno. */
 	uint32_t type = d->hit == GUARD_HIT_UNREADABLE ? UINT32_MAX : d->type;
-	uint64_t key = (d->config ^ ((uint64_t)type << 56) ^ type) * 0x9e3779b97f4a7c15ull;
+	uint64_t key = (d->config ^ ((uint64_t)type << 56) ^ type ^ pid << 32) * 0x9e3779b97f4a7c15ull;
 	key ^= key >> 29;
 	if (key == 0)
 		key = 1;

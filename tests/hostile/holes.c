@@ -25,6 +25,7 @@
  *   slots       slots, then syscall(SYS_close, -1) ("badclose": errno
  *               must be EBADF, set through libc's errno)
  *   clearenv    clearenv(), then slots three times
+ *   vfork       slots, slots in a vfork child, slots again in the parent
  *   dlopen LIB  the environment moved to the heap by setenv(), then LIB
  *               loaded with dlopen() and its syscall() called: slots and
  *               badclose, as "dlopen-slots" and "dlopen-badclose"
@@ -46,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SLOTS 0x0400ull
@@ -304,6 +306,20 @@ int main(int argc, char **argv)
 		slots_and_badclose(syscall, "slots", "badclose");
 		return 0;
 	}
+	if (!strcmp(mode, "vfork")) {
+		report("parent-1", open_raw(SYS_perf_event_open, SLOTS));
+		pid_t p = vfork();
+		if (p == 0) {
+			long fd = open_raw(SYS_perf_event_open, SLOTS);
+			_exit(fd < 0 && errno == ENOENT ? 0 : 1);
+		}
+		int st = 0;
+		if (p < 0 || waitpid(p, &st, 0) != p)
+			return 1;
+		printf("child %s\n", WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "denied" : "not-denied");
+		report("parent-2", open_raw(SYS_perf_event_open, SLOTS));
+		return 0;
+	}
 	if (!strcmp(mode, "clearenv")) {
 		clearenv();
 		report("cleared-1", open_raw(SYS_perf_event_open, SLOTS));
@@ -322,6 +338,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|"
-			"emfile|fd2 FILE|preinit|slots|clearenv|dlopen LIB\n");
+			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB\n");
 	return 2;
 }

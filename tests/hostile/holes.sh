@@ -29,6 +29,8 @@
 #                           errno set through libc's own errno
 # clearenv                  a program that empties its environment: the state
 #                           is built once and kept, not probed at every call
+# vfork-log-once            a vfork child's block is logged once and the
+#                           parent's table is kept: no line said twice
 # dlopen-heap-environ       the shim loaded by dlopen() after setenv() moved
 #                           the environment to the heap (no initial stack to
 #                           read the auxiliary vector from: /proc/self/auxv)
@@ -133,6 +135,16 @@ clearenv)
 	n=$(grep -c 'pmuguard.*ignoring /etc/pmuguard.conf' "$tmp/syslog" || :)
 	[ "$n" = 1 ] || fail "the kept state said what it ignored $n times (want 1: built once, kept)"
 	ok "after clearenv() the state was built once and kept"
+	;;
+vfork-log-once)
+	run "$M6I" bare -- vfork
+	expect_fault "slots before a vfork"
+	run "$M6I" guarded -- vfork
+	expect_denied parent-1 parent-2
+	grep -qx 'child denied' "$tmp/out" || fail "the vfork child's slots was not denied"
+	n=$(grep -c 'blocked perf_event_open(type=4, config=0x400)' "$tmp/err" || :)
+	[ "$n" = 2 ] || fail "$n block lines (want 2: the parent once, the vfork child once)"
+	ok "the parent's block logged once across a vfork child that logged its own"
 	;;
 dlopen-heap-environ)
 	run "$M6I" bare -- slots
