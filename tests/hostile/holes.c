@@ -87,7 +87,7 @@ static __attribute__((noinline)) void measured_call(const char *name)
 	volatile unsigned char here;
 	unsigned char *sp = (unsigned char *)&here;
 	/* Leave 128 bytes under our own frame unpainted for the painting. */
-	size_t n = (size_t)(sp - 128 - g_lo);
+	size_t n = (size_t)((uintptr_t)sp - 128 - (uintptr_t)g_lo);
 	memset(g_lo, PAINT, n);
 	long fd = open_raw(SYS_perf_event_open, SLOTS);
 	int e = errno;
