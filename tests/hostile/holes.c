@@ -50,21 +50,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attr.h"
+
 #define SLOTS 0x0400ull
 #define METRIC 0x8000ull
 #define CYCLES 0x003cull
 
+typedef long (*syscall_fn)(long, ...);
+
+static long open_with(syscall_fn sc, long nr, uint64_t config)
+{
+	struct perf_event_attr a = attr_of(PERF_TYPE_RAW, config);
+	a.exclude_hv = 1;
+	return sc(nr, &a, 0, -1, -1, 0);
+}
+
 static long open_raw(long nr, uint64_t config)
 {
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_RAW;
-	a.size = sizeof(a);
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	return syscall(nr, &a, 0, -1, -1, 0);
+	return open_with(syscall, nr, config);
 }
 
 static void report(const char *name, long fd)
@@ -244,19 +247,9 @@ static void early(int argc, char **argv, char **envp)
 __attribute__((section(".preinit_array"), used)) static void (*const preinit_fn)(int, char **,
 									  char **) = early;
 
-typedef long (*syscall_fn)(long, ...);
-
 static void slots_and_badclose(syscall_fn sc, const char *slots, const char *badclose)
 {
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_RAW;
-	a.size = sizeof(a);
-	a.config = SLOTS;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	report(slots, sc(SYS_perf_event_open, &a, 0, -1, -1, 0));
+	report(slots, open_with(sc, SYS_perf_event_open, SLOTS));
 	errno = 0;
 	report(badclose, sc(SYS_close, -1));
 }
