@@ -264,8 +264,6 @@ static void build_state(struct shim_state *s)
 {
 	struct guard_conf conf;
 	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
-	/* Called from a preinit_array function, before libc set up environ:
-	 * no environment yet, so nothing built now is kept. */
 	char ***ep = __atomic_load_n(&g_libc.environ, __ATOMIC_RELAXED);
 	char **envp = ep ? *ep : NULL;
 	/* Before libc set up environ (a preinit_array function) nothing built
