@@ -31,18 +31,28 @@
 #include "libc_sym.h"
 #include "sys.h"
 
-/* The environment array the constructor was handed, when it is the one on
- * the initial stack (see pmug_libc_note_envp). */
-static char **g_envp;
+/* The auxiliary vector after the environment the constructor was handed,
+ * when that is the one on the initial stack (see pmug_libc_note_envp). */
+static const uintptr_t *g_auxv;
 
+/* Found now, while the array is as the kernel and ld.so left it (a program
+ * may later write NULLs into it); read at the first syscall().  ld.so's
+ * unsetenv() of unsafe variables in a secure process shifts the array down
+ * in place, leaving extra NULLs: the vector's first type is never AT_NULL,
+ * so they are skipped. */
 void pmug_libc_note_envp(char **envp)
 {
 	/* The initial stack lies above every frame of the main thread; an
 	 * array that setenv() moved to the heap (a dlopen() after it) lies
 	 * below, and what follows it is not the auxiliary vector. */
 	char here;
-	if (envp && (uintptr_t)envp > (uintptr_t)&here)
-		g_envp = envp;
+	if (!envp || (uintptr_t)envp <= (uintptr_t)&here)
+		return;
+	while (*envp)
+		envp++;
+	for (int i = 0; i < 64 && !*envp; i++)
+		envp++;
+	__atomic_store_n(&g_auxv, (const uintptr_t *)envp, __ATOMIC_RELEASE);
 }
 
 struct auxv_want {
@@ -65,21 +75,18 @@ static void auxv_take(struct auxv_want *w, uintptr_t type, uintptr_t val)
 		w->secure = val, w->found |= 4;
 }
 
-/* After the environment's NULL.  ld.so's unsetenv() of unsafe variables in
- * a secure process shifts the array down in place, leaving extra NULLs;
- * the vector's first type is never AT_NULL, so they are skipped. */
+/* The types are small numbers (AT_MINSIGSTKSZ is 51): anything else means
+ * this is not the vector, and /proc/self/auxv is asked instead. */
 static bool auxv_from_stack(struct auxv_want *w)
 {
-	char **p = __atomic_load_n(&g_envp, __ATOMIC_ACQUIRE);
-	if (!p)
+	const uintptr_t *a = __atomic_load_n(&g_auxv, __ATOMIC_ACQUIRE);
+	if (!a)
 		return false;
-	while (*p)
-		p++;
-	for (int i = 0; i < 64 && !*p; i++)
-		p++;
-	const uintptr_t *a = (const uintptr_t *)p;
-	for (int i = 0; i < 128 && a[0] != AT_NULL; i++, a += 2)
+	for (int i = 0; i < 128 && a[0] != AT_NULL; i++, a += 2) {
+		if (a[0] > 4096)
+			return false;
 		auxv_take(w, a[0], a[1]);
+	}
 	return (w->found & 2) != 0;
 }
 
