@@ -50,3 +50,26 @@ void guard_format_denial(struct logline *l, const struct guard_policy *p,
 		   : d->deny ? ". Returned ENOENT: the tool sees the event as not supported."
 			     : ". Allowed (audit mode).");
 }
+
+void guard_report_fields(struct log_report *r, const struct guard_decision *d,
+			 enum guard_layer layer, const char *prog, pid_t pid, uid_t uid)
+{
+	bool read = d->hit != GUARD_HIT_UNREADABLE;
+	*r = (struct log_report){
+		.msgid = layer == GUARD_LAYER_KERNEL ? LOG_MSGID_KERNEL : LOG_MSGID_BLOCK,
+		.layer = layer == GUARD_LAYER_KERNEL    ? "kernel"
+			 : layer == GUARD_LAYER_SECCOMP ? "seccomp"
+							: "preload",
+		.decision = d->substitute ? "substitute" : d->deny ? "deny" : "audit",
+		.hit = d->hit == GUARD_HIT_SLOTS	    ? "slots"
+		       : d->hit == GUARD_HIT_METRIC	    ? "metric"
+		       : d->hit == GUARD_HIT_UNREADABLE ? "unreadable"
+							    : "none",
+		.program = prog,
+		.pid = (uint64_t)pid,
+		.uid = (uint64_t)uid,
+		.has_encoding = read,
+		.type = read ? d->type : 0,
+		.config = read ? d->config : 0,
+	};
+}

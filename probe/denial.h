@@ -14,6 +14,13 @@
 void guard_format_denial(struct logline *l, const struct guard_policy *p,
 			 const struct guard_decision *d, const char *prog, pid_t pid);
 
+/* Which enforcer decided: the journal's PMUGUARD_LAYER. */
+enum guard_layer { GUARD_LAYER_PRELOAD, GUARD_LAYER_SECCOMP, GUARD_LAYER_KERNEL };
+
+/* The report's journal fields (log_system); prog must outlive r. */
+void guard_report_fields(struct log_report *r, const struct guard_decision *d,
+			 enum guard_layer layer, const char *prog, pid_t pid, uid_t uid);
+
 /* "EPERM" for the errnos a refused read gives, else "errno N". */
 void guard_log_errno(struct logline *l, int err);
 

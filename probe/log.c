@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -69,12 +71,76 @@ void log_emit(struct logline *l, int fd)
 	}
 }
 
-/* To syslog/journald through /dev/log, without glibc's syslog() (it takes
- * locks and may allocate): one datagram, "<12>" = facility user, severity
- * warning (RFC 3164), the header and the line gathered from two buffers.
- * Where there is no /dev/log the line is dropped: in fleet mode nothing may
- * go to fd 2 instead. */
-void log_syslog(const struct logline *l, size_t skip)
+/* Send the iovecs as one datagram to the unix socket at path; 0 or -errno.
+ * sendmsg with the address: no connect, one descriptor for one call. */
+static long send_dgram(const char *path, size_t plen, struct iovec *iov, size_t n)
+{
+	long fd = pmug_sys3(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	__builtin_memcpy(a.sun_path, path, plen);
+	struct msghdr m = {.msg_name = &a,
+			   .msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen),
+			   .msg_iov = iov,
+			   .msg_iovlen = n};
+	long r = pmug_sys3(SYS_sendmsg, fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+	pmug_sys1(SYS_close, fd);
+	return r < 0 ? r : 0;
+}
+
+/* Reports this process could not deliver, said by the next one delivered. */
+static _Atomic uint32_t g_undelivered;
+
+static void field(struct logline *f, const char *name, const char *value)
+{
+	log_str(f, name);
+	log_str_safe(f, value);
+	log_str(f, "\n");
+}
+
+static void field_dec(struct logline *f, const char *name, uint64_t value)
+{
+	log_str(f, name);
+	log_dec(f, value);
+	log_str(f, "\n");
+}
+
+/* journald's native protocol: "NAME=value\n" fields in one datagram.  The
+ * values carry no newline (log_str_safe escapes control characters), so
+ * the simple form serves.  MESSAGE first: msg[0..mlen) and the note. */
+static long to_journal(const char *msg, size_t mlen, const char *note, size_t nlen,
+		       const struct log_report *r, uint32_t undelivered)
+{
+	struct logline f = {.len = 0};
+	log_str(&f, "\nPRIORITY=4\nSYSLOG_IDENTIFIER=pmuguard\n");
+	if (r) {
+		field(&f, "MESSAGE_ID=", r->msgid);
+		field(&f, "PMUGUARD_LAYER=", r->layer);
+		field(&f, "PMUGUARD_DECISION=", r->decision);
+		field(&f, "PMUGUARD_HIT=", r->hit);
+		field(&f, "PMUGUARD_PROGRAM=", r->program);
+		field_dec(&f, "PMUGUARD_PID=", r->pid);
+		field_dec(&f, "PMUGUARD_UID=", r->uid);
+		if (r->has_encoding) {
+			field_dec(&f, "PMUGUARD_TYPE=", r->type);
+			log_str(&f, "PMUGUARD_CONFIG=");
+			log_hex(&f, r->config);
+			log_str(&f, "\n");
+		}
+		if (undelivered)
+			field_dec(&f, "PMUGUARD_UNDELIVERED=", undelivered);
+	}
+	if (f.len >= sizeof(f.buf) - 1)
+		return -EMSGSIZE; /* a field was cut: say nothing rather than half */
+	struct iovec iov[4] = {{(void *)"MESSAGE=", 8}, {(void *)msg, mlen},
+			       {(void *)note, nlen}, {f.buf, f.len}};
+	static const char sock[] = "/run/systemd/journal/socket";
+	return send_dgram(sock, sizeof(sock), iov, 4);
+}
+
+/* RFC 3164 through /dev/log: "<12>" = facility user, severity warning. */
+static long to_syslog(const char *msg, size_t mlen, const char *note, size_t nlen)
 {
 	char head[48];
 	size_t hn;
@@ -84,18 +150,42 @@ void log_syslog(const struct logline *l, size_t skip)
 	hn += probe_utoa(head + hn, (uint32_t)pmug_sys0(SYS_getpid));
 	__builtin_memcpy(head + hn, close_, sizeof(close_) - 1);
 	hn += sizeof(close_) - 1;
+	struct iovec iov[3] = {{head, hn}, {(void *)msg, mlen}, {(void *)note, nlen}};
+	static const char sock[] = "/dev/log";
+	return send_dgram(sock, sizeof(sock), iov, 3);
+}
 
+/* Without glibc's syslog() or sd_journal_send() (they take locks and may
+ * allocate): one datagram, to journald natively where its socket is, else
+ * to /dev/log.  Where neither takes it a report is counted, and the next
+ * delivered report says how many went missing, so that a full socket
+ * buffer or a restarting journald never loses a block in silence. */
+bool log_system(const struct logline *l, size_t skip, const struct log_report *r)
+{
 	size_t len = l->len < sizeof(l->buf) ? l->len : sizeof(l->buf) - 1;
-	struct iovec iov[2] = {{head, hn}, {(void *)(l->buf + (skip < len ? skip : len)),
-					     skip < len ? len - skip : 0}};
-	long fd = pmug_sys3(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	__builtin_memcpy(a.sun_path, "/dev/log", sizeof("/dev/log"));
-	if (pmug_sys3(SYS_connect, fd, &a, sizeof(a)) == 0) {
-		struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
-		pmug_sys3(SYS_sendmsg, fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+	const char *msg = l->buf + (skip < len ? skip : len);
+	size_t mlen = skip < len ? len - skip : 0;
+	uint32_t missed = r ? atomic_exchange(&g_undelivered, 0) : 0;
+	char note[80];
+	size_t nlen = 0;
+	if (missed) {
+		static const char a[] = " [", b[] = " earlier reports of this process were not delivered]";
+		__builtin_memcpy(note, a, sizeof(a) - 1);
+		nlen = sizeof(a) - 1;
+		nlen += probe_utoa(note + nlen, missed);
+		__builtin_memcpy(note + nlen, b, sizeof(b) - 1);
+		nlen += sizeof(b) - 1;
 	}
-	pmug_sys1(SYS_close, fd);
+	long rc = to_journal(msg, mlen, note, nlen, r, missed);
+	/* No journald here (or, never seen, fields too long): /dev/log.  A
+	 * journald that is there but full (EAGAIN) gets no second copy under
+	 * another name: the report is counted as undelivered instead. */
+	if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -ENOTDIR || rc == -EACCES ||
+	    rc == -EMSGSIZE)
+		rc = to_syslog(msg, mlen, note, nlen);
+	if (rc == 0)
+		return true;
+	if (r)
+		atomic_fetch_add(&g_undelivered, missed + 1);
+	return false;
 }

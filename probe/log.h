@@ -6,6 +6,7 @@
 #ifndef PMUGUARD_LOG_H
 #define PMUGUARD_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,29 @@ void log_hex(struct logline *l, uint64_t v);
 void log_dec(struct logline *l, uint64_t v);
 /* Append a newline and write the line to fd (raw write: errno untouched). */
 void log_emit(struct logline *l, int fd);
-/* Send the line (minus its first skip bytes) to /dev/log (errno untouched). */
-void log_syslog(const struct logline *l, size_t skip);
+/* MESSAGE_IDs of pmuguard's journal entries (journalctl MESSAGE_ID=...). */
+#define LOG_MSGID_BLOCK "7cd40d08058b4d219f41289bb6a12067"  /* preload, seccomp */
+#define LOG_MSGID_KERNEL "d93446f22afd479cb455b565ea7ca8ed" /* the kernel guard */
+
+/* What a report is about, as journal fields (PMUGUARD_LAYER=preload ...). */
+struct log_report {
+	const char *msgid;    /* LOG_MSGID_BLOCK or LOG_MSGID_KERNEL */
+	const char *layer;    /* "preload", "seccomp", "kernel" */
+	const char *decision; /* "deny", "substitute", "audit" */
+	const char *hit;      /* "slots", "metric", "unreadable" */
+	const char *program;
+	uint64_t pid, uid;
+	bool has_encoding; /* type and config were read */
+	uint32_t type;
+	uint64_t config;
+};
+
+/* Send the line (minus its first skip bytes) to the system log: journald's
+ * native socket (/run/systemd/journal/socket) with MESSAGE_ID and the
+ * report's fields where it listens, else /dev/log.  A report (r non-NULL)
+ * that neither takes is counted, and the next one delivered carries the
+ * count, in its text and as PMUGUARD_UNDELIVERED.  True if delivered;
+ * errno untouched; async-signal-safe. */
+bool log_system(const struct logline *l, size_t skip, const struct log_report *r);
 
 #endif

@@ -176,13 +176,14 @@ static bool fleet_loaded(const char *lp)
 	return !lp || !__builtin_strstr(lp, "libpmuguard");
 }
 
-/* To fd 2 only while it is the file it was at load time; else syslog. */
-static void emit(const struct shim_state *s, struct logline *l)
+/* To fd 2 only while it is the file it was at load time; else the system
+ * log (journald with the report's fields r, or syslog). */
+static void emit(const struct shim_state *s, struct logline *l, const struct log_report *r)
 {
 	if (s->dest == GUARD_DEST_STDERR && stderr_unchanged())
 		log_emit(l, STDERR_FILENO);
 	else if (s->dest != GUARD_DEST_QUIET)
-		log_syslog(l, sizeof("pmuguard: ") - 1);
+		log_system(l, sizeof("pmuguard: ") - 1, r);
 }
 
 static void log_begin(struct logline *l)
@@ -199,7 +200,7 @@ static void log_ignored(const struct shim_state *s, const struct guard_ignored *
 	log_str(&l, ig->what);
 	log_str_safe(&l, ig->value);
 	log_str(&l, ig->why);
-	emit(s, &l);
+	emit(s, &l, NULL);
 }
 
 static void log_verdict(const struct shim_state *s, const struct probe_verdict *v,
@@ -221,7 +222,7 @@ static void log_verdict(const struct shim_state *s, const struct probe_verdict *
 	}
 	log_str(&l, "): ");
 	log_str(&l, s->policy.reason);
-	emit(s, &l);
+	emit(s, &l, NULL);
 }
 
 /* 16 hex digits, else 0. */
@@ -364,9 +365,12 @@ static void log_denial(const struct shim_state *s, const struct guard_decision *
 	char comm[32];
 	if (probe_read_small("/proc/self/comm", comm, sizeof(comm)) <= 0)
 		__builtin_memcpy(comm, "?", 2);
+	pid_t pid = (pid_t)pmug_sys0(SYS_getpid);
 	struct logline l;
-	guard_format_denial(&l, &s->policy, d, comm, (pid_t)pmug_sys0(SYS_getpid));
-	emit(s, &l);
+	guard_format_denial(&l, &s->policy, d, comm, pid);
+	struct log_report r;
+	guard_report_fields(&r, d, GUARD_LAYER_PRELOAD, comm, pid, (uid_t)pmug_sys0(SYS_getuid));
+	emit(s, &l, &r);
 }
 
 /* ---- A stack of our own for the cold path ---------------------------------- */

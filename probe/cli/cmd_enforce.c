@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,7 +349,19 @@ static bool should_stop(void *ctx)
 struct follow {
 	struct guard_policy policy;
 	unsigned attach;
+	bool journal; /* stdout is the journal: send entries with fields instead */
 };
+
+/* systemd's JOURNAL_STREAM ("DEV:INODE" of the stream it connected to
+ * stdout): true when fd 1 is still that stream. */
+static bool stdout_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && fstat(STDOUT_FILENO, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
 
 /* One line per (process, encoding): the shim's words, then what only the
  * kernel knows. */
@@ -377,7 +391,12 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
 	if (e->inherited)
 		log_str(&l, ", inherited at fork");
 	log_str(&l, "]");
-	log_emit(&l, STDOUT_FILENO);
+	/* Under systemd, a native entry (MESSAGE_ID, PMUGUARD_LAYER=kernel, ...):
+	 * as a plain stdout line it would read as one more preload report. */
+	struct log_report r;
+	guard_report_fields(&r, &d, GUARD_LAYER_KERNEL, comm, (pid_t)e->tgid, (uid_t)e->uid);
+	if (!fo->journal || !log_system(&l, sizeof("pmuguard: ") - 1, &r))
+		log_emit(&l, STDOUT_FILENO);
 }
 
 static int do_follow(void)
@@ -398,7 +417,7 @@ static int do_follow(void)
 		free(st);
 		return EXIT_INTERNAL;
 	}
-	struct follow fo = {.attach = st->attach};
+	struct follow fo = {.attach = st->attach, .journal = stdout_is_journal()};
 	/* The reason sentence: the live policy's, as the shim would say it. */
 	struct plan pl;
 	plan_make(&pl, (int)st->cfg.mode, NULL, true);

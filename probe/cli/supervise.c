@@ -288,21 +288,22 @@ static bool first_in_process(struct sup *s, pid_t pid, const struct guard_decisi
 
 /* The notification names the calling thread; a line is owed once per
  * process.  /proc/TID/status works for any thread id. */
-static pid_t tgid_of(pid_t tid)
+/* The thread's process and its real uid, from /proc/TID/status (Name,
+ * Umask, State, Tgid, ... Uid: within the first few hundred bytes).  The
+ * uid is (uid_t)-1 where it cannot be read. */
+static pid_t tgid_of(pid_t tid, uid_t *uid)
 {
-	char path[64], buf[512];
+	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n > 0)
-		buf[n] = '\0';
-	/* Name, Umask, State, Tgid: within the first few lines. */
-	const char *t = n > 0 ? strstr(buf, "\nTgid:") : NULL;
-	if (!t)
-		return tid;
-	long v = strtol(t + 6, NULL, 10);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *u = strstr(buf, "\nUid:");
+	*uid = u ? (uid_t)strtoul(u + 5, NULL, 10) : (uid_t)-1;
+	const char *t = strstr(buf, "\nTgid:");
+	long v = t ? strtol(t + 6, NULL, 10) : 0;
 	return v > 0 ? (pid_t)v : tid;
 }
 
@@ -350,14 +351,17 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 	s->notified++;
 	s->denied += d.deny;
 	if (d.report && s->o->log != GUARD_LOG_QUIET && s->o->dest != GUARD_DEST_QUIET) {
-		pid_t tgid = tgid_of((pid_t)req->pid);
+		uid_t uid;
+		pid_t tgid = tgid_of((pid_t)req->pid, &uid);
 		if (first_in_process(s, tgid, &d)) {
 			char comm[32];
 			prog_name((pid_t)req->pid, comm, sizeof(comm));
 			struct logline l;
 			guard_format_denial(&l, p, &d, comm, tgid);
+			struct log_report r;
+			guard_report_fields(&r, &d, GUARD_LAYER_SECCOMP, comm, tgid, uid);
 			if (s->o->dest == GUARD_DEST_SYSLOG)
-				log_syslog(&l, sizeof("pmuguard: ") - 1);
+				log_system(&l, sizeof("pmuguard: ") - 1, &r);
 			else
 				log_emit(&l, STDERR_FILENO);
 		}

@@ -435,6 +435,57 @@ PY
 		fail "metrics: a line the collector would reject"
 	ok "status counts the reports by encoding: text, JSON (schema 1), metrics"
 	;;
+journal-entries-counted-by-message-id)
+	# Under journald the preload and the supervisor send native entries
+	# (MESSAGE_ID, PMUGUARD_* fields), nothing to /dev/log.  status counts
+	# the preload's entries only: the kernel guard's (enforce follow under
+	# systemd sends its own MESSAGE_ID) and a plain "pmuguard" stdout line of
+	# the enforce service are not preload blocks (they were counted as such
+	# by "journalctl -t pmuguard").
+	cat >"$tmp/script" <<SH
+set -e
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+unset LD_PRELOAD
+PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400 4:0x8000 >/dev/null
+printf 'log = syslog\n' >/etc/pmuguard.conf
+$PMUGUARD run --mode seccomp --snapshot $M6I -- $PEO 4:0x8100 >/dev/null
+python3 - <<'PY'
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for d in (b"MESSAGE=blocked perf_event_open(type=4, config=0x400) in perf[7]: TOPDOWN.SLOTS\n"
+          b"MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed\nSYSLOG_IDENTIFIER=pmuguard\nPMUGUARD_LAYER=kernel\n",
+          b"MESSAGE=pmuguard: blocked perf_event_open(type=4, config=0x400) in perf[8]: TOPDOWN.SLOTS\n"
+          b"SYSLOG_IDENTIFIER=pmuguard\n"):
+    s.sendto(d, "/run/systemd/journal/socket")
+PY
+sleep 0.2
+PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/status.json
+SH
+	SANDBOX_JOURNAL=1 sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	! grep -q 'blocked' "$tmp/syslog" || fail "a report went to /dev/log although journald listens"
+	python3 - "$tmp/sb/journal" "$tmp/status.json" <<'PY' || fail "journal or status wrong: $(cat "$tmp/sb/journal" "$tmp/status.json")"
+import json, sys
+entries = [json.loads(l) for l in open(sys.argv[1])]
+mine = [e for e in entries if e.get("MESSAGE_ID") == "7cd40d08058b4d219f41289bb6a12067"]
+layers = sorted((e["PMUGUARD_LAYER"], e["PMUGUARD_CONFIG"]) for e in mine)
+assert layers == [("preload", "0x400"), ("preload", "0x8000"), ("seccomp", "0x8100")], layers
+for e in mine:
+    assert e["PRIORITY"] == "4" and e["SYSLOG_IDENTIFIER"] == "pmuguard", e
+    assert e["PMUGUARD_DECISION"] == "deny" and e["PMUGUARD_TYPE"] == "4" and e["PMUGUARD_UID"] == "0", e
+    assert e["PMUGUARD_PROGRAM"].startswith("peo") and int(e["PMUGUARD_PID"]) > 0, e
+    assert e["MESSAGE"].startswith("blocked perf_event_open(type=4, config=" + e["PMUGUARD_CONFIG"] + ")"), e
+    assert "_BAD" not in e, e
+s = json.load(open(sys.argv[2]))
+assert s["reports"]["counted_from"] == "journal", s
+assert s["reports"]["blocks_reported"] == 2 and s["reports"]["undelivered"] == 0, s
+enc = {(e["pmu_type"], e["config"]): e["reports"] for e in s["reports"]["by_encoding"]}
+assert enc == {(4, "0x400"): 1, (4, "0x8000"): 1}, enc
+assert s["reports"]["destination"].startswith("journald"), s
+PY
+	ok "journald entries carry MESSAGE_ID and the fields; status counts the preload's only"
+	;;
 status-says-reports-are-dropped)
 	# No /dev/log: the preload cannot report, so status must not say 0.
 	cat >"$tmp/script" <<SH

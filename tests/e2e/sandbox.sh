@@ -7,6 +7,10 @@
 # exist, so a bind mount over them is not possible); /sys/fs/bpf and
 # /run/lock are private mounts.  A syslog listener on
 # /dev/log appends each datagram as one line to DIR/syslog.
+# With SANDBOX_JOURNAL=1, /run is a private tmpfs and a stand-in for
+# journald listens on /run/systemd/journal/socket: each datagram of the
+# native protocol becomes one JSON object per line in DIR/journal (read by
+# tests/e2e/journalctl, a stand-in for journalctl's matching).
 set -euo pipefail
 dir=$1
 shift
@@ -20,6 +24,7 @@ done
 # and a private /run/lock, so nothing a case runs can pin a program in the
 # machine's /sys/fs/bpf or leave a lock file in its /run/lock.
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
+[ "${SANDBOX_JOURNAL:-0}" = 1 ] && mount -t tmpfs tmpfs /run
 mkdir -p /run/lock
 mount -t tmpfs tmpfs /run/lock
 rm -f /dev/log
@@ -35,9 +40,39 @@ PY
 listener=$!
 for _ in $(seq 500); do [ -S /dev/log ] && break; sleep 0.01; done
 [ -S /dev/log ] || { echo "sandbox: the syslog listener did not start" >&2; exit 1; }
+journal=
+if [ "${SANDBOX_JOURNAL:-0}" = 1 ]; then
+	mkdir -p /run/systemd/journal
+	: >"$dir/journal"
+	python3 - "$dir/journal" <<'PY' &
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/run/systemd/journal/socket")
+with open(sys.argv[1], "a", buffering=1) as out:
+    while True:
+        d = s.recv(65536).decode("utf-8", "replace")
+        e = {}
+        for line in d.split("\n"):
+            if "=" in line:
+                k, v = line.split("=", 1)
+                e[k] = v
+            elif line:
+                e.setdefault("_BAD", []).append(line)
+        out.write(json.dumps(e) + "\n")
+PY
+	journal=$!
+	for _ in $(seq 500); do [ -S /run/systemd/journal/socket ] && break; sleep 0.01; done
+	[ -S /run/systemd/journal/socket ] || { echo "sandbox: the journal listener did not start" >&2; exit 1; }
+fi
 set +e
 "$@"
 rc=$?
+if [ -n "$journal" ]; then
+	python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b"MESSAGE=sandbox: end\n", "/run/systemd/journal/socket")' 2>/dev/null
+	for _ in $(seq 500); do grep -q 'sandbox: end' "$dir/journal" && break; sleep 0.01; done
+	kill "$journal" 2>/dev/null
+	wait "$journal" 2>/dev/null
+fi
 # Drain: a datagram sent just before the command ended may not be written
 # yet.  Send a last one and wait until the listener has written it.
 python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect("/dev/log"); s.send(b"<12>sandbox: end")'

@@ -29,6 +29,10 @@
  *   dlopen LIB  the environment moved to the heap by setenv(), then LIB
  *               loaded with dlopen() and its syscall() called: slots and
  *               badclose, as "dlopen-slots" and "dlopen-badclose"
+ *   undelivered with /dev/log and the journal socket removed, slots (its
+ *               report cannot be delivered); then this process listens on
+ *               /run/systemd/journal/socket itself, and metric: its report
+ *               is printed as "journal FIELD=VALUE|FIELD=VALUE|..."
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,6 +50,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -271,6 +278,37 @@ static int dlopened(const char *lib)
 	return 0;
 }
 
+static int undelivered(void)
+{
+	static const char path[] = "/run/systemd/journal/socket";
+	unlink("/dev/log");
+	unlink(path);
+	report("undelivered-slots", open_raw(SYS_perf_event_open, SLOTS));
+	mkdir("/run/systemd", 0755);
+	mkdir("/run/systemd/journal", 0755);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	memcpy(a.sun_path, path, sizeof(path));
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		perror("holes: journal socket");
+		return 1;
+	}
+	report("delivered-metric", open_raw(SYS_perf_event_open, METRIC));
+	char buf[4096];
+	/* The shim sent before the call returned: the datagram is queued. */
+	ssize_t n = recv(s, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	if (n <= 0) {
+		printf("journal none\n");
+		return 0;
+	}
+	buf[n] = '\0';
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\n')
+			buf[i] = '|';
+	printf("journal %s\n", buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -322,6 +360,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "dlopen") && argc > 2)
 		return dlopened(argv[2]);
+	if (!strcmp(mode, "undelivered"))
+		return undelivered();
 	if (!strcmp(mode, "fd2") && argc > 2)
 		return fd2(argv[2]);
 	if (!strcmp(mode, "preinit") && g_mode_preinit) {
@@ -331,6 +371,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|"
-			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB\n");
+			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB|undelivered\n");
 	return 2;
 }

@@ -34,6 +34,10 @@
 # dlopen-heap-environ       the shim loaded by dlopen() after setenv() moved
 #                           the environment to the heap (no initial stack to
 #                           read the auxiliary vector from: /proc/self/auxv)
+# undelivered-report-counted a report neither journald nor /dev/log takes
+#                           is counted, and the next one delivered says so
+#                           (its text and PMUGUARD_UNDELIVERED), with the
+#                           journal fields (MESSAGE_ID, layer, encoding)
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
@@ -145,6 +149,24 @@ vfork-log-once)
 	n=$(grep -c 'blocked perf_event_open(type=4, config=0x400)' "$tmp/err" || :)
 	[ "$n" = 2 ] || fail "$n block lines (want 2: the parent once, the vfork child once)"
 	ok "the parent's block logged once across a vfork child that logged its own"
+	;;
+undelivered-report-counted)
+	SANDBOX=1 SANDBOX_JOURNAL=1 run "$M6I" bare -- undelivered
+	expect_fault "slots with no log to report to"
+	SANDBOX=1 SANDBOX_JOURNAL=1 run "$M6I" guarded \
+		sh -c 'printf "log = syslog\n" >/etc/pmuguard.conf && exec "$@"' sh -- undelivered
+	expect_denied undelivered-slots delivered-metric
+	! grep -q 'pmuguard' "$tmp/err" || fail "log = syslog wrote to stderr: $(cat "$tmp/err")"
+	j=$(grep '^journal ' "$tmp/out") || fail "no journal line"
+	for f in MESSAGE_ID=7cd40d08058b4d219f41289bb6a12067 PRIORITY=4 SYSLOG_IDENTIFIER=pmuguard \
+		PMUGUARD_LAYER=preload PMUGUARD_DECISION=deny PMUGUARD_HIT=metric \
+		PMUGUARD_PROGRAM=holes PMUGUARD_UID=0 PMUGUARD_TYPE=4 PMUGUARD_CONFIG=0x8000 \
+		PMUGUARD_UNDELIVERED=1; do
+		case "|${j#journal }|" in *"|$f|"*) ;; *) fail "the journal entry lacks $f: $j" ;; esac
+	done
+	case $j in *'MESSAGE=blocked perf_event_open(type=4, config=0x8000) in holes['*'[1 earlier reports of this process were not delivered]|'*) ;;
+	*) fail "the message does not say the earlier report was lost: $j" ;; esac
+	ok "the undelivered report is counted and said by the next one, a journald entry with its fields"
 	;;
 dlopen-heap-environ)
 	run "$M6I" bare -- slots
