@@ -165,11 +165,12 @@ static int do_start(int argc, char **argv)
 	if (!pl.policy.watch) {
 		printf("pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s\n",
 		       guard_mode_name(pl.policy.mode), src, pl.policy.reason);
-		struct enf_status st;
-		if (enf_status_read(ENF_PIN_DIR, &st, false) == 0 && st.attached)
+		struct enf_status *st = calloc(1, sizeof(*st));
+		if (st && enf_status_read(ENF_PIN_DIR, st, false) == 0 && st->attached)
 			printf("pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
 			       "`pmuguard enforce stop` removes it\n",
-			       enf_attach_name(st.attach), guard_mode_name(st.cfg.mode));
+			       enf_attach_name(st->attach), guard_mode_name(st->cfg.mode));
+		free(st);
 		free(pl.f);
 		return EXIT_OK;
 	}
@@ -399,52 +400,75 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
 		log_emit(&l, STDOUT_FILENO);
 }
 
-static int do_follow(void)
+/* Read what is attached, with its ring buffer: EXIT_OK, or the exit code
+ * and a line on stderr. */
+static int follow_open(struct enf_status *st)
 {
-	struct enf_status *st = calloc(1, sizeof(*st));
-	if (!st)
-		die_errno("out of memory");
 	int err = enf_status_read(ENF_PIN_DIR, st, true);
 	if (err || !st->attached) {
 		fprintf(stderr, "pmuguard: enforce: follow: %s\n",
 			st->why[0] ? st->why : "nothing is attached");
-		free(st);
 		return err ? EXIT_INTERNAL : EXIT_NOT_ATTACHED;
 	}
 	if (st->events_fd < 0) {
 		fprintf(stderr, "pmuguard: enforce: follow: the attached program has no ring "
 				"buffer this pmuguard can read\n");
-		free(st);
 		return EXIT_INTERNAL;
 	}
-	struct follow fo = {.attach = st->attach, .journal = stdout_is_journal()};
-	/* The reason sentence: the live policy's, as the shim would say it. */
-	struct plan pl;
-	plan_make(&pl, (int)st->cfg.mode, NULL, true);
-	fo.policy = pl.policy;
-	if (!pl.policy.watch)
-		fo.policy.reason = "pmuguard enforce was started with these rules";
+	return EXIT_OK;
+}
+
+static int do_follow(void)
+{
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		die_errno("out of memory");
+	int rc = follow_open(st);
+	if (rc != EXIT_OK) {
+		free(st);
+		return rc;
+	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("pmuguard: enforce: following denials (%s, mode %s)\n", enf_attach_name(st->attach),
-	       guard_mode_name((enum guard_mode)st->cfg.mode));
-	fflush(stdout);
-	err = enf_follow(st->events_fd, ENF_PIN_DIR, on_event, &fo, should_stop);
-	close(st->events_fd);
+	bool journal = stdout_is_journal();
+	const char *verb = "following denials";
+	for (;;) {
+		struct follow fo = {.attach = st->attach, .journal = journal};
+		/* The reason sentence: the live policy's, as the shim would say it. */
+		struct plan pl;
+		plan_make(&pl, (int)st->cfg.mode, NULL, true);
+		fo.policy = pl.policy;
+		if (!pl.policy.watch)
+			fo.policy.reason = "pmuguard enforce was started with these rules";
+		printf("pmuguard: enforce: %s (%s, mode %s)\n", verb, enf_attach_name(st->attach),
+		       guard_mode_name((enum guard_mode)st->cfg.mode));
+		fflush(stdout);
+		int err = enf_follow(st->events_fd, st->link_id, ENF_PIN_DIR, on_event, &fo,
+				     should_stop);
+		close(st->events_fd);
+		free(pl.f);
+		if (err == -ESTALE) {
+			/* A start with another policy replaced the program: its
+			 * reports go to a ring buffer of its own. */
+			verb = "replaced by another start; following its denials";
+			rc = follow_open(st);
+			if (rc == EXIT_OK)
+				continue;
+			if (rc == EXIT_NOT_ATTACHED)
+				rc = EXIT_OK; /* stopped just after the replace */
+		} else if (err == -ENOENT) {
+			printf("pmuguard: enforce: stopped (unpinned); no more denials to follow\n");
+		} else if (err) {
+			fprintf(stderr, "pmuguard: enforce: follow: %s\n", strerror(-err));
+			rc = EXIT_INTERNAL;
+		}
+		break;
+	}
 	free(st);
-	free(pl.f);
-	if (err == -ENOENT) {
-		printf("pmuguard: enforce: stopped (unpinned); no more denials to follow\n");
-		return EXIT_OK;
-	}
-	if (err) {
-		fprintf(stderr, "pmuguard: enforce: follow: %s\n", strerror(-err));
-		return EXIT_INTERNAL;
-	}
-	return EXIT_OK;
+	return rc;
 }
 
 int cmd_enforce(int argc, char **argv)

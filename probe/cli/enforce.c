@@ -191,11 +191,26 @@ static bool same_attached(const char *pin_dir, const struct pmug_enf_config *cfg
 	return same;
 }
 
-int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
+/* Which program this pmuguard carries: FNV-1a over the embedded object.
+ * An upgrade that changes the program changes it, so its start replaces
+ * the old program instead of calling it "already attached". */
+static unsigned long long object_id(void)
+{
+	size_t n = 0;
+	const unsigned char *p = pmug_enforce__elf_bytes(&n);
+	unsigned long long h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+int enf_start(const struct pmug_enf_config *want, const char *pin_dir, struct enf_result *r)
 {
 	memset(r, 0, sizeof(*r));
+	struct pmug_enf_config cfg = *want;
+	cfg.object = object_id();
 	capture_libbpf(r->log, sizeof(r->log));
-	int err = start(cfg, pin_dir, r);
+	int err = start(&cfg, pin_dir, r);
 	capture_libbpf(NULL, 0); /* r->log is the caller's: let go of it */
 	return err;
 }
@@ -227,12 +242,15 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		return -ENOMEM;
 	}
 	err = enf_status_read(pin_dir, old, false);
-	if (err) {
+	/* A program this pmuguard cannot read (-EPROTO: an older pmuguard's
+	 * layout) is replaced like any other configuration: renamed over, so
+	 * the host keeps a guard throughout. */
+	if (err && err != -EPROTO) {
 		why(r->why, sizeof(r->why), "%.400s; `pmuguard enforce stop` removes it", old->why);
 		free(old);
 		return err;
 	}
-	bool had = old->attached;
+	bool had = old->attached || err == -EPROTO;
 	free(old);
 	if (had && same_attached(pin_dir, cfg, &r->attach)) {
 		r->already = true;
@@ -548,7 +566,22 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int enf_follow(int events_fd, const char *pin_dir, enf_event_fn fn, void *ctx,
+/* The id of the link pinned at link_path: 0 when nothing is pinned there,
+ * UINT32_MAX when it cannot be read just now. */
+static uint32_t pinned_link_id(const char *link_path)
+{
+	int fd = bpf_obj_get(link_path);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : UINT32_MAX;
+	struct bpf_link_info li;
+	__u32 len = sizeof(li);
+	memset(&li, 0, sizeof(li));
+	uint32_t id = bpf_obj_get_info_by_fd(fd, &li, &len) == 0 ? li.id : UINT32_MAX;
+	close(fd);
+	return id;
+}
+
+int enf_follow(int events_fd, uint32_t link_id, const char *pin_dir, enf_event_fn fn, void *ctx,
 	       bool (*stop)(void *ctx))
 {
 	char link_path[PATH_MAX];
@@ -566,10 +599,13 @@ int enf_follow(int events_fd, const char *pin_dir, enf_event_fn fn, void *ctx,
 			err = n;
 			break;
 		}
-		/* Stopped (unpinned): drain what is left and end. */
-		if (access(link_path, F_OK) < 0 && errno == ENOENT) {
+		/* Stopped (unpinned), or replaced by a start with another
+		 * policy (a new link renamed over the pin): this ring buffer
+		 * gets nothing more.  Drain what is left and end. */
+		uint32_t now = pinned_link_id(link_path);
+		if (now == 0 || (now != UINT32_MAX && now != link_id)) {
 			ring_buffer__consume(rb);
-			err = -ENOENT;
+			err = now == 0 ? -ENOENT : -ESTALE;
 			break;
 		}
 	}

@@ -69,7 +69,7 @@ struct enf_status {
 	struct pmug_enf_totals totals; /* its .bss */
 	uint64_t run_cnt, run_time_ns; /* with kernel.bpf_stats_enabled=1 */
 	uint32_t xlated_insns, jited_bytes;
-	struct enf_count counts[64];
+	struct enf_count counts[PMUG_ENF_COUNTS_MAX]; /* every key the map can hold */
 	unsigned n_counts, n_counts_total;
 	int events_fd;                /* the ring buffer, for --follow (or -1) */
 	char why[512];                /* when not attached, or unreadable */
@@ -79,10 +79,12 @@ struct enf_status {
  * read.  With keep_events, st->events_fd stays open for the caller. */
 int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events);
 
-/* Follow the ring buffer until stop() says so (called about once a
- * second) or the pin goes away.  fn gets each record. */
+/* Follow the ring buffer of link link_id until stop() says so (called
+ * about once a second): -ENOENT when the pin goes away (stop), -ESTALE
+ * when another link replaced it (a start with another policy; read the
+ * status again and follow the new one).  fn gets each record. */
 typedef void (*enf_event_fn)(void *ctx, const struct pmug_enf_event *e);
-int enf_follow(int events_fd, const char *pin_dir, enf_event_fn fn, void *ctx,
+int enf_follow(int events_fd, uint32_t link_id, const char *pin_dir, enf_event_fn fn, void *ctx,
 	       bool (*stop)(void *ctx));
 
 #endif

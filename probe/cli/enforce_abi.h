@@ -16,7 +16,7 @@
 /* "PMUG" and the layout version: status refuses to read a program whose
  * rodata does not carry them (an older or foreign object). */
 #define PMUG_ENF_MAGIC 0x474d5550u
-#define PMUG_ENF_VERSION 1u
+#define PMUG_ENF_VERSION 2u
 
 enum pmug_enf_attach {
 	PMUG_ENF_ATTACH_NONE = 0,
@@ -35,6 +35,8 @@ struct pmug_enf_config {
 	unsigned int n_core;  /* core_types[0..n_core) are judged */
 	unsigned int core_types[GUARD_RULE_MAX_CORE];
 	unsigned long long started; /* CLOCK_REALTIME seconds of the start */
+	unsigned long long object;  /* FNV-1a of the BPF object loaded: another
+				       build's program is not "already attached" */
 };
 
 /* The program's .bss: totals, always exact (the per-key map may fill up). */
@@ -88,7 +90,7 @@ struct pmug_enf_event {
 #define PMUG_ENF_SEEN_MAX 4096
 #define PMUG_ENF_RINGBUF_BYTES (64 * 1024)
 
-_Static_assert(sizeof(struct pmug_enf_config) == 56, "rodata layout");
+_Static_assert(sizeof(struct pmug_enf_config) == 64, "rodata layout");
 _Static_assert(sizeof(struct pmug_enf_totals) == 32, "bss layout");
 _Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");
 _Static_assert(sizeof(struct pmug_enf_event) == 80, "event layout");

@@ -26,7 +26,7 @@ void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
 bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_config *b)
 {
 	if (a->magic != b->magic || a->version != b->version || a->enforce != b->enforce ||
-	    a->mode != b->mode || a->n_core != b->n_core)
+	    a->mode != b->mode || a->n_core != b->n_core || a->object != b->object)
 		return false;
 	for (unsigned i = 0; i < a->n_core && i < GUARD_RULE_MAX_CORE; i++)
 		if (a->core_types[i] != b->core_types[i])

@@ -85,6 +85,10 @@ Test(rodata, same_config_means_same_effect)
 	enf_config_fill(&b, &p, w.v.state, 0, 2);
 	b.core_types[b.n_core++] = 10;
 	cr_assert_not(enf_config_same(&a, &b));
+	/* Another build's program (an upgrade) is not the same program. */
+	enf_config_fill(&b, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 1);
+	b.object = a.object + 1;
+	cr_assert_not(enf_config_same(&a, &b), "another BPF object is another program");
 }
 
 Test(lsm, the_list_names_bpf_as_a_word)
@@ -135,13 +139,14 @@ Test(abi, bpf_object_and_loader_agree)
 {
 	struct btf *btf = btf__parse(ENF_BPF_OBJ, NULL);
 	cr_assert_not_null(btf, "%s has BTF", ENF_BPF_OBJ);
-	static const char *const cfg_f[] = {"magic", "enforce", "n_core", "core_types", "started"};
+	static const char *const cfg_f[] = {"magic",	  "enforce", "n_core",
+					    "core_types", "started", "object"};
 	static const size_t cfg_o[] = {
 		offsetof(struct pmug_enf_config, magic), offsetof(struct pmug_enf_config, enforce),
 		offsetof(struct pmug_enf_config, n_core),
 		offsetof(struct pmug_enf_config, core_types),
-		offsetof(struct pmug_enf_config, started)};
-	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 5);
+		offsetof(struct pmug_enf_config, started), offsetof(struct pmug_enf_config, object)};
+	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 6);
 	static const char *const tot_f[] = {"denied", "audited", "lost_events", "lost_keys"};
 	static const size_t tot_o[] = {0, 8, 16, 24};
 	same_layout(btf, "pmug_enf_totals", sizeof(struct pmug_enf_totals), tot_f, tot_o, 4);

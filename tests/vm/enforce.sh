@@ -210,14 +210,38 @@ step start "$PMUGUARD" enforce start
 step start-again "$PMUGUARD" enforce start
 "$PMUGUARD" enforce follow >follow.out 2>follow.err &
 follower=$!
+# A follower as systemd would start it, stdout the journal (JOURNAL_STREAM
+# names that stream), with a stand-in journald on the native socket: its
+# reports must be native entries, not stdout lines.
+mkdir -p /run/systemd/journal
+python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/run/systemd/journal/socket")
+with open("journal.txt", "a", buffering=1) as out:
+    while True:
+        out.write(s.recv(65536).decode("utf-8", "replace").replace("\n", "|") + "\n")
+' &
+listener=$!
+for _ in $(seq 300); do [ -S /run/systemd/journal/socket ] && break; sleep 0.1; done
+: >follow-journal.out
+JOURNAL_STREAM=$(stat -c %d:%i follow-journal.out) "$PMUGUARD" enforce follow >>follow-journal.out 2>follow-journal.err &
+jfollower=$!
 EOF
 		lsm_steps
 		cat <<'EOF'
 step generic-ids perf stat -e cycles,instructions,branches,ref-cycles -- true
 step race "$PEO_ENABLE" --race 300
 step status "$PMUGUARD" enforce status
+# Another policy replaces the program: the followers go on with the new
+# program's ring buffer (they read the old one, which gets nothing more).
+step replace "$PMUGUARD" enforce start --mode always
+step after-replace "$PEO_ENABLE" 4:0x8000
+for _ in $(seq 300); do grep -q 'config=0x8000) in peo-enable' follow.out && break; sleep 0.1; done
 step stop "$PMUGUARD" enforce stop
 wait "$follower"; echo $? >follow.rc
+wait "$jfollower"; echo $? >follow-journal.rc
+kill "$listener"
 step status-after "$PMUGUARD" enforce status
 step stop-again "$PMUGUARD" enforce stop
 ls -A /sys/fs/bpf >bpffs.txt
@@ -264,6 +288,10 @@ EOF
 		eval 'rc_is status 0 && out_has status "attached \(lsm: BPF LSM hook perf_event_alloc\)" && out_has status "^  denied: [1-9]" && out_has status "denied +uid 65534 +type 4 +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x8000" && out_has status "uid 65534: [1-9][0-9]* denied"'
 	guarded follow "follow: one line per process and encoding, in the shim's words, with uid and cgroup" \
 		eval 'grep -q "^pmuguard: blocked perf_event_open(type=4, config=0x400) in peo-enable\[[0-9]*\]: TOPDOWN.SLOTS (fixed counter 3): .*Returned ENOENT.* \[kernel lsm: uid 0, cgroup [0-9]*, pmu type 4, hw.config 0x[0-9a-f]*400\]" "$dir/follow.out" && grep -q "uid 65534" "$dir/follow.out" && follow_once'
+	guarded replace "a start with another mode replaces the program; follow goes on with the new one" \
+		eval 'rc_is replace 0 && out_has replace "replaced and attached" && out_has after-replace "errno=ENOENT" && sed -n "/replaced by another start; following its denials (lsm, mode always)/,\$p" "$dir/follow.out" | grep -q "config=0x8000) in peo-enable"'
+	guarded follow-journal "follow under systemd: native journal entries (MESSAGE_ID, PMUGUARD_LAYER=kernel, the fields), no stdout lines" \
+		eval 'grep "MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed|" "$dir/journal.txt" | grep "|PMUGUARD_LAYER=kernel|" | grep "|PMUGUARD_PROGRAM=peo-enable|" | grep -q "|PMUGUARD_CONFIG=0x400|" && grep -q "|PMUGUARD_UID=65534|" "$dir/journal.txt" && ! grep -q "blocked" "$dir/follow-journal.out" && [ "$(cat "$dir/follow-journal.rc")" = 0 ]'
 	guarded stop "stop unpins; follow ends by itself; status exits 6; a second stop is fine" \
 		eval 'rc_is stop 0 && [ "$(cat "$dir/follow.rc")" = 0 ] && rc_is status-after 6 && rc_is stop-again 0 && ! grep -q pmuguard "$dir/bpffs.txt"'
 	sed -n 's/^  program: /# cost: /p; s/^  runs: /# cost: runs /p' "$dir/status.out"
