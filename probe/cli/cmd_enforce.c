@@ -183,9 +183,9 @@ static int do_start(int argc, char **argv)
 	int rc = EXIT_OK;
 	if (err) {
 		fprintf(stderr,
-			"pmuguard: enforce: could not attach the kernel guard: %s. Nothing was "
-			"left attached or pinned; the preload and `pmuguard run` still guard what "
-			"they reach.\n",
+			"pmuguard: enforce: could not attach the kernel guard: %s. Nothing of this "
+			"start was left attached or pinned (a guard an earlier start attached is "
+			"unchanged); the preload and `pmuguard run` still guard what they reach.\n",
 			r->why);
 		hint(err);
 		if (pl.set.log == GUARD_LOG_DEBUG && r->log[0])

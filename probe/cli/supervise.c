@@ -133,7 +133,7 @@ static scmp_filter_ctx filter_ctx(void)
 	 * wants equal attributes.) */
 	if (ctx && geteuid() == 0)
 		seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
-#ifdef SCMP_FLTATR_CTL_WAITKILL
+#ifdef PMUG_HAVE_SCMP_WAITKILL
 	/* Go's SIGURG would otherwise interrupt a pending notification over
 	 * and over; where kernel and libseccomp offer it, wait killably.
 	 * (Set on every part: seccomp_merge wants equal attributes.) */

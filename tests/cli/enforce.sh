@@ -83,7 +83,7 @@ bpffs-not-mounted)
 		rc=0 || rc=$?
 	[ "$rc" = 4 ] || fail "exit $rc, expected 4"
 	grep -q 'bpffs is not mounted at /sys/fs/bpf' "$tmp/err" || fail "reason missing"
-	grep -q 'Nothing was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
+	grep -q 'Nothing of this start was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
 	ok "no bpffs: exit 4, one line that says so"
 	;;
 refused-leaves-nothing)
@@ -112,7 +112,7 @@ refused-leaves-nothing)
 	[ "$rc" = 4 ] || fail "exit $rc, expected 4"
 	grep -q '^pmuguard: enforce: could not attach the kernel guard: ' "$tmp/err" ||
 		fail "no reason line"
-	grep -q 'Nothing was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
+	grep -q 'Nothing of this start was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
 	if grep -q pmuguard "$tmp/ls"; then
 		fail "left behind in bpffs: $(tr '\n' ' ' <"$tmp/ls")"
 	fi

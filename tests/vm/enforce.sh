@@ -210,9 +210,24 @@ step start "$PMUGUARD" enforce start
 step start-again "$PMUGUARD" enforce start
 "$PMUGUARD" enforce follow >follow.out 2>follow.err &
 follower=$!
+EOF
+		lsm_steps
+		cat <<'EOF'
+step generic-ids perf stat -e cycles,instructions,branches,ref-cycles -- true
+step race "$PEO_ENABLE" --race 300
+step status "$PMUGUARD" enforce status
+# Another policy replaces the program: the followers go on with the new
+# program's ring buffer (they read the old one, which gets nothing more).
+step replace "$PMUGUARD" enforce start --mode always
+step after-replace "$PEO_ENABLE" 4:0x8000
+for _ in $(seq 300); do grep -q 'config=0x8000) in peo-enable' follow.out && break; sleep 0.1; done
+step stop "$PMUGUARD" enforce stop
+wait "$follower"; echo $? >follow.rc
 # A follower as systemd would start it, stdout the journal (JOURNAL_STREAM
 # names that stream), with a stand-in journald on the native socket: its
-# reports must be native entries, not stdout lines.
+# reports must be native entries, not stdout lines.  Alone: a ring buffer
+# has one read position, so two followers would split the reports.
+step restart "$PMUGUARD" enforce start
 mkdir -p /run/systemd/journal
 python3 -c '
 import socket
@@ -227,19 +242,9 @@ for _ in $(seq 300); do [ -S /run/systemd/journal/socket ] && break; sleep 0.1; 
 : >follow-journal.out
 JOURNAL_STREAM=$(stat -c %d:%i follow-journal.out) "$PMUGUARD" enforce follow >>follow-journal.out 2>follow-journal.err &
 jfollower=$!
-EOF
-		lsm_steps
-		cat <<'EOF'
-step generic-ids perf stat -e cycles,instructions,branches,ref-cycles -- true
-step race "$PEO_ENABLE" --race 300
-step status "$PMUGUARD" enforce status
-# Another policy replaces the program: the followers go on with the new
-# program's ring buffer (they read the old one, which gets nothing more).
-step replace "$PMUGUARD" enforce start --mode always
-step after-replace "$PEO_ENABLE" 4:0x8000
-for _ in $(seq 300); do grep -q 'config=0x8000) in peo-enable' follow.out && break; sleep 0.1; done
-step stop "$PMUGUARD" enforce stop
-wait "$follower"; echo $? >follow.rc
+step journal-denied setpriv --reuid=65534 --regid=65534 --clear-groups "$PEO_ENABLE" 4:0x400
+for _ in $(seq 300); do grep -q 'PMUGUARD_LAYER=kernel' journal.txt 2>/dev/null && break; sleep 0.1; done
+step stop-journal "$PMUGUARD" enforce stop
 wait "$jfollower"; echo $? >follow-journal.rc
 kill "$listener"
 step status-after "$PMUGUARD" enforce status
@@ -291,7 +296,7 @@ EOF
 	guarded replace "a start with another mode replaces the program; follow goes on with the new one" \
 		eval 'rc_is replace 0 && out_has replace "replaced and attached" && out_has after-replace "errno=ENOENT" && sed -n "/replaced by another start; following its denials (lsm, mode always)/,\$p" "$dir/follow.out" | grep -q "config=0x8000) in peo-enable"'
 	guarded follow-journal "follow under systemd: native journal entries (MESSAGE_ID, PMUGUARD_LAYER=kernel, the fields), no stdout lines" \
-		eval 'grep "MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed|" "$dir/journal.txt" | grep "|PMUGUARD_LAYER=kernel|" | grep "|PMUGUARD_PROGRAM=peo-enable|" | grep -q "|PMUGUARD_CONFIG=0x400|" && grep -q "|PMUGUARD_UID=65534|" "$dir/journal.txt" && ! grep -q "blocked" "$dir/follow-journal.out" && [ "$(cat "$dir/follow-journal.rc")" = 0 ]'
+		eval 'grep "MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed|" "$dir/journal.txt" | grep "|PMUGUARD_LAYER=kernel|" | grep "|PMUGUARD_PROGRAM=peo-enable|" | grep "|PMUGUARD_UID=65534|" | grep "|PMUGUARD_DECISION=deny|" | grep -q "|PMUGUARD_CONFIG=0x400|" && rc_is journal-denied 0 && out_has journal-denied "errno=ENOENT" && ! grep -q "blocked" "$dir/follow-journal.out" && [ "$(cat "$dir/follow-journal.rc")" = 0 ]'
 	guarded stop "stop unpins; follow ends by itself; status exits 6; a second stop is fine" \
 		eval 'rc_is stop 0 && [ "$(cat "$dir/follow.rc")" = 0 ] && rc_is status-after 6 && rc_is stop-again 0 && ! grep -q pmuguard "$dir/bpffs.txt"'
 	sed -n 's/^  program: /# cost: /p; s/^  runs: /# cost: runs /p' "$dir/status.out"
