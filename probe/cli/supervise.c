@@ -287,10 +287,9 @@ static bool first_in_process(struct sup *s, pid_t pid, const struct guard_decisi
 }
 
 /* The notification names the calling thread; a line is owed once per
- * process.  /proc/TID/status works for any thread id. */
-/* The thread's process and its real uid, from /proc/TID/status (Name,
- * Umask, State, Tgid, ... Uid: within the first few hundred bytes).  The
- * uid is (uid_t)-1 where it cannot be read. */
+ * process.  The thread's process and its real uid, from /proc/TID/status
+ * (any thread id works; Name, Umask, State, Tgid, ... Uid: within the
+ * first few hundred bytes).  The uid is (uid_t)-1 where it cannot be read. */
 static pid_t tgid_of(pid_t tid, uid_t *uid)
 {
 	char path[64], buf[1024];
