@@ -12,9 +12,9 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>

@@ -38,8 +38,19 @@ with open(sys.argv[1], "ab", buffering=0) as out:
         out.write(s.recv(65536).rstrip(b"\n") + b"\n")
 PY
 listener=$!
-for _ in $(seq 500); do [ -S /dev/log ] && break; sleep 0.01; done
-[ -S /dev/log ] || { echo "sandbox: the syslog listener did not start" >&2; exit 1; }
+# wait_socket PATH WHAT: until a listener has bound PATH.
+wait_socket() {
+	for _ in $(seq 500); do [ -S "$1" ] && break; sleep 0.01; done
+	[ -S "$1" ] || { echo "sandbox: the $2 listener did not start" >&2; exit 1; }
+}
+# drain PATH DATAGRAM FILE: a datagram sent just before the command ended
+# may not be written yet.  Send a last one ("sandbox: end") and wait until
+# the listener has written it to FILE.
+drain() {
+	python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.argv[2].encode(), sys.argv[1])' "$1" "$2" 2>/dev/null
+	for _ in $(seq 500); do grep -q 'sandbox: end' "$3" && break; sleep 0.01; done
+}
+wait_socket /dev/log syslog
 journal=
 if [ "${SANDBOX_JOURNAL:-0}" = 1 ]; then
 	mkdir -p /run/systemd/journal
@@ -61,22 +72,18 @@ with open(sys.argv[1], "a", buffering=1) as out:
         out.write(json.dumps(e) + "\n")
 PY
 	journal=$!
-	for _ in $(seq 500); do [ -S /run/systemd/journal/socket ] && break; sleep 0.01; done
-	[ -S /run/systemd/journal/socket ] || { echo "sandbox: the journal listener did not start" >&2; exit 1; }
+	wait_socket /run/systemd/journal/socket journal
 fi
 set +e
 "$@"
 rc=$?
 if [ -n "$journal" ]; then
-	python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b"MESSAGE=sandbox: end\n", "/run/systemd/journal/socket")' 2>/dev/null
-	for _ in $(seq 500); do grep -q 'sandbox: end' "$dir/journal" && break; sleep 0.01; done
+	drain /run/systemd/journal/socket 'MESSAGE=sandbox: end
+' "$dir/journal"
 	kill "$journal" 2>/dev/null
 	wait "$journal" 2>/dev/null
 fi
-# Drain: a datagram sent just before the command ended may not be written
-# yet.  Send a last one and wait until the listener has written it.
-python3 -c 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect("/dev/log"); s.send(b"<12>sandbox: end")'
-for _ in $(seq 500); do grep -q 'sandbox: end' "$dir/syslog" && break; sleep 0.01; done
+drain /dev/log '<12>sandbox: end' "$dir/syslog"
 kill "$listener" 2>/dev/null
 wait "$listener" 2>/dev/null
 exit $rc
