@@ -104,16 +104,12 @@ static int range_readable(pid_t pid, uint64_t addr, size_t len)
 	return answer < 0 ? answer : answer == 1;
 }
 
-int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
+/* Another process (the supervisor's target): process_vm_readv first. */
+static int read_other(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	if (addr == 0)
-		return -EFAULT;
 	struct iovec local = {buf, len};
 	struct iovec remote = {(void *)(uintptr_t)addr, len};
-	/* This thread's id, not getpid(): the thread-group leader may have
-	 * exited, and then has no mm to read. */
-	long r = pmug_sys6(SYS_process_vm_readv, pid ? pid : pmug_sys0(SYS_gettid), (long)&local,
-			   1, (long)&remote, 1, 0);
+	long r = pmug_sys6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0);
 	if (r == (long)len)
 		return 0;
 	if (r >= 0 || r == -EFAULT) {
@@ -132,6 +128,43 @@ int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
 	/* Refused (EPERM: not dumpable, Yama; ENOSYS: a sandbox's filter) or
 	 * wrong about the pid (ESRCH): the mem file, which asks differently. */
 	return read_mem_file(pid, addr, buf, len);
+}
+
+/*
+ * This process (the shim, inside a host program): the mem file first,
+ * with openat, pread64 and close, which any program that reads a file
+ * makes.  process_vm_readv is a system call a sandbox may not expect: a
+ * service's SystemCallFilter= (whose default is to kill) without it died
+ * of SIGSYS inside the shim.  So it is made only where the mem file does
+ * not exist (no /proc mounted).
+ */
+static int read_self(uint64_t addr, void *buf, size_t len)
+{
+	int rc = read_mem_file(0, addr, buf, len);
+	if (rc == -EFAULT || rc == -ENODATA) {
+		/* EIO or a short read: unmapped, wholly or partly (the
+		 * kernel's EFAULT to give), or a readable VM_IO/VM_PFNMAP
+		 * mapping the mem file cannot reach (fail closed, EIO); the
+		 * maps tell which, or refuse (fail closed). */
+		int readable = range_readable(0, addr, len);
+		return readable == 0 ? -EFAULT : readable < 0 ? readable : -EIO;
+	}
+	if (rc != -ENOENT)
+		return rc;
+	struct iovec local = {buf, len};
+	struct iovec remote = {(void *)(uintptr_t)addr, len};
+	/* This thread's id, not getpid(): the thread-group leader may have
+	 * exited, and then has no mm to read. */
+	long r = pmug_sys6(SYS_process_vm_readv, pmug_sys0(SYS_gettid), (long)&local, 1,
+			   (long)&remote, 1, 0);
+	return r == (long)len ? 0 : r >= 0 || r == -EFAULT ? -EFAULT : (int)r;
+}
+
+int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	if (addr == 0)
+		return -EFAULT;
+	return pid ? read_other(pid, addr, buf, len) : read_self(addr, buf, len);
 }
 
 int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a)

@@ -20,11 +20,12 @@ struct guard_attr {
 	uint64_t rest[6];
 };
 
-/* Read the head of the attr at addr in process pid (0: this process):
- * process_vm_readv, or the process's mem file where that is refused (for
- * this process always /proc/thread-self/mem, never a path built from
- * getpid(), which in a pid namespace with a foreign /proc names another
- * process).  Returns 0, -EFAULT when the address is not mapped readable
+/* Read the head of the attr at addr in process pid (0: this process).
+ * Another process: process_vm_readv, or its mem file where that is
+ * refused.  This process: /proc/thread-self/mem (openat, pread64, close:
+ * what a sandbox lets any program that reads files do; never a path built
+ * from getpid(), which in a pid namespace with a foreign /proc names
+ * another process), and process_vm_readv only where /proc is not mounted.  Returns 0, -EFAULT when the address is not mapped readable
  * (the kernel will say EFAULT too: a bad pointer is the kernel's to
  * report), or the -errno of a read that was refused or could not be made
  * (EPERM, EACCES, ENOSYS, EMFILE, ENOMEM, ESRCH; EIO for a readable mapping

@@ -27,6 +27,7 @@
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "libc_sym.h"
 #include "sys.h"
@@ -60,19 +61,25 @@ struct auxv_want {
 	uintptr_t phdr;   /* AT_PHDR */
 	uintptr_t phnum;  /* AT_PHNUM */
 	uintptr_t secure; /* AT_SECURE */
-	unsigned found;
+	uintptr_t pagesz; /* AT_PAGESZ */
+	unsigned found;   /* AUX_* bits */
+	unsigned want;    /* the vector is read until these are found */
 };
+
+enum { AUX_BASE = 1, AUX_PHDR = 2, AUX_SECURE = 4, AUX_PHNUM = 8, AUX_PAGESZ = 16 };
 
 static void auxv_take(struct auxv_want *w, uintptr_t type, uintptr_t val)
 {
 	if (type == AT_BASE)
-		w->base = val, w->found |= 1;
+		w->base = val, w->found |= AUX_BASE;
 	else if (type == AT_PHDR)
-		w->phdr = val, w->found |= 2;
+		w->phdr = val, w->found |= AUX_PHDR;
 	else if (type == AT_PHNUM)
-		w->phnum = val;
+		w->phnum = val, w->found |= AUX_PHNUM;
 	else if (type == AT_SECURE)
-		w->secure = val, w->found |= 4;
+		w->secure = val, w->found |= AUX_SECURE;
+	else if (type == AT_PAGESZ)
+		w->pagesz = val, w->found |= AUX_PAGESZ;
 }
 
 /* The types are small numbers (AT_MINSIGSTKSZ is 51): anything else means
@@ -82,12 +89,13 @@ static bool auxv_from_stack(struct auxv_want *w)
 	const uintptr_t *a = __atomic_load_n(&g_auxv, __ATOMIC_ACQUIRE);
 	if (!a)
 		return false;
-	for (int i = 0; i < 128 && a[0] != AT_NULL; i++, a += 2) {
+	for (int i = 0; i < 128 && a[0] != AT_NULL && (w->found & w->want) != w->want;
+	     i++, a += 2) {
 		if (a[0] > 4096)
 			return false;
 		auxv_take(w, a[0], a[1]);
 	}
-	return (w->found & 2) != 0;
+	return (w->found & AUX_PHDR) != 0;
 }
 
 static bool auxv_from_proc(struct auxv_want *w)
@@ -109,7 +117,7 @@ static bool auxv_from_proc(struct auxv_want *w)
 		off += r - r % (long)(2 * sizeof(uintptr_t));
 	}
 	pmug_close(fd);
-	return (w->found & 2) != 0;
+	return (w->found & AUX_PHDR) != 0;
 }
 
 /* glibc relocates the d_ptr entries of a loaded object's dynamic section
@@ -127,7 +135,8 @@ static int same(const char *a, const char *b)
 	return *a == *b;
 }
 
-static uint32_t gnu_hash(const char *s)
+/* Inlined, so that a literal name's hash is folded at compile time. */
+static inline __attribute__((always_inline)) uint32_t gnu_hash(const char *s)
 {
 	uint32_t h = 5381;
 	for (; *s; s++)
@@ -136,8 +145,10 @@ static uint32_t gnu_hash(const char *s)
 }
 
 /* A defined function or object (never an IFUNC: its address is a
- * resolver's) in the object at base with dynamic section dyn. */
-static void *lookup(uintptr_t base, const ElfW(Dyn) *dyn, const char *name)
+ * resolver's) in the object at base with dynamic section dyn: its entry in
+ * the dynamic symbol table, the one the loader's own lookups read. */
+static inline __attribute__((always_inline)) const ElfW(Sym) *
+lookup_sym(uintptr_t base, const ElfW(Dyn) *dyn, const char *name)
 {
 	const uint32_t *gh = NULL;
 	const ElfW(Sym) *symtab = NULL;
@@ -149,6 +160,8 @@ static void *lookup(uintptr_t base, const ElfW(Dyn) *dyn, const char *name)
 			symtab = (const ElfW(Sym) *)dyn_ptr(base, d->d_un.d_ptr);
 		else if (d->d_tag == DT_STRTAB)
 			strtab = (const char *)dyn_ptr(base, d->d_un.d_ptr);
+		if (gh && symtab && strtab)
+			break;
 	}
 	if (!gh || !symtab || !strtab || gh[0] == 0)
 		return NULL;
@@ -163,11 +176,19 @@ static void *lookup(uintptr_t base, const ElfW(Dyn) *dyn, const char *name)
 		unsigned type = ELF64_ST_TYPE(s->st_info);
 		if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF &&
 		    (type == STT_FUNC || type == STT_OBJECT) && same(strtab + s->st_name, name))
-			return (void *)(base + s->st_value);
+			return s;
 		if (h2 & 1)
 			break;
 	}
 	return NULL;
+}
+
+/* Its address, as the loader computes it (l_addr + st_value, modulo 2^64:
+ * so a claimed symbol's value reaches the shim). */
+static void *lookup(uintptr_t base, const ElfW(Dyn) *dyn, const char *name)
+{
+	const ElfW(Sym) *s = lookup_sym(base, dyn, name);
+	return s ? (void *)(base + __atomic_load_n(&s->st_value, __ATOMIC_ACQUIRE)) : NULL;
 }
 
 /* ld.so's dynamic section from its ELF header at base. */
@@ -194,7 +215,7 @@ static const struct r_debug *program_r_debug(const struct auxv_want *w)
 	uintptr_t base = 0;
 	const ElfW(Phdr) *dynamic = NULL;
 	bool have_base = false;
-	for (unsigned i = 0; i < w->phnum; i++) {
+	for (unsigned i = 0; i < w->phnum && !(have_base && dynamic); i++) {
 		if (ph[i].p_type == PT_PHDR)
 			base = w->phdr - ph[i].p_vaddr, have_base = true;
 		else if (ph[i].p_type == PT_DYNAMIC)
@@ -209,50 +230,138 @@ static const struct r_debug *program_r_debug(const struct auxv_want *w)
 	return NULL;
 }
 
-static int is_libc(const char *path)
+/* The length of s, a word at a time (aligned loads never cross a page):
+ * every process pays at start for the names it walks. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "name_len reads the first zero from the low end");
+static size_t name_len(const char *s)
 {
-	const char *base = path;
-	for (const char *p = path; *p; p++)
-		if (*p == '/')
-			base = p + 1;
-	static const char want[] = "libc.so.";
-	for (unsigned i = 0; i < sizeof(want) - 1; i++)
-		if (base[i] != want[i])
-			return 0;
-	return 1;
+	const uintptr_t ones = (uintptr_t)-1 / 0xff, highs = ones << 7;
+	uintptr_t off = (uintptr_t)s % sizeof(uintptr_t);
+	const uintptr_t *w = (const uintptr_t *)(s - off);
+	/* The bytes before s in the first word are made non-zero. */
+	uintptr_t v = *w | (off ? ((uintptr_t)1 << (8 * off)) - 1 : 0), z;
+	while (!(z = (v - ones) & ~v & highs))
+		v = *++w;
+	/* Little-endian: the lowest flagged byte is the first zero. */
+	return (size_t)((const char *)w - s) + (size_t)__builtin_ctzl(z) / 8;
 }
 
-bool pmug_libc_find(struct pmug_libc *out)
+/* glibc's libc, by its file name: .../libc.so.6. */
+static int is_libc(const char *path)
 {
-	struct auxv_want w = {0};
-	if (!auxv_from_stack(&w)) {
-		w = (struct auxv_want){0};
-		if (!auxv_from_proc(&w))
-			return false;
+	static const char want[] = "libc.so.6";
+	size_t n = name_len(path), k = sizeof(want) - 1;
+	if (n < k || (n > k && path[n - k - 1] != '/'))
+		return 0;
+	uint64_t got, lit;
+	__builtin_memcpy(&got, path + n - 8, 8);
+	__builtin_memcpy(&lit, want + k - 8, 8);
+	return got == lit && path[n - k] == want[0];
+}
+
+/* The loader's list of objects, and the auxiliary vector's facts. */
+static const struct link_map *loaded_objects(struct auxv_want *w)
+{
+	if (!auxv_from_stack(w)) {
+		*w = (struct auxv_want){.want = w->want};
+		if (!auxv_from_proc(w))
+			return NULL;
 	}
 	/* The program's pointer first; else ld.so's own symbol (AT_BASE is 0
 	 * when ld.so is the command, and then the program's is there). */
-	const struct r_debug *r = program_r_debug(&w);
-	if (!r && w.base) {
-		const ElfW(Dyn) *dyn = elf_dynamic(w.base);
-		r = dyn ? lookup(w.base, dyn, "_r_debug") : NULL;
+	const struct r_debug *r = program_r_debug(w);
+	if (!r && w->base) {
+		const ElfW(Dyn) *dyn = elf_dynamic(w->base);
+		r = dyn ? lookup(w->base, dyn, "_r_debug") : NULL;
 	}
-	if (!r)
-		return false;
+	return r ? r->r_map : NULL;
+}
+
+/* libc's own syscall(), as its symbol gave it before pmug_libc_claim()
+ * pointed the symbol at the shim. */
+static void *g_libc_syscall;
+
+bool pmug_libc_find(struct pmug_libc *out, const void *ours)
+{
+	struct auxv_want w = {.want = AUX_BASE | AUX_PHDR | AUX_PHNUM | AUX_SECURE};
 	/* The environment pointer is the first definition in the loader's
 	 * order: a program that refers to environ holds it itself (a copy
 	 * relocation), and libc's own copy then stays NULL. */
-	for (const struct link_map *m = r->r_map; m; m = m->l_next) {
+	for (const struct link_map *m = loaded_objects(&w); m; m = m->l_next) {
 		if (!out->environ)
 			out->environ = lookup(m->l_addr, m->l_ld, "__environ");
 		if (!m->l_name || !is_libc(m->l_name))
 			continue;
 		out->syscall = lookup(m->l_addr, m->l_ld, "syscall");
+		/* Claimed already: libc's symbol is ours now, its function is
+		 * what the claim saw (stored before the symbol was written). */
+		if ((const void *)out->syscall == ours)
+			out->syscall = __atomic_load_n(&g_libc_syscall, __ATOMIC_ACQUIRE);
 		out->errno_location = lookup(m->l_addr, m->l_ld, "__errno_location");
 		/* Unknown (no vector entry): treated as secure, so the
 		 * environment is not read at all. */
-		out->secure = !(w.found & 4) || w.secure != 0;
+		out->secure = !(w.found & AUX_SECURE) || w.secure != 0;
 		return out->syscall && out->errno_location && out->environ;
 	}
 	return false;
+}
+
+/* The protection the loader gave the page at vaddr (relative to base) of
+ * the object whose ELF header is mapped at base, or -1. */
+static long page_prot(uintptr_t base, uintptr_t vaddr)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)))
+		return -1;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	long prot = -1;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		if (vaddr < ph[i].p_vaddr || vaddr - ph[i].p_vaddr >= ph[i].p_memsz)
+			continue;
+		if (ph[i].p_type == PT_GNU_RELRO)
+			return PROT_READ;
+		if (ph[i].p_type == PT_LOAD)
+			prot = (ph[i].p_flags & PF_R ? PROT_READ : 0) |
+			       (ph[i].p_flags & PF_W ? PROT_WRITE : 0) |
+			       (ph[i].p_flags & PF_X ? PROT_EXEC : 0);
+	}
+	return prot;
+}
+
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
+
+bool pmug_libc_claim(const void *ours)
+{
+	struct auxv_want w = {.want = AUX_BASE | AUX_PHDR | AUX_PHNUM | AUX_PAGESZ};
+	const struct link_map *m = loaded_objects(&w);
+	/* The program (no name) and the shim itself are not libc. */
+	while (m && (m->l_ld == _DYNAMIC || !m->l_name || !m->l_name[0] || !is_libc(m->l_name)))
+		m = m->l_next;
+	if (!m)
+		return false;
+	ElfW(Sym) *s = (ElfW(Sym) *)lookup_sym(m->l_addr, m->l_ld, "syscall");
+	if (!s)
+		return false;
+	ElfW(Addr) want = (ElfW(Addr))(uintptr_t)ours - m->l_addr;
+	ElfW(Addr) was = __atomic_load_n(&s->st_value, __ATOMIC_ACQUIRE);
+	if (was == want)
+		return true;
+	uintptr_t pagesz = w.pagesz ? w.pagesz : 4096;
+	uintptr_t page = (uintptr_t)&s->st_value & ~(pagesz - 1);
+	long prot = page_prot(m->l_addr, (uintptr_t)&s->st_value - m->l_addr);
+	/* A table on an executable page (an old layout) is left alone: making
+	 * it writable and executable is what W^X policies refuse, and taking
+	 * the execute bit away would fault a thread running there. */
+	if (prot < 0 || (prot & PROT_EXEC))
+		return false;
+	__atomic_store_n(&g_libc_syscall, (void *)(m->l_addr + was), __ATOMIC_RELEASE);
+	if (!(prot & PROT_WRITE) &&
+	    pmug_sys3(SYS_mprotect, page, pagesz, prot | PROT_WRITE) != 0)
+		return false;
+	/* One aligned word: a racing lookup sees the old value or the new. */
+	__atomic_store_n(&s->st_value, want, __ATOMIC_RELEASE);
+	if (!(prot & PROT_WRITE))
+		pmug_sys3(SYS_mprotect, page, pagesz, prot);
+	return true;
 }

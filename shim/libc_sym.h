@@ -17,7 +17,18 @@ struct pmug_libc {
  * vector. */
 void pmug_libc_note_envp(char **envp);
 
-/* All of it, or false. */
-bool pmug_libc_find(struct pmug_libc *out);
+/* All of it, or false.  ours: the shim's syscall(), which libc's symbol
+ * names once pmug_libc_claim() has run (libc's function is then the one
+ * the claim saw). */
+bool pmug_libc_find(struct pmug_libc *out, const void *ours);
+
+/*
+ * Point libc's own dynamic symbol `syscall` at ours, so that every lookup
+ * that searches libc's scope (dlsym on libc's handle, dlvsym, a plugin
+ * loaded with RTLD_DEEPBIND, lazy binding in it) gets the shim, as the
+ * global scope already does.  False where it could not (no libc found, the
+ * table on an executable page, mprotect refused): nothing changed then.
+ */
+bool pmug_libc_claim(const void *ours);
 
 #endif

@@ -87,7 +87,8 @@ static syscall_fn resolve_next(void)
 	struct pmug_libc l = {0};
 	syscall_fn next = fallback_syscall;
 	/* proxychains-ng's lesson: never forward to ourselves. */
-	if (pmug_libc_find(&l) && (void *)l.syscall != (void *)pmug_syscall_entry) {
+	if (pmug_libc_find(&l, pmug_syscall_entry) &&
+	    (void *)l.syscall != (void *)pmug_syscall_entry) {
 		next = l.syscall;
 		__atomic_store_n(&g_libc.environ, l.environ, __ATOMIC_RELAXED);
 		__atomic_store_n(&g_libc.secure, l.secure, __ATOMIC_RELAXED);
@@ -135,6 +136,11 @@ static bool stat_fd2(uint64_t *dev, uint64_t *ino)
  * environ is a program's clearenv(), not an environment not set up yet. */
 static bool g_ctor_ran;
 
+/* libc's own symbol `syscall` names ours (pmug_libc_claim): said by the
+ * debug line, since a process where it failed is guarded only through the
+ * global scope. */
+static bool g_claimed;
+
 /* glibc hands a preloaded library's constructors the initial argc, argv
  * and environment. */
 __attribute__((constructor)) static void pmug_init(int argc, char **argv, char **envp)
@@ -142,6 +148,10 @@ __attribute__((constructor)) static void pmug_init(int argc, char **argv, char *
 	(void)argc;
 	(void)argv;
 	pmug_libc_note_envp(envp);
+	/* Before any dlopen() of the program can look in libc's scope: from
+	 * here dlsym(libc, "syscall"), dlvsym() and RTLD_DEEPBIND plugins get
+	 * the shim too (the library is -z nodelete: the symbol never dangles). */
+	__atomic_store_n(&g_claimed, pmug_libc_claim(pmug_syscall_entry), __ATOMIC_RELAXED);
 	__atomic_store_n(&g_ctor_ran, true, __ATOMIC_RELEASE);
 	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
 }
@@ -220,6 +230,9 @@ static void log_verdict(const struct shim_state *s, const struct probe_verdict *
 		log_str(&l, i ? "," : " ");
 		log_dec(&l, s->policy.core_types[i]);
 	}
+	log_str(&l, __atomic_load_n(&g_claimed, __ATOMIC_RELAXED)
+			    ? "; libc's syscall symbol: the shim's"
+			    : "; libc's syscall symbol: libc's own (lookups in libc's scope are not guarded)");
 	log_str(&l, "): ");
 	log_str(&l, s->policy.reason);
 	emit(s, &l, NULL);
@@ -513,8 +526,9 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 {
 	struct call c = {.attr = attr};
 	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
-		/* The hot path, on the caller's stack: two raw syscalls
-		 * (gettid, process_vm_readv) and a few comparisons. */
+		/* The hot path, on the caller's stack: three raw syscalls
+		 * (openat, pread64 and close of /proc/thread-self/mem:
+		 * probe/attr.c) and a few comparisons. */
 		c.s = &g_shim;
 		judge(c.s, attr, &c.d);
 		if (__builtin_expect(worth_logging(c.s, &c.d), 0))

@@ -17,6 +17,10 @@
  *               with a seccomp filter of our own, then slots
  *   sandbox-vm  the same, process_vm_readv only (the /proc/self/mem path)
  *   sandbox-mm  the same as sandbox, and mmap too
+ *   sandbox-kill
+ *               a filter that kills the process at process_vm_readv (as
+ *               a SystemCallFilter= without it does), then an ordinary
+ *               event (cpu-clock: "sandboxed-ordinary"), then slots
  *   emfile      slots at the fd limit, twice, then with descriptors free
  *   fd2         close fd 2, open ARG (it becomes fd 2), then slots
  *   preinit     slots from a preinit_array function, then metric from main
@@ -29,6 +33,14 @@
  *   dlopen LIB  the environment moved to the heap by setenv(), then LIB
  *               loaded with dlopen() and its syscall() called: slots and
  *               badclose, as "dlopen-slots" and "dlopen-badclose"
+ *   scope HOW [PLUGIN]
+ *               slots through a lookup in libc's own scope, then badclose:
+ *               HOW handle (dlsym on dlopen("libc.so.6", RTLD_NOLOAD)),
+ *               dlvsym (the versioned lookup), deepbind / deepbind-lazy
+ *               (PLUGIN, tests/hostile/plugin.c, loaded RTLD_DEEPBIND with
+ *               RTLD_NOW / RTLD_LAZY, calls plain syscall()), dlmopen
+ *               (PLUGIN in a new namespace, LM_ID_NEWLM: its own libc);
+ *               printed as "call scope-HOW errno=E"
  *   undelivered with /dev/log and the journal socket removed, slots (its
  *               report cannot be delivered); then this process listens on
  *               /run/systemd/journal/socket itself, and metric: its report
@@ -166,22 +178,27 @@ static int altstack(void)
 static int sandbox(int which)
 {
 	/* 0: process_vm_readv, open, openat; 1: process_vm_readv only;
-	 * 2: as 0, and mmap. */
+	 * 2: as 0, and mmap; 3: process_vm_readv kills the process. */
 	report("warmup", open_raw(SYS_perf_event_open, CYCLES));
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 4, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which == 1 ? -1u : SYS_openat, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which == 1 ? -1u : SYS_open, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which % 2 ? -1u : SYS_openat, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which % 2 ? -1u : SYS_open, 2, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, which == 2 ? SYS_mmap : -1u, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K,
+			 which == 3 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM),
 	};
 	struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
 		perror("holes: seccomp");
 		return 1;
+	}
+	if (which == 3) {
+		struct perf_event_attr a = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+		report("sandboxed-ordinary", syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
 	}
 	report("sandboxed-slots", open_raw(SYS_perf_event_open, SLOTS));
 	return 0;
@@ -278,6 +295,51 @@ static int dlopened(const char *lib)
 	return 0;
 }
 
+/* ---- lookups in libc's own scope ----------------------------------------- */
+
+#if defined(__x86_64__)
+#define LIBC_SYSCALL_VERSION "GLIBC_2.2.5"
+#else
+#define LIBC_SYSCALL_VERSION "GLIBC_2.17"
+#endif
+
+static int libc_scope(const char *how, const char *plugin)
+{
+	char slots[64], badclose[64];
+	snprintf(slots, sizeof(slots), "scope-%s", how);
+	snprintf(badclose, sizeof(badclose), "scope-%s-badclose", how);
+	if (!strcmp(how, "handle") || !strcmp(how, "dlvsym")) {
+		void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+		void *f = !h		      ? NULL
+			  : how[0] == 'h' ? dlsym(h, "syscall")
+					  : dlvsym(h, "syscall", LIBC_SYSCALL_VERSION);
+		if (!f) {
+			fprintf(stderr, "holes: %s\n", dlerror());
+			return 1;
+		}
+		slots_and_badclose((syscall_fn)f, slots, badclose);
+		return 0;
+	}
+	int flags = !strcmp(how, "deepbind")	  ? RTLD_NOW | RTLD_DEEPBIND
+		    : !strcmp(how, "deepbind-lazy") ? RTLD_LAZY | RTLD_DEEPBIND
+						    : RTLD_NOW;
+	void *h = !plugin		    ? NULL
+		  : !strcmp(how, "dlmopen") ? dlmopen(LM_ID_NEWLM, plugin, flags)
+		  : flags != RTLD_NOW	    ? dlopen(plugin, flags)
+					    : NULL;
+	long (*fn)(uint64_t, int *) = h ? (long (*)(uint64_t, int *))dlsym(h, "holes_plugin_open")
+					: NULL;
+	if (!fn) {
+		fprintf(stderr, "holes: scope %s: %s\n", how, plugin ? dlerror() : "no PLUGIN");
+		return 1;
+	}
+	int e = 0;
+	long fd = fn(SLOTS, &e);
+	printf("call %s errno=%d\n", slots, fd < 0 ? e : 0);
+	fflush(stdout);
+	return 0;
+}
+
 static int undelivered(void)
 {
 	static const char path[] = "/run/systemd/journal/socket";
@@ -329,6 +391,8 @@ int main(int argc, char **argv)
 		return sandbox(1);
 	if (!strcmp(mode, "sandbox-mm"))
 		return sandbox(2);
+	if (!strcmp(mode, "sandbox-kill"))
+		return sandbox(3);
 	if (!strcmp(mode, "emfile"))
 		return emfile();
 	if (!strcmp(mode, "substitute"))
@@ -362,6 +426,8 @@ int main(int argc, char **argv)
 		return dlopened(argv[2]);
 	if (!strcmp(mode, "undelivered"))
 		return undelivered();
+	if (!strcmp(mode, "scope") && argc > 2)
+		return libc_scope(argv[2], argc > 3 ? argv[3] : NULL);
 	if (!strcmp(mode, "fd2") && argc > 2)
 		return fd2(argv[2]);
 	if (!strcmp(mode, "preinit") && g_mode_preinit) {
@@ -370,7 +436,8 @@ int main(int argc, char **argv)
 		report("main-metric", open_raw(SYS_perf_event_open, METRIC));
 		return 0;
 	}
-	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|"
-			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB|undelivered\n");
+	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|sandbox-kill|"
+			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB|undelivered|"
+			"scope HOW [PLUGIN]\n");
 	return 2;
 }

@@ -15,9 +15,13 @@
 # syscall-number-high-bits  syscall(0x100000000|nr), syscall(0x40000000|nr)
 # own-sandbox               the process forbids itself process_vm_readv and
 #                           open/openat (and mmap): fail closed
+# sandbox-kills-vm-readv    the process's own filter kills at process_vm_readv
+#                           (SystemCallFilter='s default): an ordinary event
+#                           still opens, slots is still denied, nothing dies
 # pidns-self-mem            a new pid namespace with the parent's /proc: the
 #                           attr is read through /proc/self/mem, not /proc/1
 # fd-limit                  at EMFILE nothing is kept: every call denied
+#                           (the attr unreadable there: said once)
 # lock-at-fd-limit          lock = yes holds when the file cannot be read
 # stderr-replaced           fd 2 closed and reopened as a data file
 # preinit                   a call before libc set up the environment
@@ -34,6 +38,15 @@
 # dlopen-heap-environ       the shim loaded by dlopen() after setenv() moved
 #                           the environment to the heap (no initial stack to
 #                           read the auxiliary vector from: /proc/self/auxv)
+# libc-scope-lookups        slots through dlsym() on libc's handle, dlvsym()
+#                           and a plugin loaded RTLD_DEEPBIND (RTLD_NOW and
+#                           RTLD_LAZY): libc's own symbol names the shim
+# python-ctypes-libc        ctypes.CDLL("libc.so.6").syscall, the ordinary
+#                           idiom: the same lookup in libc's scope
+# dlmopen-under-run         a plugin in a new namespace (dlmopen LM_ID_NEWLM)
+#                           has a libc of its own: the preload does not
+#                           reach it (a README limit, shown), pmuguard run
+#                           (auto) does
 # undelivered-report-counted a report neither journald nor /dev/log takes
 #                           is counted, and the next one delivered says so
 #                           (its text and PMUGUARD_UNDELIVERED), with the
@@ -44,7 +57,7 @@ set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
-: "${FIXTURES:?}" "${LIB:?}" "${HOLES:?}" "${FAULTSIM:?}"
+: "${FIXTURES:?}" "${LIB:?}" "${HOLES:?}" "${FAULTSIM:?}" "${HOLES_PLUGIN:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 e2e=$here/../e2e
 case_name=${1:?usage: holes.sh CASE}
@@ -64,6 +77,8 @@ BUDGET=2048 # bytes the shim may use below its caller, first call included
 # directory; faultsim faults on counter 3 unless WORLD is the healthy one.
 # With SANDBOX=1 the world also gets overlays of /etc and /dev and a syslog
 # listener (tests/e2e/sandbox.sh); $tmp/sb/etc-up is the overlay's /etc.
+# PROG replaces holes as the program; VIA=ptrace watches with ptrace (a
+# tree with a seccomp listener of its own: pmuguard run).
 run() {
 	local world=$1 guard=$2
 	shift 2
@@ -74,6 +89,7 @@ run() {
 	done
 	shift
 	local pre=() fs=(--log "$tmp/log")
+	[ -n "${VIA:-}" ] && fs+=(--via "$VIA")
 	[ "$guard" = guarded ] && pre=(env "LD_PRELOAD=$LIB")
 	# LAUNCH: a command put between the environment and the program.
 	[ -n "${LAUNCH:-}" ] && pre+=("$LAUNCH")
@@ -83,7 +99,7 @@ run() {
 	: >"$tmp/log"
 	set +e
 	unshare -m -- "${box[@]}" "$e2e/in-world.sh" "$world" GenuineIntel-6-6A-6 \
-		"$FAULTSIM" "${fs[@]}" -- "${wrap[@]}" "${pre[@]}" "$HOLES" "$@" \
+		"$FAULTSIM" "${fs[@]}" -- "${wrap[@]}" "${pre[@]}" "${PROG:-$HOLES}" "$@" \
 		>"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	set -e
@@ -114,6 +130,48 @@ expect_err() { # REGEX in stderr
 }
 
 case $case_name in
+libc-scope-lookups)
+	for how in handle dlvsym deepbind deepbind-lazy; do
+		run "$M6I" bare -- scope "$how" "$HOLES_PLUGIN"
+		expect_fault "slots through the lookup '$how' in libc's scope"
+		run "$M6I" guarded -- scope "$how" "$HOLES_PLUGIN"
+		expect_denied "scope-$how"
+		case $how in handle | dlvsym) expect_badclose "scope-$how-badclose" ;; esac
+	done
+	;;
+python-ctypes-libc)
+	command -v python3 >/dev/null || skip "no python3"
+	[ "$(uname -m)" = x86_64 ] || skip "the script names x86_64's syscall number"
+	cat >"$tmp/ct.py" <<'EOF'
+import ctypes, struct
+libc = ctypes.CDLL("libc.so.6", use_errno=True)
+libc.syscall.restype = ctypes.c_long
+# PERF_ATTR_SIZE_VER0, PERF_TYPE_RAW, slots; disabled, exclude_kernel, exclude_hv
+attr = struct.pack("<IIQQQQQ", 4, 64, 0x400, 0, 0, 0, 1 | 1 << 5 | 1 << 6).ljust(64, b"\0")
+buf = ctypes.create_string_buffer(attr, 64)
+fd = libc.syscall(ctypes.c_long(298), buf, ctypes.c_long(0), ctypes.c_long(-1),
+                  ctypes.c_long(-1), ctypes.c_long(0))
+print("call ctypes-libc errno=%d" % (ctypes.get_errno() if fd < 0 else 0))
+EOF
+	PROG=python3 run "$M6I" bare -- "$tmp/ct.py"
+	expect_fault "python ctypes.CDLL(\"libc.so.6\").syscall"
+	PROG=python3 run "$M6I" guarded -- "$tmp/ct.py"
+	expect_denied ctypes-libc
+	;;
+dlmopen-under-run)
+	: "${PMUGUARD:?}"
+	run "$M6I" bare -- scope dlmopen "$HOLES_PLUGIN"
+	expect_fault "slots from a plugin in a new namespace"
+	# The limit, shown: the new namespace's libc is not the one the
+	# preload claimed (README, Limits).
+	run "$M6I" guarded -- scope dlmopen "$HOLES_PLUGIN"
+	[ "$rc" = 86 ] || fail "the preload alone, dlmopen(LM_ID_NEWLM): expected the limit (the fault, 86), got $rc"
+	ok "the preload alone does not reach a new namespace's libc (the README's limit)"
+	VIA=ptrace PROG=$PMUGUARD run "$M6I" bare env PMUGUARD_LIB="$LIB" -- \
+		run -- "$HOLES" scope dlmopen "$HOLES_PLUGIN"
+	expect_denied scope-dlmopen
+	ok "pmuguard run (auto: the seccomp filter with the preload) covers the new namespace"
+	;;
 ld-so-launcher)
 	ldso=
 	for f in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do
@@ -212,6 +270,20 @@ own-sandbox)
 	expect_denied sandboxed-slots
 	ok "with mmap forbidden too (no stack for a log line), still denied"
 	;;
+sandbox-kills-vm-readv)
+	run "$M6I" bare -- sandbox-kill
+	[ "$rc" = 0 ] || [ "$rc" = 86 ] || fail "without the shim: exit $rc"
+	grep -qx 'call sandboxed-ordinary errno=0' "$tmp/out" ||
+		fail "without the shim the ordinary event did not open: $(cat "$tmp/out")"
+	expect_fault "slots in a process whose filter kills at process_vm_readv"
+	run "$M6I" guarded -- sandbox-kill
+	[ "$rc" != 159 ] || fail "the shim's read of the attr killed the process (SIGSYS, exit 159)"
+	grep -qx 'call sandboxed-ordinary errno=0' "$tmp/out" ||
+		fail "guarded, the ordinary event did not open: $(cat "$tmp/out")"
+	expect_denied sandboxed-slots
+	expect_err 'blocked perf_event_open\(type=4, config=0x400\)'
+	ok "the attr was read through the mem file: the ordinary event opened, slots was judged and denied"
+	;;
 pidns-self-mem)
 	run "$M6I" bare unshare -p -f -- sandbox-vm
 	expect_fault "slots in a pid namespace"
@@ -226,7 +298,10 @@ fd-limit)
 	expect_fault "slots at the fd limit"
 	run "$M6I" guarded -- emfile
 	expect_denied emfile-first emfile-again fds-free
-	n=$(grep -c 'blocked perf_event_open(type=4, config=0x400)' "$tmp/err" || true)
+	# The attr is read through the mem file, which needs a descriptor:
+	# unreadable at the limit, so denied (the kernel could not have given
+	# an fd either), and said once for both calls.
+	n=$(grep -c 'blocked perf_event_open(attr unreadable: EMFILE)' "$tmp/err" || true)
 	[ "$n" = 1 ] || fail "the block at the fd limit was said $n times, not once"
 	expect_err 'config=0x8000\).*advertises fixed counter 3'
 	ok "after the fd limit the probe ran again and found the hazard"

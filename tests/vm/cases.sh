@@ -196,6 +196,7 @@ step record $G perf record -e TOPDOWN.SLOTS -o /tmp/slots.data -- true
 step group $G perf stat -e '{instructions,r0400},cycles' -- true
 step inherit-children $G perf stat -e r0400,instructions -- sh -c 'sh -c true; /bin/true'
 step inherited-by-child $G python3 $VMDIR/inherit.py 4:0x400 0:1
+step ctypes-libc-handle $G python3 $VMDIR/inherit.py --libc libc.so.6 4:0x400 0:1
 step ioctl-enable $G perf stat -D 100 -e r0400,instructions -- sleep 1
 EOF
 }
@@ -262,6 +263,9 @@ perf-events | perf-modes)
 		guarded inherited-by-child "python (ctypes, glibc syscall()): 0x400 ENOENT, instructions counted in the child and folded back" \
 			eval 'rc_is inherited-by-child 0 && out_has inherited-by-child "type=4 config=0x400 ret=-1 errno=ENOENT" &&
 				out_has inherited-by-child "type=0 config=0x1 ret=fd count=[1-9]" && blocked_once inherited-by-child 4 0x400'
+		guarded ctypes-libc-handle "python ctypes.CDLL(\"libc.so.6\").syscall (libc's own scope): 0x400 ENOENT, instructions counted" \
+			eval 'rc_is ctypes-libc-handle 0 && out_has ctypes-libc-handle "type=4 config=0x400 ret=-1 errno=ENOENT" &&
+				out_has ctypes-libc-handle "type=0 config=0x1 ret=fd count=[1-9]" && blocked_once ctypes-libc-handle 4 0x400'
 		guarded ioctl-enable "perf stat -D (enabled by ioctl): r0400 <not supported>, instructions counted" \
 			stat_ok ioctl-enable r0400 4 0x400 instructions
 	fi

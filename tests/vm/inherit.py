@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """An event that only a child ever schedules: inherited, enabled on exec.
 
-    inherit.py TYPE:CONFIG...
+    inherit.py [--libc NAME] TYPE:CONFIG...
 
 Opens each event for this process through glibc's syscall() (ctypes), with
 disabled, inherit and enable_on_exec set, so this process never schedules it.
@@ -11,6 +11,10 @@ enabled at that exec (perf_event_exec) and scheduled there.  At the child's
 exit its count folds back into ours.  Prints "pid=P" (its own pid,
 before the fork), then per event "type=T config=0xC ret=fd count=N" or
 "... ret=-1 errno=NAME".
+
+--libc NAME takes syscall() from ctypes.CDLL(NAME), the common idiom
+CDLL("libc.so.6"): a lookup in libc's own scope, not the global one
+(CDLL(None)), so the preload must have claimed libc's symbol.
 """
 import ctypes
 import errno
@@ -22,7 +26,11 @@ NR_PERF_EVENT_OPEN = 298  # x86_64
 PERF_FLAG_FD_CLOEXEC = 8
 DISABLED, INHERIT, ENABLE_ON_EXEC = 1 << 0, 1 << 1, 1 << 12
 
-libc = ctypes.CDLL(None, use_errno=True)
+LIBC_NAME = None
+if len(sys.argv) > 2 and sys.argv[1] == "--libc":
+    LIBC_NAME = sys.argv[2]
+    del sys.argv[1:3]
+libc = ctypes.CDLL(LIBC_NAME, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 
 
