@@ -8,7 +8,8 @@
 #
 #   fleet.sh CASE        exit 0 pass, 1 fail, 77 skip
 set -euo pipefail
-# shellcheck source=tests/lib.sh
+# (shellcheck -x follows it; without -x, SC1091 would only say it did not.)
+# shellcheck source=tests/lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 if [ "${1:-}" = --list ]; then list_cases "$0" case_name; exit 0; fi
 : "${PMUGUARD:?}" "${FAULTSIM:?}" "${FIXTURES:?}" "${LIB:?}" "${FLEET:?}" "${PEO_DYN:?}"
@@ -22,12 +23,16 @@ grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || true
 grep -qw overlay /proc/filesystems || skip "no overlayfs for the /etc sandbox"
 command -v python3 >/dev/null || skip "python3 is needed for the syslog listener"
 
-# The machine's own files, to prove at the end that no case touched them.
-real_state() { for f in /etc/ld.so.preload /etc/pmuguard.conf /dev/log; do
+# The machine's own files, to prove at the end that no case touched them
+# (and that no case left the installer's lock directory in its /run).
+real_state() { for f in /etc/ld.so.preload /etc/pmuguard.conf /dev/log /run/pmuguard; do
 	if [ -e "$f" ]; then ls -l "$f"; [ -f "$f" ] && sha256sum "$f"; else echo "$f absent"; fi
 done; }
 real_before=$(real_state)
 
+# Directories the cases make are writable by their owner only, as the
+# installer wants of every directory a lock or a link goes through.
+umask 022
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
@@ -36,9 +41,14 @@ ICX=$FIXTURES/icx-8375c-metal
 export PMUGUARD_LOG=warn
 
 # sandbox CMD...: run CMD in the overlay sandbox; sets rc; output in $tmp/{out,err}.
+# /run is a private tmpfs with the machine's /run mode, so that the
+# installer's lock directory (/run/pmuguard) is never made in the machine's
+# /run (sandbox.sh makes /run/lock private in the same way).
 sandbox() {
 	set +e
-	unshare -m -- "$here/sandbox.sh" "$tmp/sb" "$@" >"$tmp/out" 2>"$tmp/err"
+	# shellcheck disable=SC2016 # $1 and $@ are the inner shell's
+	unshare -m -- bash -c 'mount --make-rprivate / && mount -t tmpfs -o "mode=$1" tmpfs /run && shift && exec "$@"' \
+		_ "$(stat -c %a /run)" "$here/sandbox.sh" "$tmp/sb" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	set -e
 	cp "$tmp/sb/syslog" "$tmp/syslog" 2>/dev/null || : >"$tmp/syslog"
@@ -126,20 +136,31 @@ corrupt-or-missing-library-refused)
 	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "the file changed"
 	ok "a corrupt or missing library is refused before the file changes"
 	;;
-interrupted-install-leaves-a-valid-file)
+interrupted-install-leaves-a-valid-file | interrupted-install-through-a-link-leaves-a-valid-file)
 	# No hook in the product: every external command the script runs (cat,
 	# cp, mv, mktemp, sync, ...) is a wrapper on PATH that counts itself and
 	# kills the script's whole process group with SIGKILL just before, or
 	# just after, its Nth call, for every N until a run completes.  Each
 	# kill must leave ld.so.preload as it was or fully changed, and the next
-	# run must clean up and finish the job.
+	# run must clean up and finish the job.  The second case does the same
+	# where /etc/ld.so.preload is a link to a file configuration management
+	# owns (srv/cm/ld.so.preload): that file is edited, the link is kept.
 	root=$tmp/root
 	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$tmp/bin"
 	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	file=$root/etc/ld.so.preload
+	dirs=$root/etc
+	if [ "$case_name" = interrupted-install-through-a-link-leaves-a-valid-file ]; then
+		mkdir -p "$root/srv/cm"
+		: >"$root/srv/cm/ld.so.preload"
+		ln -s ../srv/cm/ld.so.preload "$root/etc/ld.so.preload"
+		file=$root/srv/cm/ld.so.preload
+		dirs="$root/etc $root/srv/cm"
+	fi
 	entry=/usr/lib/pmuguard/libpmuguard.so
 	printf '# site\n/usr/lib/libkeep.so\n' >"$tmp/orig"
 	{ echo "$entry"; cat "$tmp/orig"; } >"$tmp/installed"
-	for c in cat chmod cp flock grep mkdir mktemp mv rm sed sync; do
+	for c in cat chmod cp flock grep mkdir mktemp mv readlink rm sed stat sync; do
 		real=$(command -v "$c") || fail "no $c"
 		cat >"$tmp/bin/$c" <<SH
 #!/bin/sh
@@ -156,7 +177,7 @@ SH
 	done
 	# trial OP FROM-FILE BEFORE|AFTER N: 0 if the run completed uninterrupted.
 	trial() {
-		cp "$3" "$root/etc/ld.so.preload"
+		cp "$3" "$file"
 		echo 0 >"$tmp/count"
 		set +e
 		env PATH="$tmp/bin:$PATH" "KILL_$1=$4" PMUGUARD_SNAPSHOT="$M6I" \
@@ -165,50 +186,277 @@ SH
 		set -e
 		[ "$r" = 0 ] && [ "$(cat "$tmp/count")" -lt "$4" ]
 	}
+	# The link, where there is one, is never replaced.
+	link_kept() {
+		[ "$file" = "$root/etc/ld.so.preload" ] ||
+			[ "$(readlink "$root/etc/ld.so.preload")" = ../srv/cm/ld.so.preload ]
+	}
+	# shellcheck disable=SC2086 # $dirs is a list of paths without spaces
+	temporaries() { find $dirs -maxdepth 1 \( -name '*pmuguard-new*' -o -name '*bak.new*' \); }
 	kills=0
 	for op in install uninstall; do
 		if [ $op = install ]; then from=$tmp/orig to=$tmp/installed; else from=$tmp/installed to=$tmp/orig; fi
 		for when in BEFORE AFTER; do
 			n=1
 			until trial "$when" "$op" "$from" "$n"; do
-				if ! cmp -s "$root/etc/ld.so.preload" "$from" && ! cmp -s "$root/etc/ld.so.preload" "$to"; then
+				if ! cmp -s "$file" "$from" && ! cmp -s "$file" "$to"; then
 					fail "$op killed $when external command $n: ld.so.preload is neither the old file nor the new one"
 				fi
-				[ "$(stat -c %a "$root/etc/ld.so.preload")" = 644 ] || fail "$op killed at $n: the file is not 0644"
+				link_kept || fail "$op killed $when external command $n: the link was replaced"
+				[ "$(stat -c %a "$file")" = 644 ] || fail "$op killed at $n: the file is not 0644"
 				kills=$((kills + 1))
 				# The next run, uninterrupted, cleans up and finishes the job.
 				PMUGUARD_SNAPSHOT=$M6I "$FLEET" "$op" --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
 					fail "$op after a kill at $n failed"
-				cmp -s "$root/etc/ld.so.preload" "$to" || fail "$op after a kill at $n: the file is not as it should be"
-				[ -z "$(find "$root/etc" -name '*pmuguard-new*' -o -name '*bak.new*')" ] || fail "$op after a kill at $n: a temporary was left"
+				cmp -s "$file" "$to" || fail "$op after a kill at $n: the file is not as it should be"
+				link_kept || fail "$op after a kill at $n: the link was replaced"
+				[ -z "$(temporaries)" ] || fail "$op after a kill at $n: a temporary was left: $(temporaries)"
 				n=$((n + 1))
 				[ "$n" -lt 200 ] || fail "$op never completed"
 			done
-			cmp -s "$root/etc/ld.so.preload" "$to" || fail "$op: an uninterrupted run did not finish the job"
+			cmp -s "$file" "$to" || fail "$op: an uninterrupted run did not finish the job"
+			link_kept || fail "$op: the link was replaced"
 			ok "$op killed before/after each of its $((n - 1)) external commands ($when): the file is always whole"
 		done
 	done
 	[ "$kills" -ge 20 ] || fail "only $kills kill points: the wrappers did not see the script's steps"
-	[ -z "$(find "$root/etc" -name '*pmuguard-new*')" ] || fail "a stale temporary file was left"
+	[ -z "$(temporaries)" ] || fail "a stale temporary file was left"
 	;;
-lock-is-not-another-users)
-	# /run/lock is writable by every user: a lock another user made (and
-	# could hold for ever) is refused at once, with the file unchanged.
+lock-cannot-be-taken-by-a-user)
+	# Issue: /run/lock is writable by every user, and a user who made
+	# /run/lock/pmuguard first locked every later install, uninstall and
+	# reprobe out (exit 1).  The lock is in /run/pmuguard now, where only
+	# root can create it.  On the real paths (the sandbox's /run has the
+	# machine's mode): nobody makes /run/lock/pmuguard with a lock in it,
+	# holds that lock, and cannot create /run/pmuguard; every command still
+	# works at once.
+	cat >"$tmp/script" <<SH
+set -e
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "\$@"; }
+as_nobody mkdir -m 0700 /run/lock/pmuguard
+as_nobody sh -c ': >/run/lock/pmuguard/fleet.lock'
+as_nobody sh -c 'exec 8>>/run/lock/pmuguard/fleet.lock && flock 8 && exec sleep 60' &
+holder=\$!
+while flock -n /run/lock/pmuguard/fleet.lock true; do sleep 0.05; done
+if as_nobody mkdir /run/pmuguard 2>/dev/null; then echo "NOBODY MADE /run/pmuguard"; fi
+export PMUGUARD_SNAPSHOT=$M6I
+timeout 20 $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD
+grep -qxF $LIB /etc/ld.so.preload && echo "installed"
+timeout 20 $FLEET reprobe --layer preload --lib $LIB --pmuguard $PMUGUARD --quiet
+echo "reprobed"
+timeout 20 $FLEET uninstall --layer preload --lib $LIB --pmuguard $PMUGUARD
+[ ! -e /etc/ld.so.preload ] && echo "uninstalled"
+stat -c 'lockdir %u %a' /run/pmuguard
+kill \$holder
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "a lock another user made in /run/lock: exit $rc"
+	! grep -q 'NOBODY MADE' "$tmp/out" || fail "an unprivileged user could create /run/pmuguard"
+	for w in installed reprobed uninstalled; do grep -qx "$w" "$tmp/out" || fail "not $w"; done
+	grep -qx 'lockdir 0 700' "$tmp/out" || fail "the lock directory is not root's, 0700"
+	# Under --root likewise: ROOT/run/lock/pmuguard of another user (what
+	# the old case refused) is no concern of the lock.
 	root=$tmp/root
 	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$root/run/lock/pmuguard"
+	chmod 0755 "$root/run"
+	chmod 1777 "$root/run/lock"
 	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
 	printf '/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
 	cp "$root/etc/ld.so.preload" "$tmp/orig"
 	chown 65534 "$root/run/lock/pmuguard"
-	set +e
-	PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" \
-		>"$tmp/out" 2>&1
-	r=$?
-	set -e
-	[ "$r" = 1 ] || fail "a lock directory of another user: exit $r, not 1"
-	grep -q 'another user could hold' "$tmp/out" || fail "no reason given"
-	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "the file changed"
-	ok "a lock directory owned by another user is refused at once; nothing changed"
+	for op in install reprobe uninstall; do
+		PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" "$op" --root "$root" --pmuguard "$PMUGUARD" \
+			>"$tmp/out" 2>&1 || fail "--root: $op with another user's run/lock/pmuguard: exit $?"
+	done
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "--root: the file is not as it was"
+	ok "another user's /run/lock/pmuguard (its lock held) locks nobody out; only root can make /run/pmuguard"
+	;;
+lock-refused-where-unsafe)
+	# A lock place another user could hold or replace is refused at once
+	# (exit 1, nothing changed, never a wait): each of ROOT/run,
+	# ROOT/run/pmuguard and its fleet.lock a link, of another owner, of the
+	# wrong type or writable by others.  Only root could make these (or the
+	# owner of a --root tree).  A sticky ROOT/run open to all (a tmpfs
+	# mounted without mode=0755) works while no one else made the directory
+	# first.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$tmp/elsewhere"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf '/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
+	cp "$root/etc/ld.so.preload" "$tmp/orig"
+	# refused SETUP REASON: after SETUP (run in $root), install is refused.
+	refused() {
+		rm -rf "$root/run" "$tmp/victim"
+		mkdir -m 0755 "$root/run"
+		(cd "$root" && eval "$1")
+		set +e
+		PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1
+		r=$?
+		set -e
+		[ "$r" = 1 ] || fail "$1: exit $r, not 1"
+		grep -q "$2" "$tmp/out" || fail "$1: the reason ($2) is not given"
+		cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "$1: the file changed"
+		[ ! -e "$tmp/victim" ] || fail "$1: the lock was created through a link"
+	}
+	refused 'mkdir -m 0700 run/pmuguard && chown 65534 run/pmuguard' 'run/pmuguard belongs to uid 65534'
+	refused 'mkdir -m 0777 run/pmuguard' 'run/pmuguard is writable by other users (mode 777)'
+	refused 'mkdir -m 0755 run/pmuguard' 'run/pmuguard is open to other users (mode 755)'
+	refused "ln -s $tmp/elsewhere run/pmuguard" 'run/pmuguard is a symbolic link'
+	refused ': >run/pmuguard' 'run/pmuguard is not a directory'
+	refused "mkdir -m 0700 run/pmuguard && ln -s $tmp/victim run/pmuguard/fleet.lock" 'fleet.lock: it is not a plain file'
+	refused 'mkdir -m 0700 run/pmuguard && : >run/pmuguard/fleet.lock && chown 65534 run/pmuguard/fleet.lock' 'not a plain file of uid 0'
+	refused 'mkdir -m 0700 run/pmuguard && mkfifo run/pmuguard/fleet.lock' 'not a plain file'
+	refused "rmdir run && ln -s $tmp/elsewhere run" 'cannot keep the lock in .*/run: .*/run is a symbolic link'
+	refused 'chmod 0777 run' 'cannot keep the lock in .*writable by other users (mode 777)'
+	refused 'chmod 1777 run && mkdir -m 0700 run/pmuguard && chown 65534 run/pmuguard' 'give .*/run mode 0755'
+	# A sticky open ROOT/run where no one else got there first works.
+	rm -rf "$root/run"
+	mkdir -m 1777 "$root/run"
+	PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "a sticky ROOT/run open to all: install failed"
+	[ "$(stat -c '%u %a' "$root/run/pmuguard")" = '0 700' ] || fail "the lock directory is not root's, 0700"
+	"$FLEET" uninstall --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || fail "uninstall failed"
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "the file is not as it was"
+	# A ROOT without run/ gets one, 0755.
+	rm -rf "$root/run"
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "a root without run/: install failed"
+	[ "$(stat -c %a "$root/run")" = 755 ] || fail "ROOT/run was not made 0755"
+	ok "a lock place of another owner, a link, the wrong type or open to others is refused at once; nothing changed"
+	;;
+preload-link-is-kept)
+	# Issue: where /etc/ld.so.preload is a link to a file another tool owns
+	# (configuration management), install and uninstall replaced the link
+	# with a plain file.  Now the file at the end of the link is edited in
+	# its own directory and the link is kept: relative, absolute (read
+	# inside --root), two links; the backup is a plain copy beside the link;
+	# a file that listed only ours is left empty, not removed.
+	root=$tmp/root
+	mkdir -p "$root/etc/alternatives" "$root/usr/lib/pmuguard" "$root/srv/cm"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	entry=/usr/lib/pmuguard/libpmuguard.so
+	cm=$root/srv/cm/ld.so.preload
+	f() { PMUGUARD_SNAPSHOT=$M6I "$FLEET" "$@" --root "$root" --pmuguard "$PMUGUARD"; }
+	# through LINK...: each LINK is "NAME TARGET", the first one etc/ld.so.preload.
+	through() {
+		rm -f "$root/etc/ld.so.preload" "$root/etc/alternatives/ld.so.preload" "$root/etc/ld.so.preload.pmuguard-bak"
+		for l in "$@"; do ln -s "${l#* }" "$root/${l%% *}"; done
+		for l in "$@"; do readlink "$root/${l%% *}"; done >"$tmp/links"
+		printf '# managed by cm\n/usr/lib/libcm.so\n# no newline at the end' >"$cm"
+		cp "$cm" "$tmp/orig"
+		f install >"$tmp/out" 2>&1 || fail "$*: install failed"
+		for l in "$@"; do readlink "$root/${l%% *}"; done | cmp -s - "$tmp/links" || fail "$*: a link was replaced"
+		{ echo "$entry"; cat "$tmp/orig"; } | cmp -s - "$cm" || fail "$*: the linked file does not list ours first, the rest kept"
+		[ "$(stat -c %a "$cm")" = 644 ] || fail "$*: the linked file is not 0644"
+		grep -q "installed: .*ld.so.preload (a link to .*srv/cm/ld.so.preload) now lists" "$tmp/out" ||
+			fail "$*: install does not say it followed the link"
+		if [ -L "$root/etc/ld.so.preload.pmuguard-bak" ] || ! cmp -s "$root/etc/ld.so.preload.pmuguard-bak" "$tmp/orig"; then
+			fail "$*: no plain, faithful backup beside the link"
+		fi
+		f install >"$tmp/out" 2>&1 || fail "$*: a second install failed"
+		grep -q 'already installed' "$tmp/out" || fail "$*: a second install is not idempotent"
+		f status --json >"$tmp/status.json" 2>&1 || fail "$*: status of a host guarded through a link is not 0"
+		grep -q '"preload": {"installed": true' "$tmp/status.json" || fail "$*: status does not see the entry"
+		f uninstall >"$tmp/out" 2>&1 || fail "$*: uninstall failed"
+		cmp -s "$cm" "$tmp/orig" || fail "$*: uninstall did not restore the linked file byte for byte"
+		for l in "$@"; do readlink "$root/${l%% *}"; done | cmp -s - "$tmp/links" || fail "$*: uninstall replaced a link"
+		[ -z "$(find "$root/etc" "$root/srv/cm" -name '*pmuguard-new*' -o -name '*bak.new*')" ] || fail "$*: a temporary was left"
+	}
+	through 'etc/ld.so.preload ../srv/cm/ld.so.preload'
+	through 'etc/ld.so.preload /srv/cm/ld.so.preload'
+	through 'etc/ld.so.preload /etc/alternatives/ld.so.preload' 'etc/alternatives/ld.so.preload ../../srv/cm/ld.so.preload'
+	# A linked file that listed nothing: after uninstall it is there, empty.
+	: >"$cm"
+	f install >"$tmp/out" 2>&1 || fail "install into an empty linked file failed"
+	[ "$(cat "$cm")" = "$entry" ] || fail "the empty linked file does not list ours"
+	f uninstall >"$tmp/out" 2>&1 || fail "uninstall from a linked file that lists only ours failed"
+	if [ ! -L "$root/etc/ld.so.preload" ] || [ ! -f "$cm" ] || [ -s "$cm" ]; then
+		fail "the link or its file is gone, or the file is not empty"
+	fi
+	grep -q 'is empty now' "$tmp/out" || fail "uninstall does not say the file is empty now"
+	# The real loader reads the list through the link: processes are guarded.
+	cat >"$tmp/script" <<SH
+set -e
+mkdir -p /etc/site
+printf '# site\n' >/etc/site/ld.so.preload
+ln -s site/ld.so.preload /etc/ld.so.preload
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD
+unset LD_PRELOAD
+PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400
+[ -L /etc/ld.so.preload ] && [ "\$(readlink /etc/ld.so.preload)" = site/ld.so.preload ] && echo "link kept"
+$FLEET uninstall --layer preload --lib $LIB --pmuguard $PMUGUARD
+[ -L /etc/ld.so.preload ] && [ "\$(cat /etc/ld.so.preload)" = '# site' ] && echo "link kept, file restored"
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "install through the link in the sandbox: exit $rc"
+	grep -q 'config=0x400 errno=ENOENT' "$tmp/out" || fail "a process was not guarded through the link"
+	grep -qx 'link kept' "$tmp/out" || fail "install replaced the sandbox's link"
+	grep -qx 'link kept, file restored' "$tmp/out" || fail "uninstall replaced the link or did not restore its file"
+	ok "a linked ld.so.preload: the file it leads to is edited, every link kept, the backup beside the link; the loader follows it"
+	;;
+preload-link-refused-where-insane)
+	# A link that leads nowhere sane is refused, with the reason, exit 1,
+	# and every link and file as it was (nothing made at a dangling link's
+	# end), by install and uninstall; status warns and counts it as not
+	# installed.  Sane: at most 8 links, each in a directory only root can
+	# write, ending at a regular file (not our backup) inside --root.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$root/srv/cm" "$tmp/outside"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf '/usr/lib/libcm.so\n' >"$root/srv/cm/ld.so.preload"
+	printf '/usr/lib/libout.so\n' >"$tmp/outside/ld.so.preload"
+	snap() { find "$root/etc" "$root/srv" "$tmp/outside" -printf '%p %y %m %u %l %s\n' | sort; }
+	# refused REASON SETUP: after SETUP (run in $root/etc), install and
+	# uninstall are refused and nothing changes.
+	refused() {
+		find "$root/etc" -mindepth 1 -delete
+		(cd "$root/etc" && eval "$2")
+		snap >"$tmp/before"
+		for op in install uninstall; do
+			set +e
+			PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" "$op" --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1
+			r=$?
+			set -e
+			[ "$r" = 1 ] || fail "$2: $op exited $r, not 1"
+			grep -q "ld.so.preload is a symbolic link to no sane place: $1; nothing changed" "$tmp/out" ||
+				fail "$2: $op: the reason ($1) is not given"
+			snap | cmp -s - "$tmp/before" || fail "$2: $op changed a file or a link: $(snap | diff "$tmp/before" - | tail -n 5)"
+		done
+		set +e
+		PMUGUARD_SNAPSHOT=$M6I "$FLEET" status --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1
+		r=$?
+		set -e
+		[ "$r" = 3 ] || fail "$2: status exited $r, not 3 (hazard, not guarded)"
+		grep -q 'counted as not listing the library' "$tmp/out" || fail "$2: status does not warn"
+	}
+	chain() { # chain N: etc/ld.so.preload -> l1 -> ... -> l(N-1) -> the cm file: N links
+		prev=ld.so.preload
+		for k in $(seq $(($1 - 1))); do ln -s "l$k" "$prev"; prev=l$k; done
+		ln -s ../srv/cm/ld.so.preload "$prev"
+	}
+	refused 'it is dangling: .*srv/cm/missing does not exist' 'ln -s ../srv/cm/missing ld.so.preload'
+	refused 'it is dangling: the directory of .*/nowhere/ld.so.preload does not exist' 'ln -s /nowhere/ld.so.preload ld.so.preload'
+	refused 'it is a loop, or a chain of more than 8 links' 'ln -s a ld.so.preload && ln -s ld.so.preload a'
+	refused 'it is a loop, or a chain of more than 8 links' 'ln -s ld.so.preload ld.so.preload'
+	refused 'it is a loop, or a chain of more than 8 links' 'chain 9'
+	refused '.*srv/cm is not a regular file' 'ln -s ../srv/cm ld.so.preload'
+	refused 'the link .*ld.so.preload names a directory (../srv/cm/), not a file' 'ln -s ../srv/cm/ ld.so.preload'
+	refused '.*fifo is not a regular file' 'mkfifo fifo && ln -s fifo ld.so.preload'
+	refused "it leads out of --root $root, to $tmp/outside" 'ln -s ../../outside/ld.so.preload ld.so.preload'
+	refused "it leads out of --root $root, to $tmp/outside" "ln -s $tmp/outside ../srv/out && ln -s /srv/out/ld.so.preload ld.so.preload"
+	refused 'it goes through .*/srv/open is writable by other users (mode 1777)' \
+		'mkdir -p -m 1777 ../srv/open && printf "/usr/lib/libx.so\n" >../srv/open/x && chown 65534 ../srv/open/x && ln -s ../srv/open/x ld.so.preload'
+	refused 'it goes through .*/srv/open2 belongs to uid 65534' \
+		'mkdir -p ../srv/open2 && chown 65534 ../srv/open2 && ln -s ../srv/cm/ld.so.preload ../srv/open2/l && ln -s ../srv/open2/l ld.so.preload'
+	refused 'it leads to our own backup .*ld.so.preload.pmuguard-bak' ': >ld.so.preload.pmuguard-bak && ln -s ld.so.preload.pmuguard-bak ld.so.preload'
+	# 8 links is still sane.
+	find "$root/etc" -mindepth 1 -delete
+	(cd "$root/etc" && chain 8)
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || fail "a chain of 8 links was refused"
+	head -n1 "$root/srv/cm/ld.so.preload" | grep -qxF /usr/lib/pmuguard/libpmuguard.so || fail "8 links: not installed"
+	[ -L "$root/etc/ld.so.preload" ] || fail "8 links: the link was replaced"
+	cmp -s "$tmp/outside/ld.so.preload" - <<<'/usr/lib/libout.so' || fail "the file outside the root changed"
+	ok "dangling links, loops, more than 8 links, non-files, links out of --root or through open directories: refused, nothing changed"
 	;;
 concurrent-installs-never-lose-an-entry)
 	# 40 trials of three concurrent install/uninstall runs on a file that
