@@ -21,6 +21,16 @@
  * constructor is handed that environment); where it was not (a library
  * loaded by dlopen(), a constructor that has not run yet), it is read from
  * /proc/self/auxv.  Anything unexpected answers false.
+ *
+ * The one thing done at start (pmug_libc_claim, from the constructor):
+ * libc's own dynamic symbol `syscall` is pointed at the shim.  The global
+ * scope already finds the preloaded library first, but dlsym() on libc's
+ * handle (Python's ctypes.CDLL("libc.so.6")), dlvsym() and a plugin loaded
+ * with RTLD_DEEPBIND search libc's scope, where the loader computes
+ * l_addr + st_value: st_value = shim - l_addr (modulo 2^64) sends all of
+ * them here.  One aligned word in a copy-on-write page of libc's table,
+ * made writable for the store and read-only again.  A dlmopen() namespace
+ * has a libc of its own and is not claimed (README, Limits).
  */
 #include <elf.h>
 #include <fcntl.h>
