@@ -13,6 +13,9 @@ enum {
 	EXIT_ENFORCE_FAILED = 4, /* enforce start: the kernel could not attach the guard */
 	EXIT_NO_ENFORCE = 5,     /* enforce: built without kernel enforcement */
 	EXIT_NOT_ATTACHED = 6,   /* enforce status: nothing is attached */
+	/* enforce start, status: a denying guard is attached, and perf events
+	 * of the counter-3 class opened before it still exist (listed) */
+	EXIT_EXISTING_EVENTS = 7,
 };
 
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);

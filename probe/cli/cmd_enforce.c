@@ -56,11 +56,18 @@ static const char usage_text[] =
 	"    --snapshot DIR                 take the facts from a snapshot\n"
 	"    --attach auto|lsm|fmod_ret     how to attach (auto: lsm, else fmod_ret)\n"
 	"  stop     detach and unpin it\n"
-	"  status   attached or not (and why), counts per encoding and per uid\n"
+	"  status   attached or not (and why), counts per encoding and per uid, and\n"
+	"           the events of the class that existed before the start\n"
 	"  follow   print each denial, once per process and encoding, until stop\n"
 	"\n"
+	"start and status also name the perf events of the class that already\n"
+	"exist (pid, comm, fd, encoding): the kernel judged them when they were\n"
+	"allocated, before the guard, so each is unguarded until its owner closes it.\n"
+	"\n"
 	"Exit: 0 ok; 1 internal error; 2 usage; 4 the kernel could not attach the\n"
-	"guard (start); 5 built without enforce; 6 nothing attached (status, follow).\n";
+	"guard (start); 5 built without enforce; 6 nothing attached (status, follow);\n"
+	"7 attached, but events of the class opened before it still exist (start,\n"
+	"status: a warning; the guard is attached and denies every new one).\n";
 
 /* What the policy says for this machine: the same path as the shim. */
 struct plan {
@@ -115,6 +122,71 @@ static void hint(int err)
 		fputs("pmuguard: enforce: refused to root: this kernel (its lockdown, a security "
 		      "module or its build) does not let BPF trampoline or LSM programs load\n",
 		      stderr);
+}
+
+static const char *hit_word(enum guard_hit hit)
+{
+	return hit == GUARD_HIT_SLOTS ? "slots" : hit == GUARD_HIT_METRIC ? "metric" : "none";
+}
+
+static void sanitize_comm(char out[17], const char in[16])
+{
+	memcpy(out, in, 16);
+	out[16] = '\0';
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
+/* The perf events that exist now, judged with cfg's rule (the attached
+ * program's): lead starts the summary line, indent each event's line.
+ * EXIT_EXISTING_EVENTS where cfg denies and one of the class exists, else
+ * EXIT_OK.  Where the iterator cannot run, "unknown (why)", never "none". */
+static int report_existing(const char *lead, const char *indent,
+			   const struct pmug_enf_config *cfg)
+{
+	struct enf_existing *ex = calloc(1, sizeof(*ex));
+	if (!ex)
+		die_errno("out of memory");
+	enf_existing_read(ex, cfg);
+	int rc = EXIT_OK;
+	if (!ex->known) {
+		printf("%sexisting events: unknown (%s)\n", lead, ex->why);
+	} else if (!ex->n_hits) {
+		printf("%sexisting events: none of the counter-3 class (%u perf event file%s open, "
+		       "judged with the guard's rule)\n",
+		       lead, ex->n_files, ex->n_files == 1 ? "" : "s");
+	} else if (cfg->enforce) {
+		bool one = ex->n_hits == 1;
+		printf("%swarning: existing events: %u of the counter-3 class, allocated before "
+		       "the guard was attached. The kernel judges an event once, when it is "
+		       "allocated, so the guard cannot stop %s: %s unguarded until its owner "
+		       "closes it (restart %s):\n",
+		       lead, ex->n_hits, one ? "it" : "them", one ? "it is" : "each is",
+		       one ? "that process" : "those processes");
+		rc = EXIT_EXISTING_EVENTS;
+	} else {
+		printf("%sexisting events: %u of the counter-3 class (audit mode: allowed, whenever "
+		       "they were opened):\n",
+		       lead, ex->n_hits);
+	}
+	for (unsigned i = 0; ex->known && i < ex->n_listed; i++) {
+		const struct enf_existing_event *e = &ex->ev[i];
+		char comm[17];
+		sanitize_comm(comm, e->f.comm);
+		printf("%spid %u comm %s fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
+		       "state %s, event id %llu%s: %s\n",
+		       indent, e->f.tgid, comm, e->f.fd, e->f.attr_type, e->f.attr_config,
+		       e->f.hw_config, hit_word(e->hit), enf_state_name(e->f.state), e->f.id,
+		       e->f.inherit ? ", inherit (copies its children got before the start are "
+				      "unguarded too; a fork after it fails with ENOENT)"
+				    : "",
+		       guard_hit_name(e->hit, e->judged));
+	}
+	if (ex->known && ex->n_hits > ex->n_listed)
+		printf("%s(%u more)\n", indent, ex->n_hits - ex->n_listed);
+	free(ex);
+	return rc;
 }
 
 static int do_start(int argc, char **argv)
@@ -199,6 +271,9 @@ static int do_start(int argc, char **argv)
 		       guard_mode_name(pl.policy.mode));
 		print_types(stdout, cfg.core_types, cfg.n_core);
 		printf(", facts from %s): %s\n", src, pl.policy.reason);
+		/* After the attach: from here on no event of the class can be
+		 * allocated, so what the iterator finds is all there will be. */
+		rc = report_existing("pmuguard: enforce: ", "  ", &cfg);
 	}
 	free(r);
 	free(pl.f);
@@ -294,6 +369,7 @@ static int do_status(int argc, char **argv)
 	if (st->run_cnt)
 		printf("  runs: %" PRIu64 ", %" PRIu64 " ns on average (kernel.bpf_stats_enabled)\n",
 		       st->run_cnt, st->run_time_ns / st->run_cnt);
+	int rc = report_existing("  ", "    ", c);
 	const struct pmug_enf_totals *tt = &st->totals;
 	printf("  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu\n",
 	       tt->denied, tt->audited, tt->lost_events, tt->lost_keys);
@@ -302,11 +378,7 @@ static int do_status(int argc, char **argv)
 		for (unsigned i = 0; i < st->n_counts; i++) {
 			const struct enf_count *e = &st->counts[i];
 			char comm[17];
-			memcpy(comm, e->val.last_comm, 16);
-			comm[16] = '\0';
-			for (char *p = comm; *p; p++)
-				if ((unsigned char)*p < 0x20 || *p == 0x7f)
-					*p = '?';
+			sanitize_comm(comm, e->val.last_comm);
 			printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
 			       "%s\n",
 			       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
@@ -332,7 +404,7 @@ static int do_status(int argc, char **argv)
 		}
 	}
 	free(st);
-	return EXIT_OK;
+	return rc;
 }
 
 static volatile sig_atomic_t stopping;

@@ -142,16 +142,13 @@ static __always_inline int judge(struct perf_event *event)
 	if (!pmu)
 		return 0;
 	unsigned type = (unsigned)pmu->type;
-	unsigned n = cfg.n_core;
-	__u64 config = event->hw.config;
-	enum guard_hit hit = guard_rule_classify(type, config, cfg.core_types, n);
-	if (hit == GUARD_HIT_NONE) {
-		/* The attr as the caller gave it (kernel copy), for a driver
-		 * that did not fill hw.config. */
-		unsigned atype = event->attr.type;
-		config = event->attr.config;
-		hit = guard_rule_classify(atype, config, cfg.core_types, n);
-	}
+	/* hw.config on the resolved PMU, then the attr as the caller gave it
+	 * (the kernel's copy), for a driver that did not fill hw.config: the
+	 * decision of enforce_abi.h, which also judges the events that existed
+	 * before the start. */
+	unsigned long long config = 0;
+	enum guard_hit hit = pmug_enf_classify(cfg.core_types, cfg.n_core, type, event->hw.config,
+					       event->attr.type, event->attr.config, &config);
 	if (hit == GUARD_HIT_NONE)
 		return 0;
 

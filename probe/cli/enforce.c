@@ -3,7 +3,8 @@
  * The loader behind `pmuguard enforce` (see enforce.h).  libbpf opens the
  * embedded object (the skeleton bpftool generated from enforce.bpf.o),
  * relocates it against the running kernel's BTF, loads it and attaches one
- * of its two programs.
+ * of its two programs.  A second object (enforce_iter.bpf.c), loaded only
+ * for as long as it is read, lists the perf events that already exist.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 
 #include "enforce.h"
 #include "enforce.skel.h"
+#include "enforce_iter.skel.h"
 
 /* libbpf's messages, kept (the last lines) for the caller instead of
  * printed: the command shows them with PMUGUARD_LOG=debug. */
@@ -610,5 +612,169 @@ int enf_follow(int events_fd, uint32_t link_id, const char *pin_dir, enf_event_f
 		}
 	}
 	ring_buffer__free(rb);
+	return err;
+}
+
+/* The last line of text that is not empty and does not start with one of
+ * skip[] (NULL-terminated): [*line, *end), or false. */
+static bool last_line(const char *text, const char *const *skip, const char **line,
+		      const char **end)
+{
+	bool found = false;
+	for (const char *b = text; *b;) {
+		const char *e = b + strcspn(b, "\n");
+		bool keep = e > b;
+		for (unsigned i = 0; keep && skip[i]; i++)
+			keep = strncmp(b, skip[i], strlen(skip[i])) != 0;
+		if (keep) {
+			*line = b;
+			*end = e;
+			found = true;
+		}
+		b = *e ? e + 1 : e;
+	}
+	return found;
+}
+
+/* Why a load failed, in one line: the CO-RE relocation that found no field
+ * (libbpf says "relo #N: ..."), else the verifier's last words before its
+ * summary, else libbpf's last line. */
+static void load_reason(const char *libbpf, const char *verifier, char *out, size_t size)
+{
+	static const char *const summary[] = {"processed ", "verification time", "stack depth",
+					      NULL};
+	static const char *const none[] = {NULL};
+	const char *line = NULL, *end = NULL;
+	const char *relo = strstr(libbpf, "relo #");
+	if (relo) {
+		line = relo;
+		while (line > libbpf && line[-1] != '\n')
+			line--;
+		end = line + strcspn(line, "\n");
+	} else if (!last_line(verifier, summary, &line, &end)) {
+		last_line(libbpf, none, &line, &end);
+	}
+	if (line && end > line)
+		snprintf(out, size, "%.*s", (int)(end - line), line);
+	else if (size)
+		out[0] = '\0';
+}
+
+/* Read an iterator's whole output.  0 with *buf (malloc'd, the caller
+ * frees) and *len, or -errno. */
+static int read_iter(int fd, char **buf, size_t *len)
+{
+	size_t cap = 64 * 1024, n = 0;
+	char *b = malloc(cap);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			/* 64 bytes per perf event file: 16 MiB is 262144 of them. */
+			if (cap >= 16u << 20) {
+				free(b);
+				return -EFBIG;
+			}
+			char *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0) {
+			int err = -errno;
+			free(b);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* security/lockdown/lockdown.c: confidentiality withholds
+ * bpf_probe_read_kernel (LOCKDOWN_BPF_READ_KERNEL), which the iterator
+ * needs to read an event through its file; the guard itself does not. */
+static bool lockdown_confidential(void)
+{
+	char buf[128];
+	return probe_read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) > 0 &&
+	       strstr(buf, "[confidentiality]");
+}
+
+int enf_existing_read(struct enf_existing *ex, const struct pmug_enf_config *cfg)
+{
+	memset(ex, 0, sizeof(*ex));
+	char log[1024];
+	capture_libbpf(log, sizeof(log));
+	struct bpf_link *link = NULL;
+	int iter_fd = -1, err = 0;
+	char *buf = NULL, *vlog = NULL;
+	size_t len = 0;
+	struct pmug_enforce_iter *skel = pmug_enforce_iter__open();
+	if (!skel) {
+		err = errno ? -errno : -EINVAL;
+		why(ex->why, sizeof(ex->why), "cannot open the embedded iterator: %s",
+		    strerror(-err));
+		goto out;
+	}
+	/* The verifier's words, should it refuse, in a buffer of their own:
+	 * libbpf's messages are kept 512 bytes at a time. */
+	const size_t vlog_size = 64 * 1024;
+	vlog = calloc(1, vlog_size);
+	if (vlog)
+		bpf_program__set_log_buf(skel->progs.pmug_perf_files, vlog, vlog_size);
+	err = pmug_enforce_iter__load(skel);
+	if (err) {
+		err = err < 0 ? err : -EINVAL;
+		char said[160];
+		load_reason(log, vlog ? vlog : "", said, sizeof(said));
+		why(ex->why, sizeof(ex->why),
+		    "the kernel refused the task_file iterator: %s%s%s%s%s", strerror(-err),
+		    said[0] ? " (" : "", said, said[0] ? ")" : "",
+		    lockdown_confidential() ? "; kernel lockdown is confidentiality, which keeps "
+					      "BPF from reading kernel memory"
+					    : "");
+		goto out;
+	}
+	link = bpf_program__attach_iter(skel->progs.pmug_perf_files, NULL);
+	if (!link) {
+		err = errno ? -errno : -EINVAL;
+		why(ex->why, sizeof(ex->why), "cannot attach the task_file iterator: %s",
+		    strerror(-err));
+		goto out;
+	}
+	iter_fd = bpf_iter_create(bpf_link__fd(link));
+	if (iter_fd < 0) {
+		err = -errno;
+		why(ex->why, sizeof(ex->why), "cannot create the task_file iterator: %s",
+		    strerror(-err));
+		goto out;
+	}
+	err = read_iter(iter_fd, &buf, &len);
+	if (err) {
+		why(ex->why, sizeof(ex->why), "reading the task_file iterator: %s",
+		    strerror(-err));
+		goto out;
+	}
+	err = enf_existing_judge(ex, cfg, buf, len);
+out:
+	free(buf);
+	if (iter_fd >= 0)
+		close(iter_fd);
+	bpf_link__destroy(link);
+	pmug_enforce_iter__destroy(skel); /* unloads it: nothing of it stays */
+	free(vlog);
+	capture_libbpf(NULL, 0);
+	if (err)
+		ex->known = false;
 	return err;
 }

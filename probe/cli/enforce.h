@@ -79,6 +79,39 @@ struct enf_status {
  * read.  With keep_events, st->events_fd stays open for the caller. */
 int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events);
 
+/* The perf events that exist now (start, after attaching; status), found
+ * by the task_file iterator (enforce_iter.bpf.c) and judged with the rule
+ * of the attached program's rodata.  In a denying guard's presence, an
+ * event of the class can only have been allocated before it: the kernel
+ * judged it then, so nothing stops it until its owner closes it. */
+#define ENF_EXISTING_LISTED 64
+
+struct enf_existing_event {
+	struct pmug_enf_file f;
+	enum guard_hit hit;
+	unsigned long long judged; /* the encoding the rule hit: hw.config or attr.config */
+};
+
+struct enf_existing {
+	bool known;        /* false: the iterator could not run (why says why) */
+	unsigned n_files;  /* perf event files found, each (tgid, fd) once */
+	unsigned n_hits;   /* of them in the class, its state not dead */
+	unsigned n_listed; /* ev[0..n_listed): the first ENF_EXISTING_LISTED, by tgid and fd */
+	struct enf_existing_event ev[ENF_EXISTING_LISTED];
+	char why[256];
+};
+
+/* Pure: judge len bytes of the iterator's records (struct pmug_enf_file)
+ * with cfg's rule, one per (tgid, fd).  0, -EPROTO when len is not a whole
+ * number of records (ex->why says so), -ENOMEM. */
+int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cfg,
+		       const void *records, size_t len);
+/* "active", "inactive", "off (disabled)", ... for enum pmug_enf_state. */
+const char *enf_state_name(unsigned state);
+/* Run the iterator and judge what it finds.  Always fills ex: on failure
+ * known is false and why says why (-errno returned). */
+int enf_existing_read(struct enf_existing *ex, const struct pmug_enf_config *cfg);
+
 /* Follow the ring buffer of link link_id until stop() says so (called
  * about once a second): -ENOENT when the pin goes away (stop), -ESTALE
  * when another link replaced it (a start with another policy; read the

@@ -2,7 +2,8 @@
 /*
  * What the loader (probe/cli/enforce.c) and the kernel program
  * (probe/cli/enforce.bpf.c) share: the read-only configuration the loader sets
- * before load, the counters, and the records of the ring buffer.  Plain C
+ * before load, the counters, the records of the ring buffer and of the
+ * task_file iterator (enforce_iter.bpf.c), and the decision.  Plain C
  * of fixed-width integers, no includes: it is compiled both by clang
  * -target bpf and by the host compiler, so every field has an explicit
  * size and the layout is the same on both sides (checked by
@@ -86,6 +87,59 @@ struct pmug_enf_event {
 	char comm[16];
 };
 
+/* One perf event file of some process, found by the task_file iterator
+ * (probe/cli/enforce_iter.bpf.c) for `start` and `status`: an event that
+ * was allocated, and so judged, before the guard was attached.  The
+ * iterator only reads; user space judges it with pmug_enf_classify() and
+ * the attached program's rodata. */
+struct pmug_enf_file {
+	unsigned long long id;          /* event->id: perf's own, unique while it lives */
+	unsigned long long attr_config; /* event->attr.config, as the caller gave it */
+	unsigned long long hw_config;   /* event->hw.config: what the driver programs */
+	unsigned int tgid;              /* the process whose file table holds it */
+	unsigned int fd;
+	unsigned int attr_type;
+	unsigned int pmu_type; /* event->pmu->type, PMUG_ENF_NO_PMU without one */
+	unsigned int state;    /* enum pmug_enf_state */
+	unsigned int inherit;  /* attr.inherit: children forked while it lives get a copy */
+	char comm[16];
+};
+
+/* event->state in words of our own: the kernel's enum perf_event_state
+ * changes its values across versions (6.15 added REVOKED below EXIT), so
+ * the iterator maps it by name (CO-RE enum relocation). */
+enum pmug_enf_state {
+	PMUG_ENF_STATE_UNKNOWN = 0, /* a value this build does not know */
+	PMUG_ENF_STATE_ACTIVE,      /* scheduled on the PMU now */
+	PMUG_ENF_STATE_INACTIVE,    /* enabled, waiting to be scheduled */
+	PMUG_ENF_STATE_OFF,         /* disabled: an ioctl or exec may enable it */
+	PMUG_ENF_STATE_ERROR,       /* could not be scheduled; may be enabled again */
+	PMUG_ENF_STATE_EXIT,        /* its task exited (children may hold copies) */
+	PMUG_ENF_STATE_DEAD,        /* being freed, or its PMU is gone (REVOKED) */
+};
+
+#define PMUG_ENF_NO_PMU 0xffffffffu
+
+/* The guard's decision on one event, shared by the kernel program's judge()
+ * (enforce.bpf.c) and the judging of events that existed before the start
+ * (enforce_config.c): the resolved PMU with the encoding the driver will
+ * program, then, as a second net, the attr as the caller gave it.
+ * *judged is the encoding that was judged last (the one hit, if any). */
+static inline enum guard_hit pmug_enf_classify(const volatile unsigned *types, unsigned n,
+					       unsigned pmu_type, unsigned long long hw_config,
+					       unsigned attr_type, unsigned long long attr_config,
+					       unsigned long long *judged)
+{
+	*judged = hw_config;
+	if (pmu_type == PMUG_ENF_NO_PMU)
+		return GUARD_HIT_NONE;
+	enum guard_hit hit = guard_rule_classify(pmu_type, hw_config, types, n);
+	if (hit != GUARD_HIT_NONE)
+		return hit;
+	*judged = attr_config;
+	return guard_rule_classify(attr_type, attr_config, types, n);
+}
+
 #define PMUG_ENF_COUNTS_MAX 1024
 #define PMUG_ENF_SEEN_MAX 4096
 #define PMUG_ENF_RINGBUF_BYTES (64 * 1024)
@@ -94,5 +148,6 @@ _Static_assert(sizeof(struct pmug_enf_config) == 64, "rodata layout");
 _Static_assert(sizeof(struct pmug_enf_totals) == 32, "bss layout");
 _Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");
 _Static_assert(sizeof(struct pmug_enf_event) == 80, "event layout");
+_Static_assert(sizeof(struct pmug_enf_file) == 64, "iterator record layout");
 
 #endif

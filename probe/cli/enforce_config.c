@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The pure half of kernel enforcement: the rodata a policy becomes, and
- * reading the LSM list.  No libbpf here, so it is tested everywhere. */
+/* The pure half of kernel enforcement: the rodata a policy becomes,
+ * reading the LSM list, and judging the perf events that existed before a
+ * start.  No libbpf here, so it is tested everywhere. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "enforce.h"
@@ -60,4 +64,73 @@ const char *enf_attach_name(unsigned attach)
 	default:
 		return "none";
 	}
+}
+
+static int by_tgid_fd(const void *a, const void *b)
+{
+	const struct pmug_enf_file *x = a, *y = b;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cfg,
+		       const void *records, size_t len)
+{
+	memset(ex, 0, sizeof(*ex));
+	const size_t size = sizeof(struct pmug_enf_file);
+	if (len % size) {
+		snprintf(ex->why, sizeof(ex->why),
+			 "the iterator wrote %zu bytes, not a whole number of %zu-byte records", len,
+			 size);
+		return -EPROTO;
+	}
+	size_t n = len / size;
+	struct pmug_enf_file *f = NULL;
+	if (n) {
+		/* A copy: the records may come unaligned, and are sorted. */
+		f = malloc(len);
+		if (!f) {
+			snprintf(ex->why, sizeof(ex->why), "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(f, records, len);
+		qsort(f, n, size, by_tgid_fd);
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* Threads of a process share its file table: one record per
+		 * (tgid, fd), whichever thread the kernel showed it under. */
+		if (i && !by_tgid_fd(&f[i - 1], &f[i]))
+			continue;
+		ex->n_files++;
+		unsigned long long judged;
+		enum guard_hit hit = pmug_enf_classify(cfg->core_types, cfg->n_core, f[i].pmu_type,
+						       f[i].hw_config, f[i].attr_type,
+						       f[i].attr_config, &judged);
+		/* A dead event is being freed and can never be scheduled; any
+		 * other state (off, error, exit with children) still can. */
+		if (hit == GUARD_HIT_NONE || f[i].state == PMUG_ENF_STATE_DEAD)
+			continue;
+		ex->n_hits++;
+		if (ex->n_listed < ENF_EXISTING_LISTED)
+			ex->ev[ex->n_listed++] =
+				(struct enf_existing_event){.f = f[i], .hit = hit, .judged = judged};
+	}
+	free(f);
+	ex->known = true;
+	return 0;
+}
+
+const char *enf_state_name(unsigned state)
+{
+	static const char *const names[] = {
+		[PMUG_ENF_STATE_UNKNOWN] = "unknown",
+		[PMUG_ENF_STATE_ACTIVE] = "active",
+		[PMUG_ENF_STATE_INACTIVE] = "inactive (enabled)",
+		[PMUG_ENF_STATE_OFF] = "off (disabled: an ioctl or exec enables it)",
+		[PMUG_ENF_STATE_ERROR] = "error (may be enabled again)",
+		[PMUG_ENF_STATE_EXIT] = "exit (its task exited; children may hold copies)",
+		[PMUG_ENF_STATE_DEAD] = "dead",
+	};
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "unknown";
 }

@@ -49,7 +49,9 @@ usage)
 	run 2 "$PMUGUARD" enforce stop now
 	run 0 "$PMUGUARD" enforce --help
 	grep -q 'enforce start' "$tmp/out" || fail "no usage text"
-	ok "usage errors exit 2"
+	grep -q '^7 attached, but events of the class opened before it still exist' "$tmp/out" ||
+		fail "--help does not document exit 7"
+	ok "usage errors exit 2; --help documents the exit statuses"
 	;;
 status-nothing-attached)
 	need_enforce
@@ -60,6 +62,8 @@ status-nothing-attached)
 		"$tmp/out" || fail "status does not say what is missing"
 	grep -q '^  policy: ' "$tmp/out" || fail "status does not say what the policy wants"
 	grep -q '^  kernel: BTF ' "$tmp/out" || fail "status does not say what the kernel offers"
+	# Events are judged with an attached guard's rule: none here, so no look.
+	if grep -q 'existing events' "$tmp/out"; then fail "status judged events without a guard"; fi
 	run 0 "$PMUGUARD" enforce stop
 	grep -q 'nothing was attached' "$tmp/out" || fail "stop with nothing attached"
 	ok "status says why nothing is attached (exit 6); stop is idempotent"

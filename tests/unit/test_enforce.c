@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Kernel enforcement's pure half: the rodata a policy becomes, the LSM
- * list, and (where the BPF object was built) that the object's BTF lays
- * the shared structs out as the host compiler does. */
+ * list, the judging of perf events that existed before a start, and (where
+ * the BPF object was built) that the object's BTF lays the shared structs
+ * out as the host compiler does. */
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "enforce.h"
@@ -111,6 +114,160 @@ Test(lsm, the_list_names_bpf_as_a_word)
 			     "'%s'", cases[i].text);
 	cr_assert_eq(enf_attach_name(PMUG_ENF_ATTACH_LSM)[0], 'l');
 	cr_assert_str_eq(enf_attach_name(PMUG_ENF_ATTACH_FMOD_RET), "fmod_ret");
+}
+
+/* One record as enforce_iter.bpf.c writes it. */
+static struct pmug_enf_file rec(unsigned tgid, unsigned fd, unsigned attr_type,
+				unsigned long long attr_config, unsigned pmu_type,
+				unsigned long long hw_config, unsigned state)
+{
+	struct pmug_enf_file f;
+	memset(&f, 0, sizeof(f));
+	f.id = 1000 + tgid * 16 + fd;
+	f.tgid = tgid;
+	f.fd = fd;
+	f.attr_type = attr_type;
+	f.attr_config = attr_config;
+	f.pmu_type = pmu_type;
+	f.hw_config = hw_config;
+	f.state = state;
+	snprintf(f.comm, sizeof(f.comm), "task%u", tgid);
+	return f;
+}
+
+static void cfg_for(const char *world, struct pmug_enf_config *c, struct guard_policy *p)
+{
+	static struct world w;
+	policy_for(world, GUARD_AUTO, p, &w);
+	enf_config_fill(c, p, w.v.state, PMUG_ENF_ATTACH_LSM, 0);
+}
+
+Test(existing, judged_with_the_guards_rule_once_per_tgid_and_fd)
+{
+	struct pmug_enf_config c;
+	struct guard_policy p;
+	cfg_for("m6i-16xlarge", &c, &p);
+	struct pmug_enf_file r[] = {
+		/* perf stat -D: slots, opened disabled before the start */
+		rec(100, 3, 4, 0x400, 4, 0x400, PMUG_ENF_STATE_OFF),
+		/* the same file table seen under another thread */
+		rec(100, 3, 4, 0x400, 4, 0x400, PMUG_ENF_STATE_OFF),
+		/* instructions (PERF_TYPE_HARDWARE) on the core PMU */
+		rec(100, 4, 0, 1, 4, 0x00c0, PMUG_ENF_STATE_OFF),
+		/* a metric, enabled, inheritable */
+		rec(50, 7, 4, 0x8000, 4, 0x8000, PMUG_ENF_STATE_INACTIVE),
+		/* a driver that left hw.config empty: the attr is the second net */
+		rec(60, 3, 4, 0x400, 4, 0, PMUG_ENF_STATE_ERROR),
+		/* being freed: never scheduled again */
+		rec(70, 3, 4, 0x400, 4, 0x400, PMUG_ENF_STATE_DEAD),
+		/* a software event whose config happens to read 0x400 */
+		rec(80, 5, 1, 0x400, 1, 0x400, PMUG_ENF_STATE_ACTIVE),
+		/* no PMU: the kernel program does not judge it either */
+		rec(90, 3, 4, 0x400, PMUG_ENF_NO_PMU, 0x400, PMUG_ENF_STATE_OFF),
+		/* its task exited; its children's copies still count */
+		rec(95, 9, 4, 0x8300, 4, 0x8300, PMUG_ENF_STATE_EXIT),
+	};
+	r[3].inherit = 1;
+	static struct enf_existing ex;
+	cr_assert_eq(enf_existing_judge(&ex, &c, r, sizeof(r)), 0);
+	cr_assert(ex.known);
+	cr_assert_eq(ex.n_files, 8, "one record per (tgid, fd): %u", ex.n_files);
+	cr_assert_eq(ex.n_hits, 4);
+	cr_assert_eq(ex.n_listed, 4);
+	/* By tgid, then fd. */
+	static const unsigned tgids[] = {50, 60, 95, 100};
+	static const enum guard_hit hits[] = {GUARD_HIT_METRIC, GUARD_HIT_SLOTS, GUARD_HIT_METRIC,
+					      GUARD_HIT_SLOTS};
+	for (unsigned i = 0; i < 4; i++) {
+		cr_assert_eq(ex.ev[i].f.tgid, tgids[i], "%u: tgid %u", i, ex.ev[i].f.tgid);
+		cr_assert_eq(ex.ev[i].hit, hits[i], "%u", i);
+	}
+	cr_assert_eq(ex.ev[0].f.inherit, 1);
+	cr_assert_eq(ex.ev[0].judged, 0x8000);
+	cr_assert_eq(ex.ev[1].judged, 0x400, "the attr's config was the one hit");
+	cr_assert_str_eq(ex.ev[3].f.comm, "task100");
+	cr_assert_eq(ex.ev[3].f.fd, 3);
+}
+
+Test(existing, the_hybrid_guards_core_types)
+{
+	struct pmug_enf_config hyb, m6i;
+	struct guard_policy p;
+	cfg_for("hybrid-guest-hazard", &hyb, &p);
+	cfg_for("m6i-16xlarge", &m6i, &p);
+	cr_assert_geq(hyb.n_core, 2);
+	unsigned atom = hyb.core_types[hyb.n_core - 1];
+	cr_assert_neq(atom, 4);
+	/* cpu_atom/event=0x00,umask=0x4/ */
+	struct pmug_enf_file r = rec(10, 3, atom, 0x400, atom, 0x400, PMUG_ENF_STATE_OFF);
+	static struct enf_existing ex;
+	cr_assert_eq(enf_existing_judge(&ex, &hyb, &r, sizeof(r)), 0);
+	cr_assert_eq(ex.n_hits, 1, "type %u is a core type of the hybrid guard", atom);
+	cr_assert_eq(enf_existing_judge(&ex, &m6i, &r, sizeof(r)), 0);
+	cr_assert_eq(ex.n_hits, 0, "type %u is no core type of the m6i's guard", atom);
+	cr_assert_eq(ex.n_files, 1);
+}
+
+Test(existing, the_same_decision_as_the_kernel_program)
+{
+	struct pmug_enf_config c;
+	struct guard_policy p;
+	cfg_for("m6i-16xlarge", &c, &p);
+	for (unsigned code = 0; code <= 0xffff; code++) {
+		unsigned long long judged;
+		/* On the resolved PMU, and through the attr alone. */
+		cr_assert_eq(pmug_enf_classify(c.core_types, c.n_core, 4, code, 0, 0, &judged),
+			     guard_classify(&p, 4, code), "hw 0x%x", code);
+		cr_assert_eq(pmug_enf_classify(c.core_types, c.n_core, 4, 0x00c0, 4, code, &judged),
+			     guard_classify(&p, 4, code), "attr 0x%x", code);
+	}
+}
+
+Test(existing, nothing_open_is_none_and_a_cut_record_is_unknown)
+{
+	struct pmug_enf_config c;
+	struct guard_policy p;
+	cfg_for("m6i-16xlarge", &c, &p);
+	static struct enf_existing ex;
+	cr_assert_eq(enf_existing_judge(&ex, &c, "", 0), 0);
+	cr_assert(ex.known);
+	cr_assert_eq(ex.n_files, 0);
+	struct pmug_enf_file r[2] = {rec(1, 3, 4, 0x400, 4, 0x400, PMUG_ENF_STATE_OFF),
+				     rec(2, 3, 4, 0x400, 4, 0x400, PMUG_ENF_STATE_OFF)};
+	cr_assert_eq(enf_existing_judge(&ex, &c, r, sizeof(r) - 1), -EPROTO);
+	cr_assert_not(ex.known, "never 'none' when the records cannot be read");
+	cr_assert_neq(ex.why[0], '\0');
+}
+
+Test(existing, more_than_listed_are_counted)
+{
+	struct pmug_enf_config c;
+	struct guard_policy p;
+	cfg_for("m6i-16xlarge", &c, &p);
+	enum { N = ENF_EXISTING_LISTED + 6 };
+	struct pmug_enf_file *r = calloc(N, sizeof(*r));
+	cr_assert_not_null(r);
+	for (unsigned i = 0; i < N; i++)
+		r[i] = rec(N - i, 3, 4, 0x400, 4, 0x400, PMUG_ENF_STATE_OFF);
+	static struct enf_existing ex;
+	/* Unaligned, as a read() buffer may be. */
+	char *buf = malloc(N * sizeof(*r) + 1);
+	cr_assert_not_null(buf);
+	memcpy(buf + 1, r, N * sizeof(*r));
+	cr_assert_eq(enf_existing_judge(&ex, &c, buf + 1, N * sizeof(*r)), 0);
+	cr_assert_eq(ex.n_hits, N);
+	cr_assert_eq(ex.n_listed, ENF_EXISTING_LISTED);
+	cr_assert_eq(ex.ev[0].f.tgid, 1, "the lowest tgid first");
+	free(buf);
+	free(r);
+}
+
+Test(existing, state_names)
+{
+	cr_assert_str_eq(enf_state_name(PMUG_ENF_STATE_ACTIVE), "active");
+	cr_assert(!strncmp(enf_state_name(PMUG_ENF_STATE_OFF), "off", 3));
+	cr_assert_str_eq(enf_state_name(PMUG_ENF_STATE_DEAD), "dead");
+	cr_assert_str_eq(enf_state_name(999), "unknown");
 }
 
 #ifdef ENF_BPF_OBJ

@@ -18,6 +18,10 @@
 #   enforce-audit    --mode audit on a counter-3 that works: counted, allowed
 #   enforce-hybrid   both core types of a hybrid guest (cpu_core 4, cpu_atom)
 #   enforce-healthy  a healthy world: nothing is attached, slots counts
+#   enforce-existing perf stat -D -1 opens slots disabled before start: start
+#                    and status name it and exit 7; enabled, it kills the
+#                    kernel all the same; fresh opens are denied; once its
+#                    owner is gone, start and status exit 0 again
 #
 # Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip.
 set -euo pipefail
@@ -78,7 +82,11 @@ esac
 GOPEO=${GOPEO:-}
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+if [ "${VM_KEEP:-0}" = 1 ]; then
+	echo "# VM_KEEP=1: the boots' files stay in $tmp"
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
 
 ICX=GenuineIntel-6-6A-6
 ADL=GenuineIntel-6-97-2
@@ -104,7 +112,7 @@ boot() {
 		echo ". '$here/world.sh'"
 		echo "world_facts '$fixtures/$facts' $cpuid"
 		echo "PMUGUARD='$PMUGUARD' PEO='$PEO' PEO_ENABLE='$PEO_ENABLE' GOPEO='$GOPEO'"
-		echo "FIXTURES='$fixtures'"
+		echo "FIXTURES='$fixtures' VMDIR='$here'"
 		cat
 	} >"$dir/job.sh"
 	start=$(date +%s)
@@ -177,6 +185,28 @@ enable_ok() { # CASE TYPE: the same for peo-enable, 0x1a4 scheduled and read
 		out_has "$1" "^type=$2 config=0x1a4 ret=fd count=[0-9]+$"
 }
 
+# A holder for the events that exist before a start: perf stat -D -1 opens
+# its events disabled (as perf stat -D, PAPI and profiling daemons do) and
+# enables them when told (--control fifo:/tmp/ctl).  Job lines that start
+# it and wait until its events are open; $holder is its pid.
+holder_steps() { # PERF-STAT-ARGS...: the holder, until its events exist
+	cat <<'EOF'
+mkfifo /tmp/ctl /tmp/ack /tmp/go
+events_of() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:\[perf_event\]'; }
+EOF
+	echo "perf stat -D -1 --control fifo:/tmp/ctl,/tmp/ack $* >holder.out 2>holder.err &"
+	cat <<'EOF'
+holder=$!
+echo "$holder" >holder.pid
+for _ in $(seq 300); do [ "$(events_of "$holder")" -ge 2 ] && break; sleep 0.1; done
+events_of "$holder" >holder.events
+EOF
+}
+names_it() { # CASE: the holder's r0400 with the rule's hit and its state; not its instructions
+	out_has "$1" "existing events: 1 of the counter-3 class, allocated before the guard was attached.*unguarded until its owner closes it" &&
+		out_has "$1" "pid $holder comm perf fd [0-9]+: type 4 config 0x400 hw.config 0x400 hit slots, state off .*: TOPDOWN.SLOTS \(fixed counter 3\)$" &&
+		! out_has "$1" "pid $holder comm perf fd [0-9]+: type 0 "
+}
 # The cases every kind of caller makes: a step each.  N is the counter-3
 # encoding's event for perf (r0400 or r8000).
 lsm_steps() {
@@ -375,8 +405,12 @@ EOF
 		eval '[ "$(cat "$dir/two.rc")" = "0 0" ] && rc_is two-status 0 && out_has two-peo "errno=ENOENT$" && rc_is two-stop 0'
 	;;
 enforce-audit)
-	# The m6i's facts (a snapshot), a test PMU whose counter 3 works.
-	boot enforce-audit m6i-works <<'EOF'
+	# The m6i's facts (a snapshot), a test PMU whose counter 3 works; an
+	# event of the class open before the start is listed, and audit mode
+	# still exits 0.
+	boot enforce-audit m6i-works < <(
+		holder_steps -e r0400,instructions -- sleep 1000
+		cat <<'EOF'
 step start "$PMUGUARD" enforce start --mode audit --snapshot "$FIXTURES/m6i-16xlarge-oldkernel"
 "$PMUGUARD" enforce follow >follow.out 2>follow.err &
 follower=$!
@@ -386,9 +420,13 @@ step status "$PMUGUARD" enforce status
 step stop "$PMUGUARD" enforce stop
 wait "$follower"
 EOF
+	)
 	survived
-	guarded start "audit mode attaches and denies nothing" \
-		eval 'rc_is start 0 && out_has start "attached \(lsm, audit only, mode audit"'
+	holder=$(cat "$dir/holder.pid" 2>/dev/null || echo '?')
+	guarded start "audit mode attaches and denies nothing; it lists the event open before it and exits 0" \
+		eval 'rc_is start 0 && out_has start "attached \(lsm, audit only, mode audit" && out_has start "existing events: 1 of the counter-3 class \(audit mode: allowed" && out_has start "pid $holder comm perf fd [0-9]+: type 4 config 0x400 hw.config 0x400 hit slots, state off" && ! out_has start warning'
+	guarded status-existing "audit: status lists it too, and exits 0" \
+		eval 'rc_is status 0 && out_has status "^  existing events: 1 of the counter-3 class \(audit mode"'
 	guarded perf-raw "audit: r0400 is counted, not denied" \
 		eval 'rc_is perf-raw 0 && counted perf-raw r0400 && counted perf-raw instructions'
 	guarded static-peo "audit: the static binary's open succeeds" \
@@ -429,6 +467,90 @@ EOF
 	guarded core-peo "the static binary on cpu_core's type gets ENOENT" enable_ok core-peo 4
 	guarded status "status counts denials on both types" \
 		eval 'out_has status "denied +uid 0 +type $atom +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x0400"'
+	;;
+enforce-existing)
+	# The guard judges an event when it is allocated: opened before the
+	# start, the holder's event never passes the hook again.
+	# 1. Started after the holder opened slots: start names it and warns
+	# (7), a fresh open is still denied, and enabled, the old event kills
+	# the kernel: the guard cannot stop it.
+	boot existing-enabled m6i-old < <(
+		holder_steps -i -e r0400,instructions -- sh -c "'while :; do sleep 0.1; done'"
+		cat <<'EOF'
+step start "$PMUGUARD" enforce start
+step fresh "$PEO_ENABLE" 4:0x400 4:0x1a4
+step status "$PMUGUARD" enforce status
+step enable sh -c 'echo enable >/tmp/ctl; sleep 60'
+EOF
+	)
+	holder=$(cat "$dir/holder.pid" 2>/dev/null || echo '?')
+	if [ "$result" != kernel-fault ]; then
+		tap_not_ok "existing-enabled: opened disabled before start, enabled after it: expected a kernel panic, got: $result" \
+			"$dir/console" "$dir/start.out" "$dir/holder.err"
+	elif [ ! -e "$dir/enable.started" ] || [ -e "$dir/enable.rc" ] ||
+		! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
+		tap_not_ok "existing-enabled: the kernel died, but not of the counter-3 fault at the enable" "$dir/console"
+	else
+		tap_ok "existing-enabled: an event perf opened disabled before start and enabled after it kills the kernel; the guard cannot stop it ($(panic_summary "$dir/console"))"
+	fi
+	guarded start "existing-enabled: start attaches, names the holder's slots event (pid $holder, perf) and exits 7" \
+		eval 'rc_is start 7 && out_has start "^pmuguard: enforce: attached \(lsm, denying with ENOENT" && names_it start'
+	guarded fresh "existing-enabled: an event opened after start is still denied (ENOENT); TOPDOWN.SLOTS_P counts" \
+		enable_ok fresh 4
+	guarded status "existing-enabled: status names it too and exits 7" \
+		eval 'rc_is status 7 && names_it status'
+
+	# 2. The same, never enabled: the kernel lives.  The holder's workload
+	# cannot fork (its events inherit); once the holder is gone, start and
+	# status exit 0 and say none.
+	boot enforce-existing m6i-old < <(
+		holder_steps -e r0400,instructions -- python3 "\$VMDIR/forks.py" /tmp/go
+		cat <<'EOF'
+step status-before "$PMUGUARD" enforce status
+step start "$PMUGUARD" enforce start
+step start-again "$PMUGUARD" enforce start
+step fresh "$PEO_ENABLE" 4:0x400 4:0x1a4
+step fresh-perf perf stat -e r0400,instructions -- true
+step status "$PMUGUARD" enforce status
+echo go >/tmp/go
+wait "$holder"; echo $? >holder.rc
+step status-closed "$PMUGUARD" enforce status
+step start-closed "$PMUGUARD" enforce start
+step stop "$PMUGUARD" enforce stop
+# Where the iterator cannot run: lockdown=confidentiality keeps BPF from
+# reading kernel memory (a level can be raised, never lowered, so last).
+# The guard attaches all the same; the events are "unknown", never "none".
+echo confidentiality >/sys/kernel/security/lockdown
+step start-lockdown "$PMUGUARD" enforce start
+step status-lockdown "$PMUGUARD" enforce status
+step fresh-lockdown "$PEO_ENABLE" 4:0x400
+step stop-lockdown "$PMUGUARD" enforce stop
+EOF
+	)
+	survived
+	holder=$(cat "$dir/holder.pid" 2>/dev/null || echo '?')
+	guarded status-before "before start, status exits 6 as before" \
+		eval 'rc_is status-before 6 && ! out_has status-before "existing events"'
+	guarded start "start names perf's event (it inherits) and exits 7; perf's instructions event is not named" \
+		eval 'rc_is start 7 && names_it start && out_has start "pid $holder comm perf .*, inherit \(copies its children got before the start are unguarded too; a fork after it fails with ENOENT\)"'
+	guarded start-again "a second start: already attached, the same warning, 7" \
+		eval 'rc_is start-again 7 && out_has start-again "already attached \(lsm" && names_it start-again'
+	guarded fresh "a fresh open after start: ENOENT; TOPDOWN.SLOTS_P counts" enable_ok fresh 4
+	guarded fresh-perf "a fresh perf after start: r0400 <not supported>, instructions counted" \
+		perf_ok fresh-perf r0400 instructions
+	guarded status "status names it and exits 7; the counts are there" \
+		eval 'rc_is status 7 && names_it status && out_has status "^  denied: [1-9]"'
+	guarded forks "the holder's workload cannot fork after start: its inherited copy is denied (ENOENT)" \
+		eval 'grep -q "^fork=-1 errno=ENOENT$" "$dir/holder.out"'
+	guarded status-closed "once its owner has closed it, status exits 0 and says none" \
+		eval 'rc_is status-closed 0 && out_has status-closed "^  existing events: none of the counter-3 class"'
+	guarded start-closed "and start exits 0 as before" \
+		eval 'rc_is start-closed 0 && out_has start-closed "already attached" && out_has start-closed "existing events: none of the counter-3 class"'
+	guarded stop "stop" rc_is stop 0
+	guarded start-lockdown "lockdown=confidentiality: start attaches (0), and the existing events are unknown (why), never none" \
+		eval 'rc_is start-lockdown 0 && out_has start-lockdown "^pmuguard: enforce: attached \(lsm" && out_has start-lockdown "^pmuguard: enforce: existing events: unknown \(the kernel refused the task_file iterator: .*lockdown is confidentiality" && ! out_has start-lockdown "none of"'
+	guarded status-lockdown "lockdown=confidentiality: status says unknown too (0); the guard still denies" \
+		eval 'rc_is status-lockdown 0 && out_has status-lockdown "^  existing events: unknown \(" && out_has fresh-lockdown "errno=ENOENT$" && rc_is stop-lockdown 0'
 	;;
 enforce-healthy)
 	boot enforce-healthy healthy <<'EOF'
