@@ -116,8 +116,8 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		 * 0x04 is an ordinary event). */
 		p->watch = p->enforce = v->guard_state != PROBE_NOT_INTEL;
 		if (p->watch)
-			p->reason = "PMUGUARD_MODE=always blocks the fixed-counter-3 class on "
-				    "every Intel core PMU";
+			p->reason = "mode always (the policy file, the environment or --mode) "
+				    "blocks the fixed-counter-3 class on every Intel core PMU";
 		break;
 	case GUARD_AUDIT:
 		p->watch = hazard;

@@ -93,12 +93,25 @@ static void klog_evidence(char *buf, size_t size, const struct probe_facts *f)
 {
 	if (!(f->known & PROBE_KNOWN_KLOG))
 		add(buf, size, " The kernel log could not be read (%s).", strerror(-f->klog_err));
+	else if (f->klog.mask_seen && !f->klog.pmu_block_anchored)
+		add(buf, size, " The kernel log's PMU block has the mask 0x%016" PRIx64 " (bit 48 "
+			       "%s), but the log does not hold the start of its boot, so the block "
+			       "cannot be told from lines a user wrote: it proves nothing.",
+		    f->klog.mask, f->klog.perf_metrics_bit ? "set" : "clear");
 	else if (f->klog.mask_seen)
 		add(buf, size, " The PMU driver logged the mask 0x%016" PRIx64 ": bit 48 "
 			       "(GLOBAL_CTRL_EN_PERF_METRICS) is %s.",
 		    f->klog.mask, f->klog.perf_metrics_bit ? "set" : "clear");
 	else
 		add(buf, size, " The kernel log holds no PMU mask line.");
+	const struct probe_klog_ignored *ig = &f->klog.ignored;
+	unsigned ignored = ig->not_at_start + ig->malformed + ig->other_facility + ig->outside_block +
+			   ig->banner;
+	if (f->known & PROBE_KNOWN_KLOG && ignored)
+		add(buf, size, " %u record%s of the log with the PMU driver's marks %s not read as "
+			       "its block: not at a record's start, not the kernel's, or outside the "
+			       "driver's block (kernel_log.ignored in --json).",
+		    ignored, ignored == 1 ? "" : "s", ignored == 1 ? "was" : "were");
 }
 
 /* "the guest AWS m6i.16xlarge (hypervisor KVM)", "this guest (hypervisor
@@ -330,6 +343,14 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 			       "PMU counts until this finding is gone.");
 }
 
+/* The log's bit 48 would prove perf metrics, were its block anchored (kmsg.c). */
+static bool metrics_refused(const struct probe_facts *f, const struct probe_verdict *v)
+{
+	return f->known & PROBE_KNOWN_KLOG && f->klog.pmu_driver_seen &&
+	       !f->klog.pmu_block_anchored && f->klog.perf_metrics_bit && v->fixed3_advertised &&
+	       !v->perf_metrics_proven;
+}
+
 static void facts_unknown(const struct probe_facts *f, const struct probe_verdict *v,
 			  struct finding *out, unsigned *n)
 {
@@ -351,6 +372,11 @@ static void facts_unknown(const struct probe_facts *f, const struct probe_verdic
 	} else if (!f->klog.pmu_driver_seen && v->intel) {
 		ADD(x->evidence, "The kernel log holds no \"Performance Events:\" line: it rotated "
 				 "out of the ring buffer, or the log is empty. ");
+	} else if (metrics_refused(f, v)) {
+		ADD(x->evidence, "The kernel log's PMU block has bit 48 (perf metrics), but the log "
+				 "does not hold the start of its boot (it rotated, or is an excerpt): "
+				 "where a record can be printed as several lines, such a block cannot "
+				 "be told from lines a user wrote, so it proves nothing. ");
 	}
 	if (!(f->known & PROBE_KNOWN_SYSFS) && !f->log_only)
 		ADD(x->evidence, "sysfs event_source devices: %s. ", strerror(-f->sysfs_err));
@@ -435,7 +461,7 @@ static bool facts_missing(const struct probe_facts *f, const struct probe_verdic
 	if (!v->intel)
 		return false; /* nothing else matters off Intel */
 	return !(f->known & PROBE_KNOWN_KLOG) || !f->klog.pmu_driver_seen ||
-	       !(f->known & PROBE_KNOWN_SYSFS);
+	       !(f->known & PROBE_KNOWN_SYSFS) || metrics_refused(f, v);
 }
 
 unsigned findings_build(const struct probe_facts *f, const struct probe_verdict *v,

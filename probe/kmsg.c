@@ -2,7 +2,8 @@
 /*
  * What the kernel log says about the PMU.  The PMU driver's lines come from
  * init_hw_perf_events() and x86_pmu_show_pmu_cap() (arch/x86/events/core.c)
- * and check_hw_exists() (same file):
+ * and check_hw_exists() (same file), and for a hybrid part from
+ * init_hybrid_pmu() (arch/x86/events/intel/core.c):
  *
  *   Performance Events: Icelake events, Intel PMU driver.
  *   ... version:                2
@@ -10,14 +11,57 @@
  *   ... event mask:             0000000f000000ff   (newer: global_ctrl mask:)
  *   Performance Events: unsupported p6 CPU model 183 no PMU driver, software events only.
  *   [Firmware Bug]: the BIOS has corrupted hw-PMU resources (MSR 38d is 330)
+ *   core: cpu_core PMU driver:               (hybrid: a block per PMU)
  *
  * The mask is the driver's intel_ctrl: bit 48 is GLOBAL_CTRL_EN_PERF_METRICS
  * (arch/x86/include/asm/perf_event.h), set only when the driver enumerated
- * perf metrics.  A text may hold several boots: the last one wins.
+ * perf metrics.  The other lines read (the marks[] table below) say what
+ * the machine is where CPUID and sysfs are missing: a support engineer
+ * often has a customer's kernel log and nothing else.
  *
- * The other lines read (the marks[] table below) say what the machine is
- * where CPUID and sysfs are missing: a support engineer often has a
- * customer's kernel log and nothing else.
+ * Anyone can put text into the kernel log.  Kernel records quote names that
+ * users choose: the x86 segfault report ends with the basename of the file
+ * mapped at the faulting address (print_vma_addr(), mm/memory.c, "%s%s[%lx+%lx]"),
+ * and starts with the task's comm.  Writes to /dev/kmsg become records of
+ * facility LOG_USER unless they name another non-zero one (devkmsg_write(),
+ * kernel/printk/printk.c: "we enforce LOG_USER, to be able to reliably
+ * distinguish kernel-generated messages from userspace-injected ones").  So a
+ * record counts only as the kernel's own lines allow:
+ *
+ *  1. Facility: where the form carries the priority (/dev/kmsg's
+ *     "pri,seq,usec,flags;", syslog(2)'s "<pri>", dmesg -r's "<pri>",
+ *     dmesg -x's "kern  :"), it must be 0, the kernel's.  Another
+ *     facility's record is ignored.  A text without one is taken as it is.
+ *  2. A mark is evidence only at the start of the record's text, after the
+ *     form's prefix (timestamp, host, quote marks), in the kernel's format
+ *     of that line; the driver's "... key:  value" lines parse strictly
+ *     (nothing after the value).  A mark inside a record is not evidence.
+ *  3. The driver's block is the first of the boot: "Performance Events:",
+ *     then the driver's own records ("... " lines, check_hw_exists()'s
+ *     lines, the end of the first line where one of them broke it, a hybrid
+ *     part's "<pmu> PMU driver:"); it ends at the first other record once its
+ *     "... " lines began (before them a few others may come: quirks,
+ *     pmu_check_apic(); KLOG_HEAD_OTHERS).  A first block without "... "
+ *     lines (QEMU's TCG prints a bare "PMU not available due to
+ *     virtualization") gives way to a later block that has them (tests/vm's
+ *     test PMU module prints one after it; on a real machine whose driver
+ *     failed, no counter can fault).
+ *     Every later block is ignored: a hybrid part's second PMU, printed when
+ *     its first CPU comes up, is one of those.
+ *  4. /dev/kmsg escapes control characters in a record (msg_add_ext_text():
+ *     '\n' is "\x0a"), so each read is one whole record.  syslog(2)
+ *     READ_ALL (record_print_text()) and the text forms print a record
+ *     holding '\n' as several lines, each with the record's prefix (dmesg
+ *     indents them, busybox and syslog(2) do not): there a line can be a
+ *     user's.  A block read there proves perf metrics only when the log
+ *     holds its boot's start, the banner ("Linux version", printed first of
+ *     all by start_kernel(), init/main.c, at time 0) before it: the block is
+ *     printed at early_initcall time, before any user process exists, so
+ *     the first block after the banner is the driver's.  A banner is one
+ *     only in the kernel's format and, where the line carries a timestamp,
+ *     at time 0; in the live ring buffer (one boot) only the first is.
+ *
+ * What was ignored is counted (struct probe_klog_ignored) for the report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,37 +73,295 @@
 #include "text.h"
 
 #define GLOBAL_CTRL_EN_PERF_METRICS_BIT 48
+/* Records allowed between "Performance Events:" and its first "..." line:
+ * the vendor init's and quirks' own (intel_arch_events_quirk()'s "CPUID
+ * marked event: '%s' unavailable", up to 7; "CPU erratum AAJ80 worked
+ * around"; pmu_check_apic()'s two), printed in the same early_initcall. */
+#define KLOG_HEAD_OTHERS 12
 
-void probe_klog_reset(struct probe_klog *k)
+enum { BLOCK_NONE = 0, BLOCK_HEAD, BLOCK_LINES };
+
+void probe_klog_begin(struct probe_klog *k, enum probe_klog_form form)
 {
 	*k = (struct probe_klog){.fixed_logged = -1, .version_logged = -1, .gp_logged = -1,
 				 .unsupported_family = -1, .unsupported_nr = -1};
+	k->parse.form = (unsigned char)form;
 }
 
-/* A new boot's PMU block: its other facts were printed before it. */
-static void probe_klog_pmu_reset(struct probe_klog *k)
+void probe_klog_reset(struct probe_klog *k)
+{
+	probe_klog_begin(k, PROBE_KLOG_TEXT);
+}
+
+/* A banner: a boot starts, everything starts over. */
+static void boot_reset(struct probe_klog *k)
+{
+	struct probe_klog_parse p = k->parse;
+	probe_klog_begin(k, (enum probe_klog_form)p.form);
+	k->parse.any_record = p.any_record;
+	k->parse.text = p.text;
+	k->parse.text_len = p.text_len;
+}
+
+/* A later block replaces a bare first one: the boot's other facts stay. */
+static void pmu_reset(struct probe_klog *k)
 {
 	struct probe_boot boot = k->boot;
-	probe_klog_reset(k);
+	struct probe_klog_ignored ignored = k->ignored;
+	struct probe_klog_parse p = k->parse;
+	probe_klog_begin(k, (enum probe_klog_form)p.form);
 	k->boot = boot;
+	k->ignored = ignored;
+	k->parse = p;
 }
 
+/* One record as the parser sees it: its text after the form's prefix. */
+struct rec {
+	const char *p, *end;
+	bool kernel;     /* facility 0, or the form does not say */
+	bool stamp;      /* a monotonic timestamp came with it ... */
+	bool stamp_zero; /* ... and it is 0 */
+};
 
-static bool after(const char *line, const char *end, const char *needle, struct text *t)
+bool probe_kmsg_record(const char *rec, size_t n, unsigned *pri, uint64_t *usec,
+		       const char **text, size_t *text_len)
 {
-	const char *p = text_find(line, end, needle);
-	if (!p)
+	struct text t = {rec, rec + n};
+	uint64_t p, seq;
+	if (!text_dec(&t, &p, 1u << 16) || !text_lit(&t, ",") || !text_dec(&t, &seq, UINT64_MAX) ||
+	    !text_lit(&t, ",") || !text_dec(&t, usec, UINT64_MAX) || !text_lit(&t, ","))
 		return false;
-	*t = (struct text){p, end};
-	text_skip_space(t);
+	const char *semi = memchr(t.p, ';', (size_t)(t.end - t.p));
+	if (!semi)
+		return false;
+	const char *nl = memchr(semi + 1, '\n', (size_t)(t.end - semi - 1));
+	*pri = (unsigned)p;
+	*text = semi + 1;
+	*text_len = (size_t)((nl ? nl : t.end) - *text);
 	return true;
 }
 
-/* Every line the parser reads carries one of these marks: the PMU driver's
- * block (x86_pmu_show_pmu_cap(), init_hw_perf_events(), check_hw_exists()
- * in arch/x86/events/core.c), and the lines of the boot that say what the
- * machine is.  One table; the rest of the log is skipped with a memmem()
- * per mark.  The boot's marks and where they are printed:
+/* "<6>": syslog(2)'s and dmesg -r's priority (print_syslog()). */
+static bool skip_pri(struct text *t, struct rec *r)
+{
+	struct text s = *t;
+	uint64_t v;
+	if (!text_lit(&s, "<") || !text_dec(&s, &v, 1u << 16) || !text_lit(&s, ">"))
+		return false;
+	*t = s;
+	r->kernel = (v >> 3) == 0;
+	return true;
+}
+
+/* "[    0.352933]" (print_time()). */
+static bool skip_stamp(struct text *t, struct rec *r)
+{
+	const char *p = t->p, *e = t->end;
+	if (p >= e || *p++ != '[')
+		return false;
+	while (p < e && *p == ' ')
+		p++;
+	bool nonzero = false;
+	const char *d = p;
+	while (p < e && *p >= '0' && *p <= '9')
+		nonzero |= *p++ != '0';
+	if (p == d || p >= e || *p++ != '.')
+		return false;
+	d = p;
+	while (p < e && *p >= '0' && *p <= '9')
+		nonzero |= *p++ != '0';
+	if (p == d || p >= e || *p++ != ']')
+		return false;
+	t->p = p;
+	r->stamp = true;
+	r->stamp_zero = !nonzero;
+	return true;
+}
+
+/* "[    T1]" / "[   C12]" (CONFIG_PRINTK_CALLER, print_caller()). */
+static bool skip_caller(struct text *t)
+{
+	const char *p = t->p, *e = t->end;
+	if (p >= e || *p++ != '[')
+		return false;
+	while (p < e && *p == ' ')
+		p++;
+	if (p >= e || (*p != 'T' && *p != 'C'))
+		return false;
+	const char *d = ++p;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	if (p == d || p >= e || *p != ']')
+		return false;
+	t->p = p + 1;
+	return true;
+}
+
+static bool skip_letters(struct text *t, int n)
+{
+	for (int i = 0; i < n; i++, t->p++)
+		if (t->p >= t->end || !((*t->p >= 'a' && *t->p <= 'z') || (*t->p >= 'A' && *t->p <= 'Z')))
+			return false;
+	return true;
+}
+
+static bool skip_digits(struct text *t, int min, int max)
+{
+	int n = 0;
+	while (t->p < t->end && *t->p >= '0' && *t->p <= '9' && n < max)
+		t->p++, n++;
+	return n >= min;
+}
+
+static bool skip_clock(struct text *t)
+{
+	return skip_digits(t, 2, 2) && text_lit(t, ":") && skip_digits(t, 2, 2) &&
+	       text_lit(t, ":") && skip_digits(t, 2, 2);
+}
+
+/* dmesg -T: "[Mon May  4 12:22:28 2024]" (ctime). */
+static bool skip_ctime(struct text *t)
+{
+	struct text s = *t;
+	if (!text_lit(&s, "[") || !skip_letters(&s, 3) || !text_lit(&s, " ") ||
+	    !skip_letters(&s, 3) || !text_lit(&s, " "))
+		return false;
+	text_lit(&s, " ");
+	if (!skip_digits(&s, 1, 2) || !text_lit(&s, " ") || !skip_clock(&s) || !text_lit(&s, " ") ||
+	    !skip_digits(&s, 4, 4) || !text_lit(&s, "]"))
+		return false;
+	*t = s;
+	return true;
+}
+
+/* A syslog or journal date: "May 04 12:22:28", "Sep  6 10:22:55.123456",
+ * "2024-05-04T12:22:28+0200"; then one space. */
+static bool skip_date(struct text *t)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	struct text s = *t;
+	if (s.end - s.p >= 4 && s.p[3] == ' ') {
+		bool month = false;
+		for (int i = 0; i < 12; i++)
+			month |= !memcmp(s.p, months + 3 * i, 3);
+		if (!month)
+			return false;
+		s.p += 4;
+		while (s.p < s.end && *s.p == ' ')
+			s.p++;
+		if (!skip_digits(&s, 1, 2) || !text_lit(&s, " ") || !skip_clock(&s))
+			return false;
+		if (text_lit(&s, "."))
+			skip_digits(&s, 1, 9);
+	} else {
+		if (!skip_digits(&s, 4, 4) || !text_lit(&s, "-") || !skip_digits(&s, 2, 2) ||
+		    !text_lit(&s, "-") || !skip_digits(&s, 2, 2) || !text_lit(&s, "T"))
+			return false;
+		while (s.p < s.end && ((*s.p >= '0' && *s.p <= '9') || *s.p == ':' ||
+				       *s.p == '.' || *s.p == '+' || *s.p == '-' || *s.p == 'Z'))
+			s.p++;
+	}
+	if (!text_lit(&s, " "))
+		return false;
+	*t = s;
+	return true;
+}
+
+/* journalctl -k, syslog files: "DATE [HOST] kernel: ".  1 the kernel's
+ * record follows, -1 another program's, 0 no such header. */
+static int skip_header(struct text *t)
+{
+	struct text s = *t;
+	if (!skip_date(&s))
+		return 0;
+	for (int word = 0; word < 2; word++) {
+		const char *sp = memchr(s.p, ' ', (size_t)(s.end - s.p));
+		if (!sp)
+			return 0;
+		size_t n = (size_t)(sp - s.p);
+		if (n == 7 && !memcmp(s.p, "kernel:", 7)) {
+			t->p = sp + 1;
+			return 1;
+		}
+		if (word == 1 && n > 1 && s.p[n - 1] == ':')
+			return -1; /* "host systemd[1]: ..." */
+		s.p = sp + 1;
+	}
+	return 0;
+}
+
+/* dmesg -x: "kern  :info  : " ("%-6s:%-6s: "): 1 the kernel's, -1 another
+ * facility's, 0 none. */
+static int skip_decode(struct text *t)
+{
+	const char *p = t->p;
+	if (t->end - p < 15 || p[6] != ':' || p[13] != ':' || p[14] != ' ')
+		return 0;
+	for (int f = 0; f < 2; f++) {
+		const char *w = p + 7 * f;
+		int i = 0;
+		while (i < 6 && ((w[i] >= 'a' && w[i] <= 'z') || (w[i] >= '0' && w[i] <= '9')))
+			i++;
+		if (i == 0)
+			return 0;
+		while (i < 6 && w[i] == ' ')
+			i++;
+		if (i < 6)
+			return 0;
+	}
+	t->p += 15;
+	return !memcmp(p, "kern  ", 6) ? 1 : -1;
+}
+
+/* A text line: quote marks ("> "), "<pri>", "DATE HOST kernel: ",
+ * "kern  :info  : ", "[ts]" or "[ctime]", "[T1]", one space.  Nothing else
+ * is stripped: a line that then starts with a blank (dmesg indents the
+ * further lines of a record) starts no record. */
+static void rec_text(const char *line, size_t len, struct rec *r)
+{
+	struct text t = {line, line + len};
+	*r = (struct rec){.kernel = true};
+	for (int i = 0; i < 8 && t.p < t.end && *t.p == '>'; i++) {
+		t.p++;
+		text_lit(&t, " ");
+	}
+	skip_pri(&t, r);
+	int h = skip_header(&t);
+	int d = skip_decode(&t);
+	if (h < 0 || d < 0)
+		r->kernel = false;
+	bool stamped = skip_stamp(&t, r) || skip_ctime(&t);
+	stamped |= skip_caller(&t);
+	if (stamped)
+		text_lit(&t, " ");
+	r->p = t.p;
+	r->end = t.end;
+}
+
+/* One record of the form; false for a line that is none (a /dev/kmsg read
+ * without its header). */
+static bool rec_of(enum probe_klog_form form, const char *line, size_t len, struct rec *r)
+{
+	if (form == PROBE_KLOG_KMSG) {
+		unsigned pri;
+		uint64_t usec;
+		const char *text;
+		size_t n;
+		if (!probe_kmsg_record(line, len, &pri, &usec, &text, &n))
+			return false;
+		*r = (struct rec){text, text + n, (pri >> 3) == 0, true, usec == 0};
+		return true;
+	}
+	rec_text(line, len, r);
+	return true;
+}
+
+/* The marks, each at the start of a record's text, in the kernel's printk
+ * format of its line:
+ *   "Performance Events:"             init_hw_perf_events() (arch/x86/events/core.c)
+ *   "... "                            x86_pmu_show_pmu_cap() (same file)
+ *   "[Firmware Bug]: the BIOS has ..." check_hw_exists() (same file, FW_BUG)
+ *   "Failed to access perfctr msr"    check_hw_exists()
  *   "Linux version "                  init/main.c, linux_banner (a boot starts)
  *   "DMI: "                           dmi_setup() (drivers/firmware/dmi_scan.c):
  *                                     "sys_vendor product_name/board_name, BIOS ver date"
@@ -69,10 +371,13 @@ static bool after(const char *line, const char *end, const char *needle, struct 
  *   "smpboot: CPU0: "                 print_cpu_info() (arch/x86/kernel/cpu/common.c):
  *                                     "[vendor ]model_id (family: 0x%x, model: 0x%x, stepping: 0x%x)"
  *   "unchecked MSR access error: "    ex_handler_msr() (arch/x86/mm/extable.c)
- *   "hv_vmbus: ", "Hyper-V: ", "kvm-clock: ", "kvm-guest: ", "Xen version",
+ *   "hv_vmbus: ", "Hyper-V: ", "kvm-clock: ", "kvm-guest: " (their pr_fmt), "Xen version",
  *   "CPU MTRRs all blank - virtualized system" (mtrr_bp_init()): printed by guests only. */
 enum mark_what {
-	M_PMU,
+	M_OPENER,
+	M_DOTS,
+	M_FW_CORRUPT,
+	M_PERFCTR_FAIL,
 	M_BANNER,
 	M_DMI,
 	M_HWNAME,
@@ -84,34 +389,21 @@ enum mark_what {
 	M_KVM,
 	M_XEN,
 	M_VIRTUALIZED,
+	M_NONE,
 };
 
 /* The text inline, not a pointer: a table of pointers costs the loader a
  * relocation per entry in every process the shim is preloaded into. */
 static const struct {
-	char mark[44];
+	char mark[64];
 	unsigned char len;
 	unsigned char what; /* enum mark_what */
 } marks[] = {
 #define MARK(s, w) {s, sizeof(s) - 1, w}
-	MARK("Performance Events:", M_PMU),
-	MARK("PMU driver", M_PMU),
-	MARK("... version:", M_PMU),
-	MARK("... bit width:", M_PMU),
-	MARK("... generic registers:", M_PMU),
-	MARK("... generic counters:", M_PMU),
-	MARK("... generic bitmap:", M_PMU),
-	MARK("... fixed-purpose", M_PMU),
-	MARK("... event mask:", M_PMU),
-	MARK("... global_ctrl mask:", M_PMU),
-	MARK("... max period:", M_PMU),
-	MARK("... value mask:", M_PMU),
-	MARK("Broken BIOS detected", M_PMU),
-	MARK("hw-PMU resources", M_PMU),
-	MARK("PMU not available", M_PMU),
-	MARK("Broken PMU hardware", M_PMU),
-	MARK("no PMU driver", M_PMU),
-	MARK("Failed to access perfctr msr", M_PMU),
+	MARK("Performance Events:", M_OPENER),
+	MARK("... ", M_DOTS),
+	MARK("[Firmware Bug]: the BIOS has corrupted hw-PMU resources (MSR", M_FW_CORRUPT),
+	MARK("Failed to access perfctr msr (MSR", M_PERFCTR_FAIL),
 	MARK("Linux version ", M_BANNER),
 	MARK("DMI: ", M_DMI),
 	MARK("Hardware name: ", M_HWNAME),
@@ -127,6 +419,141 @@ static const struct {
 	MARK("CPU MTRRs all blank - virtualized system", M_VIRTUALIZED),
 #undef MARK
 };
+
+/* The mark at the start of [p, end), or M_NONE: one compare of the first
+ * byte per mark, and most records of a long log match none. */
+static enum mark_what mark_at(const char *p, const char *end, size_t *len)
+{
+	size_t n = (size_t)(end - p);
+	if (n == 0)
+		return M_NONE;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (marks[i].mark[0] == p[0] && n >= marks[i].len &&
+		    memcmp(p, marks[i].mark, marks[i].len) == 0) {
+			*len = marks[i].len;
+			return (enum mark_what)marks[i].what;
+		}
+	return M_NONE;
+}
+
+/* The keys x86_pmu_show_pmu_cap() prints, old and new. */
+static const char dots_keys[][24] = {
+	"version",	      "bit width",	      "generic registers", "generic counters",
+	"generic bitmap",     "fixed-purpose events", "fixed-purpose counters",
+	"fixed-purpose bitmap", "value mask",	      "max period",	   "event mask",
+	"global_ctrl mask",
+};
+
+static bool dots_key_at(const char *p, const char *end)
+{
+	for (size_t i = 0; i < sizeof(dots_keys) / sizeof(dots_keys[0]); i++) {
+		size_t n = strlen(dots_keys[i]);
+		if ((size_t)(end - p) > n && !memcmp(p, dots_keys[i], n) && p[n] == ':')
+			return true;
+	}
+	return false;
+}
+
+/* Does a PMU mark ("Performance Events:", "... key:") occur inside the
+ * record, past its start?  One pass over the text, two first bytes. */
+static bool mark_inside(const char *p, const char *end)
+{
+	for (const char *q = p + 1; q < end; q++) {
+		if (*q == 'P' && end - q >= 19 && !memcmp(q, "Performance Events:", 19))
+			return true;
+		if (*q == '.' && end - q > 4 && !memcmp(q, "... ", 4) && dots_key_at(q + 4, end))
+			return true;
+	}
+	return false;
+}
+
+/* "... key:   value" in the driver's format: the key, a colon, blanks, one
+ * number (decimal or hex digits), nothing after it but blanks.
+ * "... event mask: 0001000f000000ff[7f00+1000]" is not one. */
+struct dots {
+	const char *key;
+	size_t klen;
+	struct text val;
+};
+
+static bool dots_parse(const char *p, const char *end, struct dots *d)
+{
+	const char *key = p + 4, *colon = memchr(key, ':', (size_t)(end - key));
+	if (!colon || colon == key || colon - key > 32)
+		return false;
+	for (const char *q = key; q < colon; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == ' ' || *q == '-' ||
+		      *q == '_'))
+			return false;
+	struct text t = {colon + 1, end};
+	if (t.p >= t.end || (*t.p != ' ' && *t.p != '\t'))
+		return false;
+	text_skip_space(&t);
+	const char *v = t.p;
+	while (t.p < t.end && text_hexval(*t.p) >= 0)
+		t.p++;
+	if (t.p == v)
+		return false;
+	*d = (struct dots){key, (size_t)(colon - key), {v, t.p}};
+	text_skip_space(&t);
+	return t.p == t.end;
+}
+
+static bool key_is(const struct dots *d, const char *s)
+{
+	return d->klen == strlen(s) && !memcmp(d->key, s, d->klen);
+}
+
+/* The value as a decimal below limit, all of it. */
+static bool dots_dec(const struct dots *d, uint64_t *v, uint64_t limit)
+{
+	struct text t = d->val;
+	return text_dec(&t, v, limit) && t.p == t.end;
+}
+
+static bool dots_hex(const struct dots *d, uint64_t *v)
+{
+	struct text t = d->val;
+	return text_hex(&t, v, 16) && t.p == t.end;
+}
+
+/* A line of the driver's block: the first block's numbers (a hybrid part
+ * prints the boot CPU's PMU first, cpu_core's), counter 3 in any. */
+static void dots_fields(struct probe_klog *k, const struct dots *d)
+{
+	uint64_t v;
+	if (key_is(d, "version") && dots_dec(d, &v, 256) && k->version_logged < 0)
+		k->version_logged = (int)v;
+	if ((key_is(d, "generic registers") || key_is(d, "generic counters")) &&
+	    dots_dec(d, &v, 65) && k->gp_logged < 0)
+		k->gp_logged = (int)v;
+	if ((key_is(d, "fixed-purpose events") || key_is(d, "fixed-purpose counters")) &&
+	    dots_dec(d, &v, 65)) {
+		if (k->fixed_logged < 0)
+			k->fixed_logged = (int)v;
+		if (v > 3)
+			k->fixed3_logged = true;
+	}
+	if (key_is(d, "fixed-purpose bitmap") && dots_hex(d, &v)) {
+		if (!k->fixed_bitmap_seen)
+			k->fixed_bitmap = (uint32_t)v;
+		k->fixed_bitmap_seen = true;
+		if ((v >> 3) & 1)
+			k->fixed3_logged = true;
+	}
+	if ((key_is(d, "event mask") || key_is(d, "global_ctrl mask")) && dots_hex(d, &v)) {
+		if (!k->mask_seen)
+			k->mask = v;
+		k->mask_seen = true;
+		if ((v >> GLOBAL_CTRL_EN_PERF_METRICS_BIT) & 1)
+			k->perf_metrics_bit = true;
+		/* intel_ctrl bits 32+: the fixed counters the driver will use
+		 * (INTEL_PMC_IDX_FIXED, arch/x86/include/asm/perf_event.h); an AMD
+		 * mask has none. */
+		if ((v >> 35) & 1)
+			k->fixed3_logged = true;
+	}
+}
 
 /* The vendor words print_cpu_info() puts in the CPU0 line (cpu_dev.c_vendor,
  * printed unless the model string holds it already) and the PMU drivers'
@@ -182,13 +609,6 @@ static void copy_text(char *dst, size_t size, const char *p, const char *end)
 	dst[n] = '\0';
 }
 
-/* The first word of [p, end). */
-static void copy_word(char *dst, size_t size, const char *p, const char *end)
-{
-	const char *sp = memchr(p, ' ', (size_t)(end - p));
-	copy_text(dst, size, p, sp ? sp : end);
-}
-
 static void set_vendor(char dst[13], const char *start, const char *end)
 {
 	for (size_t i = 0; i < sizeof(vendor_words) / sizeof(vendor_words[0]); i++)
@@ -198,14 +618,39 @@ static void set_vendor(char dst[13], const char *start, const char *end)
 		}
 }
 
-static void pmu_fields(struct probe_klog *k, const char *line, const char *end)
+static bool after(const char *line, const char *end, const char *needle, struct text *t)
+{
+	const char *p = text_find(line, end, needle);
+	if (!p)
+		return false;
+	*t = (struct text){p, end};
+	text_skip_space(t);
+	return true;
+}
+
+/* The driver's vendor in its first line, or where check_hw_exists() broke
+ * that line, in its end ("Intel PMU driver.", pr_cont() in
+ * init_hw_perf_events()). */
+static const char *driver_vendor(const char *p, const char *end)
+{
+	if (text_find(p, end, "Intel PMU driver"))
+		return "GenuineIntel";
+	if (text_find(p, end, "AMD PMU driver"))
+		return "AuthenticAMD";
+	return NULL;
+}
+
+/* What the driver's first line (or its end) says: the vendor, or why
+ * there is no driver.  Searched inside the record: every word of it is the
+ * driver's own (pr_cont() pieces of init_hw_perf_events() and the vendor's
+ * init, printed at early_initcall time). */
+static void driver_words(struct probe_klog *k, const char *line, const char *end)
 {
 	struct text t;
 	uint64_t v;
-	if (text_find(line, end, "Intel PMU driver"))
-		memcpy(k->driver_vendor, "GenuineIntel", 13);
-	else if (text_find(line, end, "AMD PMU driver"))
-		memcpy(k->driver_vendor, "AuthenticAMD", 13);
+	const char *vendor = driver_vendor(line, end);
+	if (vendor)
+		memcpy(k->driver_vendor, vendor, 13);
 	if (text_find(line, end, "no PMU driver, software events only"))
 		k->no_pmu_driver = true;
 	if (after(line, end, "unsupported p6 CPU model", &t)) {
@@ -233,47 +678,34 @@ static void pmu_fields(struct probe_klog *k, const char *line, const char *end)
 	}
 	if (text_find(line, end, "Broken PMU hardware detected"))
 		k->broken_pmu = true;
-	if (after(line, end, "corrupted hw-PMU resources (MSR", &t)) {
-		k->bios_corrupted = true;
-		if (text_hex(&t, &v, 8) && k->n_corrupted_msr < 4)
-			k->corrupted_msr[k->n_corrupted_msr++] = (unsigned)v;
-	}
-	/* The first block's numbers: a hybrid part prints cpu_core's first. */
-	if (after(line, end, "... version:", &t) && text_dec(&t, &v, 256) && k->version_logged < 0)
-		k->version_logged = (int)v;
-	if ((after(line, end, "... generic registers:", &t) ||
-	     after(line, end, "... generic counters:", &t)) &&
-	    text_dec(&t, &v, 65) && k->gp_logged < 0)
-		k->gp_logged = (int)v;
-	if ((after(line, end, "... fixed-purpose events:", &t) ||
-	     after(line, end, "... fixed-purpose counters:", &t)) &&
-	    text_dec(&t, &v, 65)) {
-		if (k->fixed_logged < 0)
-			k->fixed_logged = (int)v;
-		if (v > 3)
-			k->fixed3_logged = true;
-	}
-	if (after(line, end, "... fixed-purpose bitmap:", &t) && text_hex(&t, &v, 16)) {
-		if (!k->fixed_bitmap_seen)
-			k->fixed_bitmap = (uint32_t)v;
-		k->fixed_bitmap_seen = true;
-		if ((v >> 3) & 1)
-			k->fixed3_logged = true;
-	}
-	if ((after(line, end, "... event mask:", &t) ||
-	     after(line, end, "... global_ctrl mask:", &t)) &&
-	    text_hex(&t, &v, 16)) {
-		if (!k->mask_seen)
-			k->mask = v;
-		k->mask_seen = true;
-		if ((v >> GLOBAL_CTRL_EN_PERF_METRICS_BIT) & 1)
-			k->perf_metrics_bit = true;
-		/* intel_ctrl bits 32+: the fixed counters the driver will use
-		 * (INTEL_PMC_IDX_FIXED, arch/x86/include/asm/perf_event.h); an AMD
-		 * mask has none. */
-		if ((v >> 35) & 1)
-			k->fixed3_logged = true;
-	}
+}
+
+/* The verdicts that end the driver's output (check_hw_exists()'s "software
+ * events only", init_hw_perf_events()'s "no PMU driver"). */
+static bool terminal(const struct probe_klog *k)
+{
+	return k->no_pmu_driver || k->virt_unavailable || k->broken_pmu;
+}
+
+static bool ends_with(const char *p, const char *end, const char *s)
+{
+	while (end > p && (end[-1] == ' ' || end[-1] == '\r' || end[-1] == '\t'))
+		end--;
+	size_t n = strlen(s);
+	return (size_t)(end - p) >= n && !memcmp(end - n, s, n);
+}
+
+/* A hybrid part's "core: cpu_core PMU driver: " (init_hybrid_pmu(),
+ * arch/x86/events/intel/core.c, under its pr_fmt "core: "). */
+static bool hybrid_header(const char *p, const char *end)
+{
+	struct text t = {p, end};
+	text_lit(&t, "core: ");
+	const char *id = t.p;
+	while (t.p < t.end && ((*t.p >= 'a' && *t.p <= 'z') || (*t.p >= '0' && *t.p <= '9') ||
+			       *t.p == '_'))
+		t.p++;
+	return t.p > id && text_lit(&t, " PMU driver:");
 }
 
 /* "Hypervisor detected:" names it best; the other lines name it where it
@@ -331,167 +763,313 @@ static void msr_error(struct probe_boot *k, struct text t)
 		k->msr_errors[k->n_msr_errors++] = e;
 }
 
-/* Does any mark occur in the line?  One pass over the line with a table of
- * the marks' first bytes, instead of a memmem() per mark: most lines of a
- * long log hold none, and this is all they cost. */
-static bool any_mark(const char *line, size_t len)
+/* Is the driver's block known to be the kernel's?  A /dev/kmsg record is
+ * whole; elsewhere the block must follow its boot's banner (rule 4). */
+static bool anchored(const struct probe_klog_parse *ps)
 {
-	unsigned char first[256] = {0};
-	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
-		first[(unsigned char)marks[m].mark[0]] = 1;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if (!first[c])
-			continue;
-		for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
-			if ((unsigned char)marks[m].mark[0] == c && len - i >= marks[m].len &&
-			    memcmp(line + i, marks[m].mark, marks[m].len) == 0)
-				return true;
+	return ps->form == PROBE_KLOG_KMSG || ps->boot_started;
+}
+
+/* "Linux version 6.1.0-18-cloud-amd64 (debian-kernel@...) (gcc ...) #1 SMP"
+ * (linux_banner: "Linux version " UTS_RELEASE " (" LINUX_COMPILE_BY "@" ...). */
+static enum probe_klog_kind banner(struct probe_klog *k, const struct rec *r, const char *p,
+				   bool first)
+{
+	struct probe_klog_parse *ps = &k->parse;
+	const char *rel = p;
+	while (p < r->end && *p != ' ')
+		p++;
+	bool ok = p > rel && *rel >= '0' && *rel <= '9' && r->end - p >= 2 && p[1] == '(';
+	if (r->stamp && !r->stamp_zero)
+		ok = false; /* printed before any clock runs */
+	if (ps->form != PROBE_KLOG_TEXT) {
+		/* The ring buffer holds one boot, whose banner is its first record. */
+		if (ps->boot_started || k->pmu_driver_seen || ps->pending)
+			ok = false;
+		if (ps->form == PROBE_KLOG_SYSLOG && !r->stamp && !first)
+			ok = false;
 	}
-	return false;
+	if (!ok) {
+		k->ignored.banner++;
+		return PROBE_KLOG_NONE;
+	}
+	boot_reset(k);
+	ps->boot_started = true;
+	ps->starts = true;
+	copy_text(k->boot.kernel_release, sizeof(k->boot.kernel_release), rel, p);
+	return PROBE_KLOG_BOOT;
+}
+
+/* "Performance Events:": the boot's first is the driver's; a later one is
+ * ignored, unless the first had no "..." lines (rule 3). */
+static enum probe_klog_kind opener(struct probe_klog *k, const struct rec *r)
+{
+	struct probe_klog_parse *ps = &k->parse;
+	if (!k->pmu_driver_seen) {
+		k->pmu_driver_seen = true;
+		k->pmu_block_anchored = anchored(ps);
+		driver_words(k, r->p, r->end);
+		ps->block = terminal(k) ? BLOCK_LINES : BLOCK_HEAD;
+		ps->head_left = KLOG_HEAD_OTHERS;
+		ps->starts = true;
+		return PROBE_KLOG_PMU;
+	}
+	struct probe_klog bare;
+	probe_klog_reset(&bare);
+	driver_words(&bare, r->p, r->end);
+	if (ps->driver_lines || terminal(&bare)) {
+		k->ignored.outside_block++;
+		return PROBE_KLOG_NONE;
+	}
+	ps->pending = true;
+	ps->opens_pending = true;
+	memcpy(ps->pending_vendor, bare.driver_vendor, 13);
+	ps->block = BLOCK_HEAD;
+	ps->head_left = KLOG_HEAD_OTHERS;
+	return PROBE_KLOG_NONE;
+}
+
+/* The open block ends; a pending one that got no "..." lines was not the
+ * driver's. */
+static void close_block(struct probe_klog *k)
+{
+	struct probe_klog_parse *ps = &k->parse;
+	if (ps->pending)
+		k->ignored.outside_block++;
+	ps->pending = false;
+	ps->block = BLOCK_NONE;
+}
+
+enum drv { DRV_NONE, DRV_DOTS, DRV_FW, DRV_PERFCTR, DRV_HYBRID, DRV_TAIL };
+
+/* Is the record one of the driver's own inside the open block? */
+static enum drv driver_line(const struct probe_klog_parse *ps, const struct rec *r,
+			    enum mark_what m, struct dots *d)
+{
+	if (m == M_DOTS)
+		return dots_parse(r->p, r->end, d) ? DRV_DOTS : DRV_NONE;
+	if (m == M_FW_CORRUPT)
+		return DRV_FW;
+	if (m == M_PERFCTR_FAIL)
+		return DRV_PERFCTR;
+	if (m == M_NONE && hybrid_header(r->p, r->end))
+		return DRV_HYBRID;
+	if (m == M_NONE && ps->block == BLOCK_HEAD &&
+	    (ends_with(r->p, r->end, " PMU driver.") ||
+	     ends_with(r->p, r->end, "software events only.")))
+		return DRV_TAIL;
+	return DRV_NONE;
+}
+
+static enum probe_klog_kind block_line(struct probe_klog *k, const struct rec *r, enum drv w,
+				       const struct dots *d, size_t mlen)
+{
+	struct probe_klog_parse *ps = &k->parse;
+	if (ps->pending) {
+		if (w == DRV_TAIL) {
+			const char *vendor = driver_vendor(r->p, r->end);
+			if (vendor)
+				memcpy(ps->pending_vendor, vendor, 13);
+		}
+		if (w != DRV_DOTS)
+			return PROBE_KLOG_NONE; /* quoted only once the block is the driver's */
+		/* It has "..." lines: it replaces the bare first block. */
+		pmu_reset(k);
+		k->pmu_driver_seen = true;
+		k->pmu_block_anchored = anchored(ps);
+		memcpy(k->driver_vendor, ps->pending_vendor, 13);
+		ps->pending = false;
+		ps->commits = true;
+	}
+	struct text t = {r->p + mlen, r->end};
+	uint64_t v;
+	switch (w) {
+	case DRV_DOTS:
+		ps->driver_lines = true;
+		ps->block = BLOCK_LINES;
+		dots_fields(k, d);
+		break;
+	case DRV_FW:
+		k->bios_corrupted = true;
+		text_skip_space(&t);
+		if (text_hex(&t, &v, 8) && k->n_corrupted_msr < 4)
+			k->corrupted_msr[k->n_corrupted_msr++] = (unsigned)v;
+		break;
+	case DRV_TAIL:
+		driver_words(k, r->p, r->end);
+		if (terminal(k))
+			ps->block = BLOCK_LINES;
+		break;
+	default:
+		break;
+	}
+	return PROBE_KLOG_PMU;
+}
+
+/* A record outside the driver's block. */
+static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec *r,
+					 enum mark_what m, size_t mlen, bool first)
+{
+	struct text t = {r->p + mlen, r->end};
+	text_skip_space(&t);
+	struct probe_boot *bt = &k->boot;
+	struct dots d;
+	switch (m) {
+	case M_OPENER:
+		return opener(k, r);
+	case M_DOTS:
+		if (dots_parse(r->p, r->end, &d))
+			k->ignored.outside_block++; /* no block is open */
+		else
+			k->ignored.malformed++;
+		return PROBE_KLOG_NONE;
+	case M_FW_CORRUPT:
+	case M_PERFCTR_FAIL:
+		k->ignored.outside_block++;
+		return PROBE_KLOG_NONE;
+	case M_BANNER:
+		return banner(k, r, t.p, first);
+	case M_DMI:
+	case M_HWNAME:
+		set_dmi(bt, t.p, r->end, m == M_DMI);
+		break;
+	case M_HV_DETECTED:
+		set_hypervisor(bt, t.p, r->end, true);
+		break;
+	case M_PARAVIRT:
+		if (text_lit(&t, "bare hardware"))
+			bt->bare_hardware = true;
+		else
+			set_hypervisor(bt, t.p, r->end, false);
+		break;
+	case M_SMPBOOT: {
+		const char *fam = text_find(t.p, r->end, "(family: ");
+		struct text x = {fam, r->end};
+		uint64_t f, mo, st;
+		bt->cpu_seen = true;
+		set_vendor(bt->cpu_vendor, t.p, fam ? fam : r->end);
+		if (fam && text_hex(&x, &f, 8) && text_lit(&x, ", model: ") &&
+		    text_hex(&x, &mo, 8) && text_lit(&x, ", stepping: ") && text_hex(&x, &st, 8)) {
+			bt->fms_seen = true;
+			bt->family = (uint32_t)f;
+			bt->model = (uint32_t)mo;
+			bt->stepping = (uint32_t)st;
+		}
+		break;
+	}
+	case M_MSR_ERROR: {
+		unsigned before = bt->n_msr_errors;
+		msr_error(bt, t);
+		if (bt->n_msr_errors == before)
+			return PROBE_KLOG_NONE; /* not a PMU register, or said already */
+		return PROBE_KLOG_MSR;
+	}
+	case M_HYPERV:
+		name_hypervisor(bt, "Microsoft Hyper-V");
+		break;
+	case M_KVM:
+		name_hypervisor(bt, "KVM");
+		break;
+	case M_XEN:
+		name_hypervisor(bt, "Xen");
+		break;
+	case M_VIRTUALIZED:
+		bt->virtualized = true;
+		break;
+	case M_NONE:
+		if (hybrid_header(r->p, r->end))
+			k->ignored.outside_block++; /* a later PMU's block (its "..." lines follow) */
+		else if (mark_inside(r->p, r->end))
+			k->ignored.not_at_start++;
+		return PROBE_KLOG_NONE;
+	}
+	return PROBE_KLOG_BOOT;
 }
 
 enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, size_t len)
 {
-	const char *end = line + len;
-	enum probe_klog_kind kind = PROBE_KLOG_NONE;
-	struct text t;
+	struct probe_klog_parse *ps = &k->parse;
+	struct rec r;
+	ps->text = NULL;
+	ps->text_len = 0;
+	ps->starts = ps->opens_pending = ps->commits = false;
+	if (!rec_of((enum probe_klog_form)ps->form, line, len, &r))
+		return PROBE_KLOG_NONE;
+	bool first = !ps->any_record;
+	ps->any_record = true;
+	ps->text = r.p;
+	ps->text_len = (size_t)(r.end - r.p);
 
-	if (!any_mark(line, len))
-		return kind;
-
-	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-		const char *hit = memmem(line, len, marks[i].mark, marks[i].len);
-		if (!hit)
-			continue;
-		const char *p = hit + marks[i].len;
-		t = (struct text){p, end};
-		text_skip_space(&t);
-		struct probe_boot *bt = &k->boot;
-		enum probe_klog_kind is = PROBE_KLOG_BOOT;
-		switch (marks[i].what) {
-		case M_PMU:
-			if (kind == PROBE_KLOG_PMU)
-				continue; /* the fields are parsed once per line */
-			if (memmem(line, len, "Performance Events:", 19))
-				probe_klog_pmu_reset(k); /* a new boot's PMU block */
-			k->pmu_driver_seen = true;
-			pmu_fields(k, line, end);
-			is = PROBE_KLOG_PMU;
-			break;
-		case M_BANNER: /* a boot starts: everything starts over */
-			probe_klog_reset(k);
-			copy_word(bt->kernel_release, sizeof(bt->kernel_release), t.p, end);
-			break;
-		case M_DMI:
-		case M_HWNAME:
-			set_dmi(bt, t.p, end, marks[i].what == M_DMI);
-			break;
-		case M_HV_DETECTED:
-			set_hypervisor(bt, t.p, end, true);
-			break;
-		case M_PARAVIRT:
-			if (text_lit(&t, "bare hardware"))
-				bt->bare_hardware = true;
-			else
-				set_hypervisor(bt, t.p, end, false);
-			break;
-		case M_SMPBOOT: {
-			const char *fam = text_find(t.p, end, "(family: ");
-			struct text x = {fam, end};
-			uint64_t f, m, st;
-			bt->cpu_seen = true;
-			set_vendor(bt->cpu_vendor, t.p, fam ? fam : end);
-			if (fam && text_hex(&x, &f, 8) && text_lit(&x, ", model: ") &&
-			    text_hex(&x, &m, 8) && text_lit(&x, ", stepping: ") && text_hex(&x, &st, 8)) {
-				bt->fms_seen = true;
-				bt->family = (uint32_t)f;
-				bt->model = (uint32_t)m;
-				bt->stepping = (uint32_t)st;
-			}
-			break;
-		}
-		case M_MSR_ERROR: {
-			unsigned before = bt->n_msr_errors;
-			msr_error(bt, t);
-			if (bt->n_msr_errors == before)
-				continue; /* not a PMU register, or said already */
-			is = PROBE_KLOG_MSR;
-			break;
-		}
-		case M_HYPERV:
-			name_hypervisor(bt, "Microsoft Hyper-V");
-			break;
-		case M_KVM:
-			name_hypervisor(bt, "KVM");
-			break;
-		case M_XEN:
-			name_hypervisor(bt, "Xen");
-			break;
-		case M_VIRTUALIZED:
-			bt->virtualized = true;
-			break;
-		}
-		if (kind == PROBE_KLOG_NONE || is == PROBE_KLOG_PMU)
-			kind = is;
+	size_t mlen = 0;
+	enum mark_what m = mark_at(r.p, r.end, &mlen);
+	if (!r.kernel) {
+		/* Userspace's (or another program's): invisible, even to a block. */
+		if (m == M_OPENER || m == M_DOTS || m == M_BANNER || mark_inside(r.p, r.end))
+			k->ignored.other_facility++;
+		return PROBE_KLOG_NONE;
 	}
-	return kind;
+	if (ps->block != BLOCK_NONE) {
+		struct dots d;
+		enum drv w = driver_line(ps, &r, m, &d);
+		if (w != DRV_NONE)
+			return block_line(k, &r, w, &d, mlen);
+		if (ps->block == BLOCK_HEAD && ps->head_left > 0 && m != M_OPENER && m != M_BANNER)
+			ps->head_left--; /* a quirk's or pmu_check_apic()'s line: read on */
+		else
+			close_block(k);
+	}
+	return other_record(k, &r, m, mlen, first);
 }
 
 /* Parse until the driver's block is over: everything the PMU driver prints
  * at boot follows its "Performance Events:" line within a few dozen records
- * (init_hw_perf_events() prints the block in one go; a hybrid part prints
- * two).  Stopping there spares reading the rest of a long log. */
+ * (init_hw_perf_events() prints the block in one go).  Stopping there spares
+ * reading the rest of a long log. */
 #define KLOG_BLOCK_LINES 48
+#define KLOG_QUOTE 200
 
 struct klog_ctx {
 	struct probe_klog *k;
-	int after_block; /* lines since "Performance Events:", -1 before it */
-	bool stop_early;
+	int after_block; /* records since the driver's "Performance Events:", -1 before it */
+	bool stop_early, begun;
 	const struct probe_klog_sink *sink;
+	char pending[KLOG_QUOTE]; /* a pending block's opener, quoted once it is the driver's */
+	size_t pending_len;
 };
 
-static int klog_cb(void *p, const char *line, size_t len)
+static int klog_cb(void *p, enum probe_klog_form form, const char *line, size_t len)
 {
 	struct klog_ctx *c = p;
+	if (!c->begun) {
+		probe_klog_begin(c->k, form);
+		c->begun = true;
+	}
 	bool was = c->k->pmu_driver_seen;
-	bool ended = c->k->mask_seen || c->k->no_pmu_driver || c->k->virt_unavailable;
-	/* The line that resets the parse (a new boot) resets the quote too. */
 	enum probe_klog_kind kind = probe_klog_line(c->k, line, len);
-	if (kind != PROBE_KLOG_NONE && c->sink)
-		c->sink->line(c->sink->ctx, line, len, kind,
-			      kind == PROBE_KLOG_PMU
-				      ? memmem(line, len, "Performance Events:", 19) != NULL
-				      : memmem(line, len, "Linux version ", 14) != NULL);
+	const struct probe_klog_parse *ps = &c->k->parse;
+	if (c->sink) {
+		if (ps->opens_pending) {
+			c->pending_len = ps->text_len < KLOG_QUOTE ? ps->text_len : KLOG_QUOTE;
+			memcpy(c->pending, ps->text, c->pending_len);
+		}
+		if (ps->commits)
+			c->sink->line(c->sink->ctx, c->pending, c->pending_len, PROBE_KLOG_PMU, true);
+		if (kind != PROBE_KLOG_NONE)
+			c->sink->line(c->sink->ctx, ps->text, ps->text_len, kind, ps->starts);
+	}
 	if (c->k->pmu_driver_seen && !was)
 		c->after_block = 0;
 	else if (c->after_block >= 0)
 		c->after_block++;
-	if (!c->stop_early || c->after_block < 0)
+	if (!c->stop_early || c->after_block <= 0)
 		return 0;
-	/* The block is over at the first line after its end (the mask, or the
-	 * "software events only" verdict) that is neither a "... " detail nor
-	 * the next hybrid PMU's "PMU driver" header. */
-	if (ended && c->after_block > 0 && !memmem(line, len, "... ", 4) &&
-	    !memmem(line, len, "PMU driver", 10))
+	/* The block is over at the first record that is not the driver's. */
+	if (ps->block == BLOCK_NONE && !ps->pending)
 		return 1;
 	return c->after_block >= KLOG_BLOCK_LINES;
 }
 
-/* One record of /dev/kmsg: "6,149,312844,-;text\n" plus " KEY=value"
- * continuation lines; hand on the text. */
-static int kmsg_record(const char *rec, size_t n, probe_line_fn fn, void *ctx)
-{
-	const char *semi = memchr(rec, ';', n);
-	if (!semi)
-		return 0;
-	const char *text = semi + 1;
-	const char *nl = memchr(text, '\n', n - (size_t)(text - rec));
-	size_t len = nl ? (size_t)(nl - text) : n - (size_t)(text - rec);
-	return fn(ctx, text, len);
-}
-
-static int read_kmsg(probe_line_fn fn, void *ctx)
+static int read_kmsg(probe_klog_fn fn, void *ctx)
 {
 	long fd = pmug_open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -507,7 +1085,8 @@ static int read_kmsg(probe_line_fn fn, void *ctx)
 				rc = (int)n;
 			break;
 		}
-		if (n == 0 || (rc = kmsg_record(rec, (size_t)n, fn, ctx)) != 0)
+		/* "6,149,312844,-;text\n" plus " KEY=value" continuation lines. */
+		if (n == 0 || (rc = fn(ctx, PROBE_KLOG_KMSG, rec, (size_t)n)) != 0)
 			break;
 	}
 	pmug_close(fd);
@@ -515,7 +1094,7 @@ static int read_kmsg(probe_line_fn fn, void *ctx)
 }
 
 /* The ring buffer in one syslog(2) call, where /dev/kmsg does not exist. */
-static int read_syslog(probe_line_fn fn, void *ctx)
+static int read_syslog(probe_klog_fn fn, void *ctx)
 {
 	long size = pmug_sys3(SYS_syslog, 10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
 	if (size <= 0)
@@ -535,7 +1114,7 @@ static int read_syslog(probe_line_fn fn, void *ctx)
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			if (!nl)
 				nl = end;
-			rc = fn(ctx, p, (size_t)(nl - p));
+			rc = fn(ctx, PROBE_KLOG_SYSLOG, p, (size_t)(nl - p));
 			p = nl + 1;
 		}
 	}
@@ -543,12 +1122,24 @@ static int read_syslog(probe_line_fn fn, void *ctx)
 	return rc;
 }
 
+struct text_ctx {
+	probe_klog_fn fn;
+	void *ctx;
+};
+
+static int text_line(void *p, const char *line, size_t len)
+{
+	struct text_ctx *t = p;
+	return t->fn(t->ctx, PROBE_KLOG_TEXT, line, len);
+}
+
 /* Both need CAP_SYSLOG where kernel.dmesg_restrict=1. */
-int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx)
+int probe_klog_each_line(const char *path, probe_klog_fn fn, void *ctx)
 {
 	int rc;
+	struct text_ctx t = {fn, ctx};
 	if (path)
-		rc = probe_read_lines(path, fn, ctx);
+		rc = probe_read_lines(path, text_line, &t);
 	else if ((rc = read_kmsg(fn, ctx)) == -ENOENT)
 		rc = read_syslog(fn, ctx);
 	return rc < 0 ? rc : 0;
@@ -561,8 +1152,11 @@ void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
 	probe_klog_reset(&f->klog);
 	f->tried |= PROBE_KNOWN_KLOG;
 	/* A file may hold several boots: read it whole. */
-	struct klog_ctx c = {&f->klog, -1, !whole && !path, sink};
+	struct klog_ctx c = {.k = &f->klog, .after_block = -1, .stop_early = !whole && !path,
+			     .sink = sink};
 	int rc = probe_klog_each_line(path, klog_cb, &c);
+	f->klog.parse.text = NULL; /* pointed into the reader's buffer */
+	f->klog.parse.text_len = 0;
 	if (rc < 0) {
 		f->klog_err = rc;
 		return;

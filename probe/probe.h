@@ -89,20 +89,59 @@ struct probe_boot {
 	unsigned n_msr_errors;
 };
 
-/* What the kernel log says (the last boot in the text).  The PMU driver's
- * block starts again at each "Performance Events:" line; the boot's other
- * facts (CPU, hypervisor, DMI, MSR errors) at each "Linux version" banner. */
+/* How the kernel log reaches the parser (probe_klog_begin()).  The forms
+ * differ in what they prove about a line (kmsg.c, at the top). */
+enum probe_klog_form {
+	PROBE_KLOG_TEXT = 0, /* a file: dmesg, dmesg -r, journalctl -k, syslog, a paste */
+	PROBE_KLOG_SYSLOG,   /* syslog(2) READ_ALL: "<pri>[ts] text", a line per line of a record */
+	PROBE_KLOG_KMSG,     /* /dev/kmsg: one record per read, "pri,seq,usec,flags;text" */
+};
+
+/* Records that carried a PMU mark (or a banner) and were not taken as the
+ * PMU driver's: counted, never read, never quoted as the driver's. */
+struct probe_klog_ignored {
+	unsigned not_at_start;   /* "Performance Events:" / "... key:" inside a record, not at its start */
+	unsigned malformed;      /* a "... key:" line not in the driver's format (junk after the value) */
+	unsigned other_facility; /* a record of another facility than the kernel's (userspace's) */
+	unsigned outside_block;  /* a PMU block after the driver's, or "..." lines outside any block */
+	unsigned banner;         /* a "Linux version" line that cannot start a boot */
+};
+
+/* The parser's own state (kmsg.c); not facts. */
+struct probe_klog_parse {
+	unsigned char form;          /* enum probe_klog_form */
+	unsigned char block;         /* the open block: none, its head, its "..." lines */
+	unsigned char head_left;     /* other records still allowed before its first "..." line */
+	bool boot_started;           /* a banner started the current boot */
+	bool any_record;             /* a record came before this one */
+	bool driver_lines;           /* the driver's block has "..." lines: nothing replaces it */
+	bool pending;                /* the open block may replace a bare driver block */
+	char pending_vendor[13];     /* its driver's vendor, until it has "..." lines */
+	/* The last record, for probe_klog_gather()'s sink (points into its line). */
+	const char *text;
+	size_t text_len;
+	bool starts;         /* it starts its kind over: the driver's block, a boot */
+	bool opens_pending;  /* it opens a pending block: quoted once the block has lines */
+	bool commits;        /* it commits the pending block: quote the opener first */
+};
+
+/* What the kernel log says: the current boot (the last in a text), and in
+ * it the PMU driver's own block, the first of the boot (kmsg.c says which
+ * records count).  A "Linux version" banner starts the boot's facts over. */
 struct probe_klog {
-	bool pmu_driver_seen;   /* "Performance Events: ..." */
+	bool pmu_driver_seen;   /* the driver's block: "Performance Events: ..." */
+	bool pmu_block_anchored; /* it is the driver's beyond doubt: read from /dev/kmsg, or in a
+				    form that can split a record into lines (syslog(2), text)
+				    after the banner of its boot; else its bit 48 proves nothing */
 	bool mask_seen;         /* "event mask" or "global_ctrl mask" */
-	bool perf_metrics_bit;  /* bit 48 in any logged mask */
-	uint64_t mask;          /* the first logged mask of the last boot */
+	bool perf_metrics_bit;  /* bit 48 in a mask of the driver's block (proof only if anchored) */
+	uint64_t mask;          /* the driver's block's first mask */
 	int fixed_logged;       /* "fixed-purpose events/counters" of the first block, -1 if none */
 	int version_logged;     /* "... version:" of the first block, -1 if none */
 	int gp_logged;          /* "generic registers/counters" of the first block, -1 if none */
 	bool fixed_bitmap_seen; /* "... fixed-purpose bitmap:" (6.17+) */
 	uint32_t fixed_bitmap;  /* the first block's */
-	bool fixed3_logged;     /* any block: 4+ fixed counters, bitmap bit 3 or mask bit 35 */
+	bool fixed3_logged;     /* 4+ fixed counters, bitmap bit 3 or mask bit 35 in the block */
 	char driver_vendor[13]; /* "Intel PMU driver" -> GenuineIntel, "AMD PMU driver" -> AuthenticAMD */
 	bool no_pmu_driver;     /* "no PMU driver, software events only" */
 	bool unsupported_model; /* "unsupported p6 CPU model" / "unsupported CPU family" */
@@ -115,6 +154,8 @@ struct probe_klog {
 
 	/* The boot's other facts ("Linux version" starts them over). */
 	struct probe_boot boot;
+	struct probe_klog_ignored ignored; /* of the current boot */
+	struct probe_klog_parse parse;
 };
 
 /* What a kernel log line was to the parser (probe_klog_line()). */
@@ -191,9 +232,10 @@ struct probe_verdict {
 	enum probe_state guard_state;
 };
 
-/* Each line of the kernel log the parser used, as it saw it; new_block
- * when the line starts its kind over (a new boot's "Performance Events:"
- * line for PMU lines, its "Linux version" banner for the others). */
+/* Each record of the kernel log the parser used: its text, after the
+ * form's prefix; new_block when it starts its kind over (the driver's
+ * "Performance Events:" line for PMU lines, a boot's "Linux version"
+ * banner for the others).  Only the driver's block comes as PMU lines. */
 struct probe_klog_sink {
 	void (*line)(void *ctx, const char *line, size_t len, enum probe_klog_kind kind,
 		     bool new_block);
@@ -248,9 +290,16 @@ const struct probe_cpuid_leaf *probe_leaf(const struct probe_facts *f, uint32_t 
  * needed, no newline) and never reads past len. */
 int probe_cpuid_parse_line(const char *line, size_t len, struct probe_cpuid_leaf *out);
 /* What the line was (PROBE_KLOG_NONE for the rest of the log); the report
- * quotes the others.  Allocation-free and stdio-free: the shim links it. */
+ * quotes the others.  A line of the form probe_klog_begin() set (reset:
+ * text); in PROBE_KLOG_KMSG a whole record.  Allocation-free and
+ * stdio-free: the shim links it. */
 enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, size_t len);
 void probe_klog_reset(struct probe_klog *k);
+void probe_klog_begin(struct probe_klog *k, enum probe_klog_form form);
+/* A /dev/kmsg record's header: "6,149,312844,-;text\n": its priority
+ * (facility << 3 | level), time in microseconds and text (to its newline). */
+bool probe_kmsg_record(const char *rec, size_t n, unsigned *pri, uint64_t *usec,
+		       const char **text, size_t *text_len);
 
 /* Stream a file line by line through a small stack buffer (no malloc).
  * Lines longer than the buffer are cut.  Returns 0 or -errno. */
@@ -273,10 +322,12 @@ bool probe_join(char *out, size_t size, const char *a, const char *b);
 void probe_cpuid_live(struct probe_facts *f);
 void probe_cpuid_snapshot(struct probe_facts *f, const char *path);
 void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events);
-/* The kernel log, live (path NULL, through syslog(2)) or from a file. */
+/* The kernel log, live (path NULL: /dev/kmsg, else syslog(2)) or from a file. */
 void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
 		       const struct probe_klog_sink *sink);
-int probe_klog_each_line(const char *path, probe_line_fn fn, void *ctx);
+/* Each line (PROBE_KLOG_KMSG: each record) of the log, in its form. */
+typedef int (*probe_klog_fn)(void *ctx, enum probe_klog_form form, const char *line, size_t len);
+int probe_klog_each_line(const char *path, probe_klog_fn fn, void *ctx);
 void probe_msr_live(struct probe_facts *f);
 void probe_msr_snapshot(struct probe_facts *f, const char *path);
 

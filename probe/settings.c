@@ -4,6 +4,42 @@
 
 #include "settings.h"
 
+/* Every PMUGUARD_* variable pmuguard reads, written here only. */
+#define ENV_MODE "PMUGUARD_MODE"
+#define ENV_LOG "PMUGUARD_LOG"
+#define ENV_SNAPSHOT "PMUGUARD_SNAPSHOT"
+#define ENV_SLOTS "PMUGUARD_SLOTS"
+#define ENV_COOKIE "PMUGUARD_SECCOMP_COOKIE"
+#define ENV_LIB "PMUGUARD_LIB"
+
+const char guard_env_snapshot_name[] = ENV_SNAPSHOT;
+const char guard_env_cookie_name[] = ENV_COOKIE;
+const char guard_env_lib_name[] = ENV_LIB;
+
+/* NAME's value in envp, or NULL (no libc: the shim runs this). */
+static const char *env_value(char *const *envp, const char *name)
+{
+	for (; envp && *envp; envp++) {
+		const char *e = *envp, *k = name;
+		while (*k && *e == *k)
+			e++, k++;
+		if (!*k && *e == '=')
+			return e + 1;
+	}
+	return NULL;
+}
+
+void guard_env_read(struct guard_env *env, char *const *envp)
+{
+	env->mode = env_value(envp, ENV_MODE);
+	env->log = env_value(envp, ENV_LOG);
+	env->snapshot = env_value(envp, ENV_SNAPSHOT);
+	env->slots = env_value(envp, ENV_SLOTS);
+	env->cookie = env_value(envp, ENV_COOKIE);
+	env->lib = env_value(envp, ENV_LIB);
+	env->preload = env_value(envp, "LD_PRELOAD");
+}
+
 static void ignore(struct guard_settings *s, const char *what, const char *value,
 		   const char *why)
 {
@@ -52,7 +88,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 		else if (!strcmp(env->log, "debug"))
 			s->log = GUARD_LOG_DEBUG;
 		else if (strcmp(env->log, "warn"))
-			ignore(s, "PMUGUARD_LOG=", env->log, " (not quiet, warn or debug)");
+			ignore(s, ENV_LOG "=", env->log, " (not quiet, warn or debug)");
 	}
 	if (conf_err < 0)
 		ignore(s, GUARD_CONF_PATH, NULL,
@@ -69,9 +105,9 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	if (env->mode && *env->mode) {
 		int m = guard_mode_parse(env->mode);
 		if (m < 0)
-			ignore(s, "PMUGUARD_MODE=", env->mode, " (not auto, always, audit or off)");
+			ignore(s, ENV_MODE "=", env->mode, " (not auto, always, audit or off)");
 		else
-			request_mode(s, file_mode, m, "PMUGUARD_MODE=", env->mode, why);
+			request_mode(s, file_mode, m, ENV_MODE "=", env->mode, why);
 	}
 	if (cli->mode >= 0)
 		request_mode(s, file_mode, cli->mode, "--mode ",
@@ -87,9 +123,9 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 			: !strcmp(env->slots, "substitute") ? GUARD_SLOTS_SUBSTITUTE
 							    : -1;
 		if (v < 0)
-			ignore(s, "PMUGUARD_SLOTS=", env->slots, " (not deny or substitute)");
+			ignore(s, ENV_SLOTS "=", env->slots, " (not deny or substitute)");
 		else if (s->locked && v != GUARD_SLOTS_DENY && s->slots == GUARD_SLOTS_DENY)
-			ignore(s, "PMUGUARD_SLOTS=", env->slots, why);
+			ignore(s, ENV_SLOTS "=", env->slots, why);
 		else
 			s->slots = (enum guard_slots)v;
 	}
@@ -98,7 +134,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	const char *snap = conf_err == 0 && conf->snapshot[0] ? conf->snapshot : NULL;
 	if (env->snapshot && *env->snapshot) {
 		if (s->locked)
-			ignore(s, "PMUGUARD_SNAPSHOT=", env->snapshot, why);
+			ignore(s, ENV_SNAPSHOT "=", env->snapshot, why);
 		else
 			snap = env->snapshot;
 	}

@@ -25,13 +25,33 @@
 
 enum guard_log { GUARD_LOG_QUIET, GUARD_LOG_WARN, GUARD_LOG_DEBUG };
 
+/* What the environment says, read by guard_env_read() only. */
 struct guard_env {
 	bool visible;          /* the environment is set up (not in preinit) */
 	const char *mode;      /* PMUGUARD_MODE, or NULL */
 	const char *log;       /* PMUGUARD_LOG */
 	const char *snapshot;  /* PMUGUARD_SNAPSHOT */
 	const char *slots;     /* PMUGUARD_SLOTS */
+	const char *cookie;    /* PMUGUARD_SECCOMP_COOKIE (pmuguard run's) */
+	const char *lib;       /* PMUGUARD_LIB (pmuguard run's library) */
+	const char *preload;   /* LD_PRELOAD: which way the shim was loaded */
 };
+
+/*
+ * The one reader of the environment: the variables above, from an array of
+ * "NAME=value" strings as the kernel and libc keep it.  Pure and libc-free:
+ * the shim passes libc's array (NULL in a secure process: then nothing is
+ * read, as secure_getenv() would answer), the command its own environ.
+ * Leaves visible as the caller set it.
+ */
+void guard_env_read(struct guard_env *env, char *const *envp);
+
+/* The names the command exports to what it runs (a snapshot for the
+ * preload, the run's cookie) or names in its messages, so that they are
+ * written in one place. */
+extern const char guard_env_snapshot_name[];
+extern const char guard_env_cookie_name[];
+extern const char guard_env_lib_name[];
 
 struct guard_cli {
 	int mode;              /* enum guard_mode, -1 when not given */
@@ -40,7 +60,7 @@ struct guard_cli {
 
 #define GUARD_MAX_IGNORED 6
 struct guard_ignored {
-	const char *what;  /* "PMUGUARD_MODE=" or a path */
+	const char *what;  /* a variable with "=", "--mode " or a path */
 	const char *value; /* the value as given (escape it when printing) */
 	const char *why;   /* " (not auto, always, audit or off)" ... */
 };

@@ -300,7 +300,9 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 		if (f->pmus[i].slots_listed || f->pmus[i].topdown_listed)
 			v->topdown_listed = true;
 
-	if (f->known & PROBE_KNOWN_KLOG && f->klog.perf_metrics_bit) {
+	/* The log proves perf metrics only through the driver's own block
+	 * beyond doubt (kmsg.c: anchored), never a line a user could write. */
+	if (f->known & PROBE_KNOWN_KLOG && f->klog.perf_metrics_bit && f->klog.pmu_block_anchored) {
 		v->perf_metrics_proven = true;
 		v->metrics_source = "bit 48 (GLOBAL_CTRL_EN_PERF_METRICS) of the PMU mask in the kernel log";
 	} else if (f->known & PROBE_KNOWN_MSR &&

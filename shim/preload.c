@@ -254,22 +254,6 @@ static uint64_t parse_cookie(const char *v)
 	return n == 16 ? c : 0;
 }
 
-/* getenv() as secure_getenv() answers it: nothing at all in a secure
- * (setuid, file-capability) process. */
-static const char *env_get(char *const *envp, const char *name)
-{
-	if (__atomic_load_n(&g_libc.secure, __ATOMIC_RELAXED))
-		return NULL;
-	for (; *envp; envp++) {
-		const char *e = *envp, *k = name;
-		while (*k && *e == *k)
-			e++, k++;
-		if (!*k && *e == '=')
-			return e + 1;
-	}
-	return NULL;
-}
-
 /*
  * Policy file, environment and probe -> state, through the one settings
  * resolver (settings.h).  Pure reads; safe to run concurrently.
@@ -284,22 +268,16 @@ static void build_state(struct shim_state *s)
 	 * is kept; after a clearenv() the environment is known to be empty. */
 	struct guard_env env = {
 		.visible = envp || (ep && __atomic_load_n(&g_ctor_ran, __ATOMIC_ACQUIRE))};
-	const char *lp = NULL, *cookie = NULL;
-	if (envp) {
-		env.mode = env_get(envp, "PMUGUARD_MODE");
-		env.log = env_get(envp, "PMUGUARD_LOG");
-		env.snapshot = env_get(envp, "PMUGUARD_SNAPSHOT");
-		env.slots = env_get(envp, "PMUGUARD_SLOTS");
-		lp = env_get(envp, "LD_PRELOAD");
-		cookie = env_get(envp, "PMUGUARD_SECCOMP_COOKIE");
-	}
+	/* A secure (setuid, file-capability) process reads nothing of it, as
+	 * secure_getenv() would answer. */
+	guard_env_read(&env, __atomic_load_n(&g_libc.secure, __ATOMIC_RELAXED) ? NULL : envp);
 	const struct guard_cli cli = {.mode = -1};
 	struct guard_settings set;
-	guard_settings_resolve(&conf, conf_err, &env, &cli, fleet_loaded(lp), &set);
+	guard_settings_resolve(&conf, conf_err, &env, &cli, fleet_loaded(env.preload), &set);
 
 	s->dest = set.dest;
 	s->log = set.log;
-	s->cookie = parse_cookie(cookie);
+	s->cookie = parse_cookie(env.cookie);
 	/* Said once: a state that is built again at every call (a transient
 	 * failure) would say it at every call. */
 	if (s->log != GUARD_LOG_QUIET && set.cacheable)

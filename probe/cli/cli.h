@@ -2,6 +2,8 @@
 #ifndef PMUGUARD_CLI_H
 #define PMUGUARD_CLI_H
 
+#include <stdbool.h>
+
 #include <stdio.h>
 
 /* Exit codes, documented in the README and the man page. */
@@ -41,12 +43,14 @@ int cmd_check(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
 
 struct guard_settings;
-struct guard_conf;
 struct guard_cli;
-/* The one settings resolver (probe/settings.h) with the environment, saying
- * on stderr what it ignored (cmd_run.c). */
-void cli_resolve_settings(struct guard_settings *set, const struct guard_conf *conf,
-			  int conf_err, const struct guard_cli *cli);
+struct guard_env;
+/* A subcommand's settings: the policy file, this process's environment
+ * (guard_env_read) and cli, through the one resolver (probe/settings.h);
+ * unless quiet, what was ignored is said on stderr once.  env, when not
+ * NULL, gets what the environment said (settings_cli.c). */
+void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool quiet,
+		  struct guard_env *env);
 
 /* JSON output helpers. */
 void json_str(FILE *out, const char *s);

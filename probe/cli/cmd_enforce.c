@@ -79,18 +79,8 @@ struct plan {
 
 static void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
 {
-	struct guard_conf conf;
-	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
 	struct guard_cli cli = {.mode = mode, .snapshot = snapshot};
-	if (quiet) {
-		struct guard_env env = {.visible = true,
-					.mode = secure_getenv("PMUGUARD_MODE"),
-					.log = secure_getenv("PMUGUARD_LOG"),
-					.snapshot = secure_getenv("PMUGUARD_SNAPSHOT")};
-		guard_settings_resolve(&conf, conf_err, &env, &cli, false, &pl->set);
-	} else {
-		cli_resolve_settings(&pl->set, &conf, conf_err, &cli);
-	}
+	cli_settings(&pl->set, &cli, quiet, NULL);
 	if (pl->set.snapshot)
 		require_snapshot_dir(pl->set.snapshot);
 	pl->f = calloc(1, sizeof(*pl->f));

@@ -14,6 +14,7 @@
 
 #include "classify.h"
 #include "cli.h"
+#include "settings.h"
 #include "findings.h"
 #define PMUGUARD_JSON_SCHEMA 2
 
@@ -174,6 +175,16 @@ static void json_report(FILE *o, const struct report *r)
 	else
 		fputs(",\"mask\":null", o);
 	fprintf(o, ",\"perf_metrics_bit\":%s", yes(f->klog.perf_metrics_bit));
+	if (f->klog.pmu_driver_seen)
+		fprintf(o, ",\"pmu_block_anchored\":%s", yes(f->klog.pmu_block_anchored));
+	else
+		fputs(",\"pmu_block_anchored\":null", o);
+	const struct probe_klog_ignored *ig = &f->klog.ignored;
+	fprintf(o,
+		",\"ignored\":{\"count\":%u,\"not_at_record_start\":%u,\"malformed\":%u,"
+		"\"other_facility\":%u,\"outside_block\":%u,\"banner\":%u}",
+		ig->not_at_start + ig->malformed + ig->other_facility + ig->outside_block + ig->banner,
+		ig->not_at_start, ig->malformed, ig->other_facility, ig->outside_block, ig->banner);
 	json_key(o, "kernel", b->kernel_release[0] ? b->kernel_release : NULL, true);
 	json_key(o, "hypervisor", b->hypervisor[0] ? b->hypervisor : NULL, true);
 	json_key(o, "dmi", b->dmi[0] ? b->dmi : NULL, true);
@@ -321,10 +332,38 @@ static void human_facts(FILE *o, const struct report *r)
 	if (!(f->known & PROBE_KNOWN_KLOG))
 		fprintf(o, "  Kernel log      unreadable (%s)\n", err_text(f->klog_err));
 	else if (f->klog.mask_seen)
-		fprintf(o, "  Kernel log      PMU mask 0x%016" PRIx64 " (bit 48 %s)\n", f->klog.mask,
-			f->klog.perf_metrics_bit ? "set" : "clear");
+		fprintf(o, "  Kernel log      PMU mask 0x%016" PRIx64 " (bit 48 %s)%s\n", f->klog.mask,
+			f->klog.perf_metrics_bit ? "set" : "clear",
+			f->klog.pmu_block_anchored ? ""
+						   : ", not proof: the log does not hold the start of "
+						     "the block's boot");
 	else
 		fprintf(o, "  Kernel log      no PMU mask line\n");
+	const struct probe_klog_ignored *ig = &f->klog.ignored;
+	unsigned ignored =
+		ig->not_at_start + ig->malformed + ig->other_facility + ig->outside_block + ig->banner;
+	if (f->known & PROBE_KNOWN_KLOG && ignored) {
+		fprintf(o, "  Kernel log      %u record%s with the PMU driver's marks not read as its "
+			   "block:",
+			ignored, ignored == 1 ? "" : "s");
+		const struct {
+			unsigned n;
+			const char *why;
+		} whys[] = {
+			{ig->not_at_start, "the mark inside a record, not at its start"},
+			{ig->malformed, "not in the driver's format"},
+			{ig->other_facility, "not the kernel's (another facility)"},
+			{ig->outside_block, "outside the driver's block (a later block, or lines of none)"},
+			{ig->banner, "a \"Linux version\" line that starts no boot"},
+		};
+		const char *sep = " ";
+		for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
+			if (whys[i].n) {
+				fprintf(o, "%s%u %s", sep, whys[i].n, whys[i].why);
+				sep = "; ";
+			}
+		fputs("\n", o);
+	}
 	if (r->msr_asked) {
 		if (f->msr_err)
 			fprintf(o, "  MSR 0x345       unreadable (%s)\n", err_text(f->msr_err));
@@ -356,7 +395,12 @@ static void human_facts(FILE *o, const struct report *r)
 		if (r->e.slots[i][0])
 			fprintf(o, "                  events/slots: %s\n", r->e.slots[i]);
 	}
-	if (r->e.n_klog_lines) {
+	if (r->e.n_klog_lines && !f->klog.pmu_block_anchored) {
+		fprintf(o, "\n  The kernel log's PMU block (the log does not hold the start of its "
+			   "boot: it cannot be told from lines a user wrote):\n");
+		for (unsigned i = 0; i < r->e.n_klog_lines; i++)
+			fprintf(o, "    %s\n", r->e.klog_lines[i]);
+	} else if (r->e.n_klog_lines) {
 		fprintf(o, "\n  The PMU driver said at boot:\n");
 		for (unsigned i = 0; i < r->e.n_klog_lines; i++)
 			fprintf(o, "    %s\n", r->e.klog_lines[i]);
@@ -427,9 +471,7 @@ int cmd_probe(int argc, char **argv)
 	struct report *r = calloc(1, sizeof(*r));
 	if (!r)
 		die_errno("out of memory");
-	r->snapshot = getenv("PMUGUARD_SNAPSHOT");
-	if (r->snapshot && !*r->snapshot)
-		r->snapshot = NULL;
+	const char *cli_snapshot = NULL;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jcms:d:h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -443,7 +485,7 @@ int cmd_probe(int argc, char **argv)
 			r->msr_asked = true;
 			break;
 		case 's':
-			r->snapshot = optarg;
+			cli_snapshot = optarg;
 			break;
 		case 'd':
 			r->dmesg = optarg;
@@ -471,6 +513,12 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("probe: unexpected argument '%s'", argv[optind]);
+	/* The facts the guard would read: --snapshot, PMUGUARD_SNAPSHOT, the
+	 * policy file's snapshot, else this machine, under its lock. */
+	struct guard_cli cli = {.mode = -1, .snapshot = cli_snapshot};
+	struct guard_settings set;
+	cli_settings(&set, &cli, false, NULL);
+	r->snapshot = set.snapshot;
 	if (r->snapshot && r->msr_asked)
 		die_usage("probe: --msr reads this machine; it cannot go with a snapshot");
 	if (r->dmesg && r->msr_asked)

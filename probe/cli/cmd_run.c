@@ -42,17 +42,17 @@ static void require_preloadable_path(const char *path)
 
 /* $PMUGUARD_LIB, else the installed library beside this binary, else the
  * build tree (build/probe/cli/pmuguard -> build/shim/libpmuguard.so). */
-static char *find_shim(void)
+static char *find_shim(const char *env)
 {
-	const char *env = secure_getenv("PMUGUARD_LIB");
 	if (env && *env) {
 		/* The loader would only warn about a file it cannot preload and
 		 * run CMD unguarded: refuse here instead. */
 		char why[192];
 		if (env[0] != '/')
-			die("PMUGUARD_LIB=%s: not an absolute path", env);
+			die("%s=%s: not an absolute path", guard_env_lib_name, env);
 		if (elf_check_preload_lib(env, why, sizeof(why)) < 0)
-			die("PMUGUARD_LIB=%s: not a library pmuguard can preload: %s", env, why);
+			die("%s=%s: not a library pmuguard can preload: %s", guard_env_lib_name, env,
+			    why);
 		require_preloadable_path(env);
 		return strdup(env);
 	}
@@ -78,39 +78,16 @@ static char *find_shim(void)
 		require_preloadable_path(real);
 		return strdup(real);
 	}
-	die("cannot find libpmuguard.so next to %s; set PMUGUARD_LIB", exe);
-}
-
-/* The one settings resolver, as the shim uses it; what it ignored is said
- * here once, escaped.  Also `pmuguard enforce`'s. */
-void cli_resolve_settings(struct guard_settings *set, const struct guard_conf *conf,
-			  int conf_err, const struct guard_cli *cli)
-{
-	struct guard_env env = {.visible = true,
-				.mode = secure_getenv("PMUGUARD_MODE"),
-				.log = secure_getenv("PMUGUARD_LOG"),
-				.snapshot = secure_getenv("PMUGUARD_SNAPSHOT"),
-				.slots = secure_getenv("PMUGUARD_SLOTS")};
-	guard_settings_resolve(conf, conf_err, &env, cli, false, set);
-	if (set->log == GUARD_LOG_QUIET)
-		return;
-	for (unsigned i = 0; i < set->n_ignored; i++) {
-		struct logline l = {.len = 0};
-		log_str(&l, "pmuguard: ignoring ");
-		log_str(&l, set->ignored[i].what);
-		log_str_safe(&l, set->ignored[i].value);
-		log_str(&l, set->ignored[i].why);
-		log_emit(&l, STDERR_FILENO);
-	}
+	die("cannot find libpmuguard.so next to %s; set %s", exe, guard_env_lib_name);
 }
 
 /* Put the library first in LD_PRELOAD (any existing entries stay after it)
  * and pin the facts for it, in our own environment: exec or the
  * supervisor's child passes it on. */
-static void export_preload(const struct guard_settings *set)
+static void export_preload(const struct guard_settings *set, const struct guard_env *env)
 {
-	char *shim = find_shim();
-	const char *old = getenv("LD_PRELOAD");
+	char *shim = find_shim(env->lib);
+	const char *old = env->preload;
 	bool keep = old && *old;
 	size_t len = strlen(shim) + (keep ? strlen(old) + 1 : 0) + 1;
 	char *preload = malloc(len);
@@ -120,17 +97,19 @@ static void export_preload(const struct guard_settings *set)
 	/* Under lock = yes the shim reads the facts from the policy file and
 	 * would only report the variable as ignored. */
 	if (setenv("LD_PRELOAD", preload, 1) < 0 ||
-	    (set->snapshot && !set->locked && setenv("PMUGUARD_SNAPSHOT", set->snapshot, 1) < 0))
+	    (set->snapshot && !set->locked &&
+	     setenv(guard_env_snapshot_name, set->snapshot, 1) < 0))
 		die_errno("setenv");
 	free(preload);
 	free(shim);
 }
 
-static int run_preload(char **argv, const struct guard_settings *set)
+static int run_preload(char **argv, const struct guard_settings *set,
+		       const struct guard_env *env)
 {
-	export_preload(set);
+	export_preload(set, env);
 	/* No supervisor behind us: a cookie from an outer run means nothing. */
-	unsetenv(SUP_COOKIE_ENV);
+	unsetenv(guard_env_cookie_name);
 	execvp(argv[0], argv);
 	int err = errno;
 	warn_msg("run: cannot execute %s: %s", argv[0], strerror(err));
@@ -139,8 +118,8 @@ static int run_preload(char **argv, const struct guard_settings *set)
 
 /* with_preload: auto mode for a dynamic CMD; the preload judges the calls
  * of dynamic programs in-process and the supervisor the rest of the tree. */
-static int run_seccomp(char **argv, const struct guard_settings *set, bool audit,
-		       bool with_preload)
+static int run_seccomp(char **argv, const struct guard_settings *set,
+		       const struct guard_env *env, bool audit, bool with_preload)
 {
 	const char *snapshot = set->snapshot;
 	struct probe_facts *f = calloc(1, sizeof(*f));
@@ -149,7 +128,7 @@ static int run_seccomp(char **argv, const struct guard_settings *set, bool audit
 	if (!f)
 		die_errno("out of memory");
 	if (with_preload)
-		export_preload(set);
+		export_preload(set, env);
 	/* Escaped once here, for the audit summary. */
 	log_str_safe(&src, snapshot ? snapshot : "this machine");
 	src.buf[src.len] = '\0';
@@ -243,11 +222,10 @@ int cmd_run(int argc, char **argv)
 	/* The system policy, the environment and the command line, as the
 	 * shim resolves them (settings.h): with lock = yes neither may loosen
 	 * the mode or point the facts at a snapshot. */
-	struct guard_conf conf;
-	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
 	struct guard_cli cli = {.mode = audit ? GUARD_AUDIT : -1, .snapshot = snapshot};
 	struct guard_settings set;
-	cli_resolve_settings(&set, &conf, conf_err, &cli);
+	struct guard_env env;
+	cli_settings(&set, &cli, false, &env);
 	snapshot = set.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
@@ -286,6 +264,6 @@ int cmd_run(int argc, char **argv)
 		mode = RUN_SECCOMP;
 	}
 	if (mode == RUN_PRELOAD)
-		return run_preload(cmd, &set);
-	return run_seccomp(cmd, &set, audit, with_preload);
+		return run_preload(cmd, &set, &env);
+	return run_seccomp(cmd, &set, &env, audit, with_preload);
 }

@@ -149,8 +149,23 @@ static void snap_cpuid(struct snap *s)
 #endif
 }
 
-static int copy_line(void *ctx, const char *line, size_t len)
+/* dmesg.txt keeps what the probe needs to judge each record: a /dev/kmsg
+ * record is written as `dmesg -r` prints it, "<pri>[ts] text", its
+ * priority (the facility: the kernel's or userspace's) and time kept, its
+ * text as the kernel escaped it (one record, one line). */
+static int copy_line(void *ctx, enum probe_klog_form form, const char *line, size_t len)
 {
+	unsigned pri;
+	uint64_t usec;
+	const char *text;
+	size_t n;
+	if (form == PROBE_KLOG_KMSG) {
+		if (!probe_kmsg_record(line, len, &pri, &usec, &text, &n))
+			return 0;
+		fprintf(ctx, "<%u>[%5" PRIu64 ".%06" PRIu64 "] ", pri, usec / 1000000, usec % 1000000);
+		line = text;
+		len = n;
+	}
 	fwrite(line, 1, len, ctx);
 	fputc('\n', ctx);
 	return 0;

@@ -31,8 +31,9 @@ struct sup_options {
 	const struct probe_facts *facts;
 };
 
-/* The environment variable the cookie travels in: 16 lowercase hex digits. */
-#define SUP_COOKIE_ENV "PMUGUARD_SECCOMP_COOKIE"
+/* The cookie travels in guard_env_cookie_name (settings.h): 16 lowercase
+ * hex digits. */
+#define SUP_COOKIE_ENV guard_env_cookie_name
 
 /* Run argv under the supervisor, as a child subreaper: it serves the tree
  * until its last process is gone, reaping every orphan (also as pid 1), and

@@ -340,7 +340,7 @@ preinit)
 	expect_fault "slots from a preinit_array function"
 	SANDBOX=1 run "$M6I" guarded env PMUGUARD_MODE=always -- preinit
 	expect_denied preinit-slots main-metric
-	grep -q 'config=0x8000).*PMUGUARD_MODE=always' "$tmp/err" "$tmp/syslog" ||
+	grep -q 'config=0x8000).*mode always' "$tmp/err" "$tmp/syslog" ||
 		fail "main's call was judged by the state built before the environment existed"
 	ok "the state built in preinit was not kept"
 	;;

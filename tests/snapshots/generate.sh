@@ -97,7 +97,8 @@ sysfs_common() { # the fixed-type software PMUs perf also looks for
 HANDMADE=(m6i-16xlarge m6i-16xlarge-oldkernel icx-8375c-metal m7i-24xlarge m5-24xlarge
 	guest-no-leaf-a m6i-no-sysfs metal-no-sysfs v5-guest-ecx-bitmap adl-hybrid-metal
 	hybrid-guest-hazard amd-epyc-guest kvm-on-hybrid-host kvm-on-hybrid-host-6.18
-	m6i-rotated-log m6i-empty-log vmware-counters-in-use m6i-16xlarge-log-only)
+	m6i-rotated-log m6i-empty-log vmware-counters-in-use m6i-16xlarge-log-only
+	m6i-injected-mask m6i-injected-rotated m6i-injected-split m6i-injected-split-rotated)
 for w in "${HANDMADE[@]}"; do rm -rf -- "$w"; done
 CAPTURES=${CAPTURES:-../../../shared/captures}
 if [ -d "$CAPTURES" ]; then
@@ -214,6 +215,7 @@ w=adl-hybrid-metal
 cpuid $w 0x00000020 "$INTEL" 0x00090672 $METAL_ECX 0xfc18c410 \
 	"0x07300805 0x00000000 0x0000000f 0x00008604" -
 cat >$w/dmesg.txt <<'EOF'
+[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #45-Ubuntu SMP PREEMPT_DYNAMIC
 [    0.129012] Performance Events: XSAVE Architectural LBR, PEBS fmt4+-baseline,  AnyThread deprecated, Alderlake Hybrid events, 32-deep LBR, full-width counters, Intel PMU driver.
 [    0.129012] core: cpu_core PMU driver: PEBS-via-PT
 [    0.129012] ... version:                5
@@ -304,6 +306,68 @@ cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
 sysfs_intel $w cpu 4 icelake no 0
 sysfs_common $w
 
+# An unprivileged user's lines in an m6i's kernel log (issue: "a kernel-log
+# line written by any user flips the verdict").  x86's segfault report ends
+# with the basename of the file mapped at the faulting address
+# (show_signal_msg(), arch/x86/mm/fault.c; print_vma_addr(), mm/memory.c:
+# "%s%s[%lx+%lx]"), so a program run from a file named "... event mask:
+# 0001000f000000ff" puts that text into a kernel record.  Only the PMU
+# driver's own block may prove perf metrics: CPUID decides, hazard.
+# m6i_world WORLD: the m6i's CPUID, sysfs and DMI.
+m6i_world() {
+	cpuid "$1" 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
+		"0x07300802 0x00000000 0x00000000 0x00008604" "$KVM"
+	sysfs_intel "$1" cpu 4 icelake no 0
+	sysfs_common "$1"
+	dmi "$1" "Amazon EC2" m6i.16xlarge
+}
+SEGV='evil[23190]: segfault at 0 ip 00007f5c3e2a1002 sp 00007ffd9b1b4c68 error 4'
+ROTATED='systemd-journald[412]: Data hash table of /var/log/journal/system.journal has a fill level at 75.0 (1536 of 2047 items), suggesting rotation.'
+# After the driver's real block (dmesg, as util-linux prints it).
+w=m6i-injected-mask
+m6i_world $w
+dmesg_intel $w Icelake 2 4 0000000f000000ff
+{
+	echo "[ 4211.338207] $SEGV in ... event mask: 0001000f000000ff[7f5c3e2a1000+1000] likely on CPU 3 (core 1, socket 0)"
+	echo "[ 4211.338231] Code: Unable to access opcode bytes at 0x7f5c3e2a0fd8."
+} >>$w/dmesg.txt
+# The ring buffer rotated past the boot: the user's line is all that is left.
+w=m6i-injected-rotated
+m6i_world $w
+{
+	echo "[1209551.120331] $ROTATED"
+	echo "[1209552.338207] $SEGV in ... event mask: 0001000f000000ff[7f5c3e2a1000+1000] likely on CPU 3 (core 1, socket 0)"
+	echo "[1209552.338231] Code: Unable to access opcode bytes at 0x7f5c3e2a0fd8."
+} >$w/dmesg.txt
+# The log as syslog(2) and busybox's dmesg print it: a record whose text
+# holds '\n' (here the file name's) becomes lines that each carry the
+# record's prefix (record_print_text(), kernel/printk/printk.c).  The name
+# fakes a banner and a whole block after the driver's.
+split_record() {
+	local ts=$1
+	printf '<6>[%s] %s\n' "$ts" "$SEGV in x" \
+		"$ts" '... event mask:             0001000f000000ff' \
+		"$ts" 'Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP' \
+		"$ts" 'Performance Events: Icelake events, Intel PMU driver.' \
+		"$ts" '... version:                5' \
+		"$ts" '... fixed-purpose events:   4' \
+		"$ts" '... event mask:             0001000f000000ff' \
+		"$ts" 'z[7f5c3e2a1000+1000] likely on CPU 3 (core 1, socket 0)'
+}
+w=m6i-injected-split
+m6i_world $w
+dmesg_intel $w Icelake 2 4 0000000f000000ff
+sed -i -e 's/^\[/<6>[/' -e '1s/^<6>/<5>/' $w/dmesg.txt
+split_record ' 4211.338207' >>$w/dmesg.txt
+# The same after the ring buffer rotated: the only block is the user's, and
+# nothing left in the log tells it from the driver's.
+w=m6i-injected-split-rotated
+m6i_world $w
+{
+	echo "<6>[1209551.120331] $ROTATED"
+	split_record '1209552.338207'
+} >$w/dmesg.txt
+
 # VMware guest whose counters are marked in use by the host.
 w=vmware-counters-in-use
 cpuid $w 0x00000016 "$INTEL" 0x00050654 $GUEST_ECX 0x84000000 \
@@ -341,6 +405,10 @@ expect metal-no-sysfs safe facts-unknown,healthy
 expect v5-guest-ecx-bitmap hazard fixed3-unimplemented
 expect vmware-counters-in-use safe counters-in-use
 expect m6i-16xlarge-log-only hazard fixed3-unimplemented,facts-unknown
+expect m6i-injected-mask hazard fixed3-unimplemented
+expect m6i-injected-rotated hazard fixed3-unimplemented,facts-unknown
+expect m6i-injected-split hazard fixed3-unimplemented
+expect m6i-injected-split-rotated hazard fixed3-unimplemented,facts-unknown
 
 # The real captures, decided by reading each (source.txt says what it is).
 # Log-only and CPUID-less captures carry facts-unknown: CPUID or sysfs was

@@ -190,3 +190,28 @@ Test(conf, transient_errnos)
 	cr_assert_not(probe_errno_transient(-EACCES));
 	cr_assert_not(probe_errno_transient(0));
 }
+
+/* The one reader of the environment: each variable by its whole name, the
+ * first definition wins (as getenv answers), a prefix or a name without
+ * '=' is nothing, and no array (a secure process) reads nothing. */
+Test(conf, env_read)
+{
+	char *envp[] = {"PMUGUARD_MODEX=off", "PMUGUARD_MODE=always", "PMUGUARD_MODE=off",
+			"PMUGUARD_LOG", "PMUGUARD_SLOTS=substitute", "PMUGUARD_SNAPSHOT=/s",
+			"PMUGUARD_SECCOMP_COOKIE=0123456789abcdef", "PMUGUARD_LIB=/l.so",
+			"LD_PRELOAD=/x.so", NULL};
+	struct guard_env e = {.visible = true};
+	guard_env_read(&e, envp);
+	cr_assert(e.visible);
+	cr_assert_str_eq(e.mode, "always");
+	cr_assert_null(e.log);
+	cr_assert_str_eq(e.slots, "substitute");
+	cr_assert_str_eq(e.snapshot, "/s");
+	cr_assert_str_eq(e.cookie, "0123456789abcdef");
+	cr_assert_str_eq(e.lib, "/l.so");
+	cr_assert_str_eq(e.preload, "/x.so");
+	cr_assert_str_eq(guard_env_cookie_name, "PMUGUARD_SECCOMP_COOKIE");
+	guard_env_read(&e, NULL);
+	cr_assert(!e.mode && !e.log && !e.slots && !e.snapshot && !e.cookie && !e.lib &&
+		  !e.preload);
+}

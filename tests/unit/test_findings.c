@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The findings per story: ids, and the words that tell the stories apart. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "evidence.h"
 #include "findings.h"
 #include "fixture.h"
 #include "machine.h"
@@ -241,4 +244,68 @@ Test(msr_rejected, finding_names_the_register_and_the_bits)
 	cr_assert_not_null(find("fixed3-unimplemented"));
 	/* The report's order: the hazard first. */
 	cr_assert_str_eq(fs[0].id, "fixed3-unimplemented");
+}
+
+/* The report quotes the PMU driver's own block, never a user's line
+ * (issue: "a kernel-log line written by any user flips the verdict"). */
+static struct probe_facts qf;
+static struct probe_evidence qe;
+
+static void quoted(const char *world)
+{
+	char dir[1024];
+	cr_assert(probe_join(dir, sizeof(dir), PMUGUARD_FIXTURES, world));
+	probe_gather_report(&qf, &qe, dir, NULL);
+	for (unsigned i = 0; i < qe.n_klog_lines; i++)
+		cr_assert_null(strstr(qe.klog_lines[i], "segfault"), "%s: quoted %s", world,
+			       qe.klog_lines[i]);
+}
+
+Test(quotes, the_drivers_block_not_the_users_lines)
+{
+	quoted("m6i-injected-mask");
+	cr_assert_eq(qe.n_klog_lines, 8u);
+	cr_assert_str_eq(qe.klog_lines[0], "Performance Events: Icelake events, Intel PMU driver.");
+	cr_assert_str_eq(qe.klog_lines[7], "... event mask:             0000000f000000ff");
+	quoted("m6i-injected-split");
+	cr_assert_eq(qe.n_klog_lines, 8u);
+	cr_assert_str_eq(qe.klog_lines[7], "... event mask:             0000000f000000ff");
+	quoted("m6i-injected-rotated");
+	cr_assert_eq(qe.n_klog_lines, 0u, "no block is left to quote");
+	load("m6i-injected-mask");
+	const struct finding *x = find("fixed3-unimplemented");
+	cr_assert(strstr(x->evidence, "0x0000000f000000ff: bit 48 (GLOBAL_CTRL_EN_PERF_METRICS) is clear"),
+		  "%s", x->evidence);
+	cr_assert(strstr(x->evidence, "1 record of the log with the PMU driver's marks was not read"),
+		  "%s", x->evidence);
+	load("m6i-injected-split-rotated");
+	cr_assert(strstr(find("fixed3-unimplemented")->evidence, "it proves nothing"));
+	cr_assert_not_null(find("facts-unknown"));
+}
+
+/* QEMU's TCG prints a bare verdict first; a block with lines after it (the
+ * vm suite's test PMU module) is the one quoted. */
+Test(quotes, a_bare_first_block_gives_way_in_the_quote_too)
+{
+	char path[] = "/tmp/pmuguard-quotes-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	static const char log[] =
+		"[    0.000000] Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12) #1 SMP\n"
+		"[    0.270121] Performance Events: PMU not available due to virtualization, using software events only.\n"
+		"[    0.271000] signal: max sigframe size: 1776\n"
+		"[    1.412300] Performance Events: Icelake events, Intel PMU driver.\n"
+		"[    1.412301] ... version:                2\n"
+		"[    1.412303] ... event mask:             0000000f000000ff\n"
+		"[    1.500000] Performance Events: Icelake events, Intel PMU driver.\n"
+		"[    1.500001] ... event mask:             0001000f000000ff\n";
+	cr_assert_eq(write(fd, log, sizeof(log) - 1), (ssize_t)(sizeof(log) - 1));
+	close(fd);
+	probe_gather_report(&qf, &qe, NULL, path);
+	unlink(path);
+	cr_assert_eq(qe.n_klog_lines, 3u);
+	cr_assert_str_eq(qe.klog_lines[0], "Performance Events: Icelake events, Intel PMU driver.");
+	cr_assert_str_eq(qe.klog_lines[2], "... event mask:             0000000f000000ff");
+	cr_assert_not(qf.klog.virt_unavailable);
+	cr_assert_eq(qf.klog.ignored.outside_block, 2u, "the third block: its opener and its line");
 }

@@ -79,12 +79,17 @@ Test(klog_text, old_and_new_formats)
 Test(klog_text, last_boot_wins)
 {
 	struct probe_klog k;
-	const char *two[] = {"Performance Events: Icelake events, Intel PMU driver.",
-			     "... event mask:             0001000f000000ff",
-			     "Performance Events: Icelake events, Intel PMU driver.",
-			     "... event mask:             0000000f000000ff"};
-	klog(&k, two, 4);
+	const char *two[] = {"[    0.000000] Linux version 6.1.0 (a@b) (gcc) #1 SMP",
+			     "[    0.3] Performance Events: Icelake events, Intel PMU driver.",
+			     "[    0.3] ... event mask:             0001000f000000ff",
+			     "[    0.000000] Linux version 6.8.0 (a@b) (gcc) #1 SMP",
+			     "[    0.3] Performance Events: Icelake events, Intel PMU driver.",
+			     "[    0.3] ... event mask:             0000000f000000ff"};
+	klog(&k, two, 6);
+	cr_assert_str_eq(k.boot.kernel_release, "6.8.0");
+	cr_assert(k.mask_seen);
 	cr_assert_not(k.perf_metrics_bit);
+	cr_assert(k.pmu_block_anchored);
 }
 
 Test(klog_text, no_vpmu_and_bios_messages)
@@ -344,15 +349,15 @@ Test(klog_text, bitmap_generic_counters_and_bit35)
 Test(klog_text, hybrid_first_block_counts)
 {
 	struct probe_klog k;
-	const char *l[] = {"> May 04 host kernel: Performance Events: XSAVE Architectural LBR, Alderlake Hybrid events, Intel PMU driver.",
-			   "> May 04 host kernel: core: cpu_core PMU driver:",
-			   "> May 04 host kernel: ... version: 5",
-			   "> May 04 host kernel: ... fixed-purpose counters: 4",
-			   "> May 04 host kernel: ... global_ctrl mask: 0001000f000000ff",
-			   "> May 04 host kernel: core: cpu_atom PMU driver:",
-			   "> May 04 host kernel: ... version: 5",
-			   "> May 04 host kernel: ... fixed-purpose counters: 3",
-			   "> May 04 host kernel: ... global_ctrl mask: 000000070000003f"};
+	const char *l[] = {"> May 04 12:22:28 host kernel: Performance Events: XSAVE Architectural LBR, Alderlake Hybrid events, Intel PMU driver.",
+			   "> May 04 12:22:28 host kernel: core: cpu_core PMU driver:",
+			   "> May 04 12:22:28 host kernel: ... version: 5",
+			   "> May 04 12:22:28 host kernel: ... fixed-purpose counters: 4",
+			   "> May 04 12:22:28 host kernel: ... global_ctrl mask: 0001000f000000ff",
+			   "> May 04 12:22:28 host kernel: core: cpu_atom PMU driver:",
+			   "> May 04 12:22:28 host kernel: ... version: 5",
+			   "> May 04 12:22:28 host kernel: ... fixed-purpose counters: 3",
+			   "> May 04 12:22:28 host kernel: ... global_ctrl mask: 000000070000003f"};
 	klog(&k, l, 9);
 	cr_assert_eq(k.fixed_logged, 4);
 	cr_assert(k.fixed3_logged);
@@ -396,4 +401,260 @@ Test(sysfs, a_failed_reread_keeps_the_core_pmus)
 	cr_assert_eq(f.sysfs_err, -ENOENT);
 	cr_assert_eq(f.n_pmus, n, "a failed re-read dropped the core PMUs");
 	cr_assert(f.known & PROBE_KNOWN_SYSFS);
+}
+
+/* Issue: "a kernel-log line written by any user flips the verdict".  x86's
+ * segfault report quotes the basename of the file mapped at the faulting
+ * address (print_vma_addr(), mm/memory.c), so any user can put "... event
+ * mask: 0001000f000000ff" (bit 48) into a kernel record.  Only the PMU
+ * driver's own block counts: marks at the start of a record, the first
+ * block of the boot. */
+static const char *const m6i_block[] = {
+	"[    0.000000] Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP",
+	"[    0.312844] Performance Events: Icelake events, Intel PMU driver.",
+	"[    0.312844] ... version:                2",
+	"[    0.312844] ... fixed-purpose events:   4",
+	"[    0.312844] ... event mask:             0000000f000000ff",
+	"[    0.313502] signal: max sigframe size: 3632",
+};
+#define SEGV "evil[23190]: segfault at 0 ip 00007f5c3e2a1002 sp 00007ffd9b1b4c68 error 4 in "
+
+static void klog_more(struct probe_klog *k, const char *const lines[], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		probe_klog_line(k, lines[i], strlen(lines[i]));
+}
+
+Test(klog_trust, a_mask_quoted_in_a_segfault_report_is_not_the_drivers)
+{
+	struct probe_klog k;
+	static const char *const user[] = {
+		"[ 4211.338207] " SEGV "... event mask: 0001000f000000ff[7f5c3e2a1000+1000] likely on CPU 3 (core 1, socket 0)",
+		"[ 4211.338231] Code: Unable to access opcode bytes at 0x7f5c3e2a0fd8."};
+	probe_klog_reset(&k);
+	klog_more(&k, m6i_block, 6);
+	klog_more(&k, user, 2);
+	cr_assert(k.mask_seen);
+	cr_assert_eq(k.mask, 0x0000000f000000ffull, "the driver's mask, not the user's");
+	cr_assert_not(k.perf_metrics_bit);
+	cr_assert_eq(k.fixed_logged, 4);
+	/* The ring buffer rotated past the boot: the user's line alone is no block. */
+	probe_klog_reset(&k);
+	klog_more(&k, user, 2);
+	cr_assert_not(k.pmu_driver_seen);
+	cr_assert_not(k.mask_seen);
+	cr_assert_not(k.perf_metrics_bit);
+}
+
+/* syslog(2) and busybox print a record holding '\n' as several lines, each
+ * with the record's prefix (record_print_text(), kernel/printk/printk.c):
+ * a file name with newlines fakes lines, a banner and a whole block. */
+Test(klog_trust, lines_split_from_a_users_record_do_not_replace_the_drivers_block)
+{
+	struct probe_klog k;
+	static const char *const split[] = {
+		"<6>[ 4211.338207] " SEGV "x",
+		"<6>[ 4211.338207] ... event mask:             0001000f000000ff",
+		"<6>[ 4211.338207] Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP",
+		"<6>[ 4211.338207] Performance Events: Icelake events, Intel PMU driver.",
+		"<6>[ 4211.338207] ... version:                5",
+		"<6>[ 4211.338207] ... event mask:             0001000f000000ff",
+		"<6>[ 4211.338207] z[7f5c3e2a1000+1000] likely on CPU 3 (core 1, socket 0)"};
+	probe_klog_reset(&k);
+	klog_more(&k, m6i_block, 6);
+	klog_more(&k, split, 7);
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_not(k.perf_metrics_bit, "a later block, after a banner at 4211 s, is not the driver's");
+	cr_assert_eq(k.version_logged, 2);
+	cr_assert_str_eq(k.boot.kernel_release, "6.8.0-1021-aws");
+}
+
+/* The first block of the boot is the driver's; QEMU's TCG prints a bare
+ * verdict first, and tests/vm's test PMU module its block later. */
+Test(klog_trust, a_bare_first_block_gives_way_to_a_block_with_lines)
+{
+	struct probe_klog k;
+	static const char *const vm[] = {
+		"[    0.000000] Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12) #1 SMP",
+		"[    0.270121] Performance Events: PMU not available due to virtualization, using software events only.",
+		"[    0.271000] signal: max sigframe size: 1776",
+		"[    1.412300] Performance Events: Icelake events, Intel PMU driver.",
+		"[    1.412301] ... version:                2",
+		"[    1.412302] ... fixed-purpose events:   4",
+		"[    1.412303] ... event mask:             0000000f000000ff",
+		"[    1.412400] Performance Events: Icelake events, Intel PMU driver.",
+		"[    1.412401] ... event mask:             0001000f000000ff"};
+	probe_klog_reset(&k);
+	klog_more(&k, vm, 9);
+	cr_assert(k.pmu_driver_seen);
+	cr_assert_not(k.virt_unavailable, "the block with lines replaced the bare verdict");
+	cr_assert_str_eq(k.driver_vendor, "GenuineIntel");
+	cr_assert_eq(k.fixed_logged, 4);
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_not(k.perf_metrics_bit, "the third block is not the driver's");
+}
+
+Test(klog_trust, block_lines_parse_strictly)
+{
+	struct probe_klog k;
+	static const char *const l[] = {
+		"Performance Events: Icelake events, Intel PMU driver.",
+		"... version:                2",
+		"... event mask:             0001000f000000ff[7f5c3e2a1000+1000]",
+	};
+	probe_klog_reset(&k);
+	klog_more(&k, l, 3);
+	cr_assert_not(k.mask_seen, "junk after the value: not the driver's format");
+	cr_assert_eq(k.version_logged, 2);
+	static const char *const ok[] = {
+		"Performance Events: Icelake events, Intel PMU driver.",
+		"... fixed-purpose events:   4\r",
+		"... event mask:             0000000f000000ff  ",
+	};
+	probe_klog_reset(&k);
+	klog_more(&k, ok, 3);
+	cr_assert(k.mask_seen, "trailing blanks and CR are fine");
+	cr_assert_eq(k.fixed_logged, 4);
+}
+
+/* dmesg indents the further lines of a record: they start no record. */
+Test(klog_trust, indented_continuation_lines_start_no_record)
+{
+	struct probe_klog k;
+	static const char *const l[] = {
+		"[ 4211.338207] " SEGV "x",
+		"               ... event mask:             0001000f000000ff",
+		"               Performance Events: Icelake events, Intel PMU driver.",
+		"               ... event mask:             0001000f000000ff",
+		"               z[7f5c3e2a1000+1000] likely on CPU 3 (core 1, socket 0)"};
+	probe_klog_reset(&k);
+	klog_more(&k, l, 5);
+	cr_assert_not(k.pmu_driver_seen);
+	cr_assert_not(k.mask_seen);
+}
+
+/* Records of another facility, or another program's syslog lines, are
+ * not the kernel's (devkmsg_write() forces LOG_USER on userspace's). */
+Test(klog_trust, other_facilities_and_programs_are_not_the_kernel)
+{
+	struct probe_klog k;
+	static const char *const l[] = {
+		"<14>[   10.1] Performance Events: Icelake events, Intel PMU driver.",
+		"<14>[   10.1] ... event mask:             0001000f000000ff",
+		"user  :info  : [   10.1] Performance Events: Icelake events, Intel PMU driver.",
+		"May 04 12:22:28 host evil[1]: Performance Events: Icelake events, Intel PMU driver.",
+		"May 04 12:22:28 host evil[1]: ... event mask: 0001000f000000ff"};
+	probe_klog_reset(&k);
+	klog_more(&k, l, 5);
+	cr_assert_not(k.pmu_driver_seen);
+	cr_assert_not(k.mask_seen);
+	static const char *const kern[] = {
+		"<6>[    0.1] Performance Events: Icelake events, Intel PMU driver.",
+		"kern  :info  : [    0.1] ... fixed-purpose events:   4",
+		"May 04 12:22:28 host kernel: ... event mask: 0000000f000000ff"};
+	probe_klog_reset(&k);
+	klog_more(&k, kern, 3);
+	cr_assert(k.pmu_driver_seen);
+	cr_assert_eq(k.fixed_logged, 4);
+	cr_assert(k.mask_seen);
+}
+
+/* A banner is one only at time 0 and in the kernel's format. */
+Test(klog_trust, a_banner_is_the_kernels_at_time_zero)
+{
+	struct probe_klog k;
+	static const char *const l[] = {
+		"[    0.000000] Linux version 6.1.0 (a@b) (gcc) #1 SMP",
+		"[    0.3] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.3] ... event mask:             0000000f000000ff",
+		"[  572.4] Linux version 9.9.9 (a@b) (gcc) #1 SMP",
+		"[  572.4] Performance Events: Icelake events, Intel PMU driver.",
+		"[  572.4] ... event mask:             0001000f000000ff",
+		"Linux version 1[123]: segfault at 0 ip 0 sp 0 error 4 in x[0+1000]"};
+	probe_klog_reset(&k);
+	klog_more(&k, l, 7);
+	cr_assert_str_eq(k.boot.kernel_release, "6.1.0");
+	cr_assert_not(k.perf_metrics_bit);
+}
+
+/* --- Below: the parser's own interface (forms, anchoring, what was ignored). */
+
+Test(klog_forms, kmsg_records_are_whole_and_carry_their_facility)
+{
+	struct probe_klog k;
+	static const char *const recs[] = {
+		"5,0,0,-;Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc-12) #1 SMP\n",
+		"6,412,312844,-;Performance Events: Icelake events, Intel PMU driver.\n",
+		"6,413,312844,-;... version:                2\n",
+		"6,414,312844,-;... fixed-purpose events:   4\n",
+		"6,415,312844,-;... event mask:             0000000f000000ff\n SUBSYSTEM=cpu\n",
+		"6,416,313502,-;signal: max sigframe size: 3632\n",
+		/* A name with newlines stays one record: /dev/kmsg escapes them. */
+		"6,900,4211338207,-;" SEGV "x\\x0a... event mask:             0001000f000000ff\\x0aPerformance Events: x\\x0az[7f5c3e2a1000+1000]\n",
+		/* Written to /dev/kmsg: LOG_USER, whatever the text says. */
+		"14,901,4211338300,-;Performance Events: Icelake events, Intel PMU driver.\n",
+		"14,902,4211338301,-;... event mask:             0001000f000000ff\n",
+		/* comm at the start of a record: 15 characters, then "[pid]: ". */
+		"6,903,4211338302,-;... event mask:[23190]: segfault at 0 ip 0 sp 0 error 4\n",
+		"6,904,4211338303,-;Linux version 9[23191]: segfault at 0 ip 0 sp 0 error 4\n",
+	};
+	probe_klog_begin(&k, PROBE_KLOG_KMSG);
+	klog_more(&k, recs, sizeof(recs) / sizeof(recs[0]));
+	cr_assert(k.pmu_driver_seen);
+	cr_assert(k.pmu_block_anchored);
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_not(k.perf_metrics_bit);
+	cr_assert_str_eq(k.boot.kernel_release, "6.1.0-18-amd64");
+	cr_assert_eq(k.ignored.not_at_start, 1u);
+	cr_assert_eq(k.ignored.other_facility, 2u);
+	cr_assert_eq(k.ignored.malformed, 1u);
+	cr_assert_eq(k.ignored.banner, 1u);
+	/* /dev/kmsg needs no banner: a record is whole. */
+	probe_klog_begin(&k, PROBE_KLOG_KMSG);
+	klog_more(&k, recs + 1, 4);
+	cr_assert(k.pmu_block_anchored);
+	unsigned pri;
+	uint64_t usec;
+	const char *text;
+	size_t n;
+	cr_assert(probe_kmsg_record(recs[4], strlen(recs[4]), &pri, &usec, &text, &n));
+	cr_assert_eq(pri, 6u);
+	cr_assert_eq(usec, 312844u);
+	cr_assert_eq(n, strlen("... event mask:             0000000f000000ff"));
+	cr_assert_not(probe_kmsg_record("junk;x", 6, &pri, &usec, &text, &n));
+}
+
+/* Where a record can be split into lines, a block proves perf metrics
+ * only after its boot's banner: without it the block may be a user's. */
+Test(klog_forms, a_block_without_its_boots_start_is_not_anchored)
+{
+	struct probe_klog k;
+	static const char *const rotated[] = {
+		"<6>[1209552.338207] " SEGV "x",
+		"<6>[1209552.338207] ... event mask:             0001000f000000ff",
+		"<6>[1209552.338207] Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP",
+		"<6>[1209552.338207] Performance Events: Icelake events, Intel PMU driver.",
+		"<6>[1209552.338207] ... version:                5",
+		"<6>[1209552.338207] ... event mask:             0001000f000000ff"};
+	probe_klog_begin(&k, PROBE_KLOG_SYSLOG);
+	klog_more(&k, rotated, 6);
+	cr_assert(k.pmu_driver_seen, "the only block: its facts describe the machine");
+	cr_assert(k.perf_metrics_bit);
+	cr_assert_not(k.pmu_block_anchored, "but it proves nothing");
+	cr_assert_eq(k.ignored.banner, 1u);
+	cr_assert_eq(k.ignored.outside_block, 1u);
+	/* syslog(2) holds one boot: its banner is its first record. */
+	static const char *const live[] = {
+		"<5>Linux version 6.1.0 (a@b) (gcc) #1 SMP",
+		"<6>Performance Events: Icelake events, Intel PMU driver.",
+		"<6>... event mask:             0001000f000000ff",
+		"<5>Linux version 6.1.0 (a@b) (gcc) #1 SMP"};
+	probe_klog_begin(&k, PROBE_KLOG_SYSLOG);
+	klog_more(&k, live, 4);
+	cr_assert(k.pmu_block_anchored);
+	cr_assert(k.perf_metrics_bit);
+	cr_assert_eq(k.ignored.banner, 1u, "a second banner is no boot");
+	probe_klog_begin(&k, PROBE_KLOG_SYSLOG);
+	klog_more(&k, live + 1, 3);
+	cr_assert_not(k.pmu_block_anchored);
 }

@@ -318,13 +318,21 @@ Test(log_only, seed_block_alone_version_2_with_counter_3_is_a_guest)
 	cr_assert(w.v.cpu.hypervisor);
 	cr_assert_not_null(w.v.cpu.guest_because);
 	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN);
-	/* Version 5 (bare Ice Lake's) with bit 48: safe. */
+	/* Version 5 (bare Ice Lake's) with bit 48, after its boot's banner: safe. */
 	static const char *const metal[] = {
+		"Linux version 6.1.0 (a@b) (gcc) #1 SMP",
 		"Performance Events: Icelake events, Intel PMU driver.", "... version: 5",
 		"... fixed-purpose events: 4", "... event mask: 0001000f000000ff"};
-	from_lines(metal, 4);
+	from_lines(metal, 5);
 	cr_assert_eq(w.v.state, PROBE_SAFE);
 	cr_assert(w.v.perf_metrics_proven);
+	/* The same block in an excerpt without its boot's start: its facts
+	 * describe the machine, its bit 48 proves nothing (safe here only
+	 * because nothing says this is a guest and sysfs is unknown). */
+	from_lines(metal + 1, 4);
+	cr_assert_eq(w.v.state, PROBE_SAFE);
+	cr_assert_not(w.v.perf_metrics_proven);
+	cr_assert_eq(w.v.cpu.fixed_counters, 4u);
 	/* Three fixed counters in a guest: safe. */
 	static const char *const kvm[] = {
 		"Hypervisor detected: KVM", "Performance Events: Skylake events, Intel PMU driver.",
@@ -372,4 +380,62 @@ Test(log_only, guard_state_is_state_wherever_cpuid_decided)
 			cr_assert_neq(w.v.basis, PROBE_BASIS_KLOG, "%s: CPUID read, yet the log decided",
 				      all[i]);
 	}
+}
+
+/* Issue: "a kernel-log line written by any user flips the verdict".  On an
+ * m6i, a user's segfault quoted "... event mask: 0001000f000000ff" and the
+ * verdict became safe: the guard attached nothing.  Each world
+ * (tests/snapshots/m6i-injected-*, generate.sh) holds the user's lines in
+ * one of the log's forms; CPUID decides: hazard, and the guard acts on it. */
+static void injected(const char *name)
+{
+	expect(name, PROBE_HAZARD);
+	cr_assert_not(w.v.perf_metrics_proven, "%s: a user's line proved perf metrics", name);
+	cr_assert_eq(w.v.guard_state, PROBE_HAZARD, "%s", name);
+	struct guard_policy p;
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert(p.enforce, "%s: the guard must act", name);
+}
+
+Test(injected_log, a_mask_quoted_after_the_drivers_block)
+{
+	injected("m6i-injected-mask");
+	cr_assert_eq(w.f.klog.mask, 0x0000000f000000ffull, "the driver's mask");
+}
+
+Test(injected_log, a_mask_quoted_after_the_block_rotated_out)
+{
+	injected("m6i-injected-rotated");
+	cr_assert_not(w.f.klog.mask_seen);
+}
+
+Test(injected_log, lines_split_from_a_record_fake_a_banner_and_a_block)
+{
+	injected("m6i-injected-split");
+	cr_assert_eq(w.f.klog.mask, 0x0000000f000000ffull, "the driver's mask");
+}
+
+Test(injected_log, a_faked_block_alone_proves_nothing)
+{
+	injected("m6i-injected-split-rotated");
+}
+
+/* The parser's report of it (kmsg.c: probe_klog_ignored, anchoring). */
+Test(injected_log, what_was_ignored_is_counted)
+{
+	world_load(&w, "m6i-injected-mask");
+	cr_assert_eq(w.f.klog.ignored.not_at_start, 1u);
+	cr_assert(w.f.klog.pmu_block_anchored);
+	world_load(&w, "m6i-injected-split");
+	cr_assert_eq(w.f.klog.ignored.banner, 1u);
+	cr_assert_geq(w.f.klog.ignored.outside_block, 1u);
+	cr_assert(w.f.klog.pmu_block_anchored);
+	world_load(&w, "m6i-injected-split-rotated");
+	cr_assert(w.f.klog.pmu_driver_seen);
+	cr_assert(w.f.klog.perf_metrics_bit);
+	cr_assert_not(w.f.klog.pmu_block_anchored);
+	/* The same bit 48 in an anchored block proves perf metrics. */
+	w.f.klog.pmu_block_anchored = true;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE);
 }

@@ -456,6 +456,108 @@ EOF
 		fi
 	done
 	;;
+log-injection)
+	# Issue: a kernel-log line written by any user flipped the verdict.  An
+	# unprivileged user (uid 65534) makes the kernel quote "... event mask:
+	# 0001000f000000ff" (bit 48: perf metrics) in a segfault report: a
+	# program mapped from a file with that name faults (tests/vm/inject.py),
+	# once with the name alone, once with newlines in it that fake a whole
+	# block.  The world's facts are then taken again: dmesg (util-linux),
+	# busybox dmesg (syslog(2): each line of a record with its prefix) and
+	# `pmuguard snapshot` (/dev/kmsg), each with the m6i's CPUID.  The guard
+	# must still judge the m6i hazardous and TOPDOWN.SLOTS must not reach
+	# the kernel; then the same after the ring buffer wrapped past the boot
+	# (root floods /dev/kmsg), when the user's lines are all that is left.
+	inject='SPLIT=$(printf "x\n... event mask: 0001000f000000ff\nLinux version 6.1.0 (a@b) (gcc) #1\nPerformance Events: Icelake events, Intel PMU driver.\n... version: 5\n... fixed-purpose events: 4\n... event mask: 0001000f000000ff\nz")
+inject() { step "$1" setpriv --reuid=65534 --regid=65534 --clear-groups python3 "$VMDIR/inject.py" "/tmp/$1" "... event mask: 0001000f000000ff" "$SPLIT"; }'
+	fatal injected-unguarded m6i-old 0x400 "perf stat -e TOPDOWN.SLOTS after a user's injected mask" \
+		< <(echo "$inject"; echo 'inject inject; step injected-unguarded perf stat -e TOPDOWN.SLOTS,instructions -- true')
+	enforce=1
+	"$PMUGUARD" enforce status >/dev/null 2>&1 && rc=0 || rc=$?
+	[ "$rc" != 5 ] || enforce=0
+	boot "$group.guarded" m6i-old < <(
+		echo "$inject"
+		echo "ENFORCE=$enforce"
+		cat <<'EOF'
+# facts_dir DIR: the world's CPUID and live sysfs beside a dmesg.txt of DIR's own.
+facts_dir() {
+	mkdir -p "$1/sys/bus/event_source"
+	cp "$facts/cpuid.txt" "$1/cpuid.txt"
+	[ -e "$1/sys/bus/event_source/devices" ] || ln -s /sys/bus/event_source/devices "$1/sys/bus/event_source/devices"
+}
+# judge SUFFIX: the facts taken three ways, and the guard acting on them.
+judge() {
+	dmesg >"$facts/dmesg.txt"
+	cp "$facts/dmesg.txt" "dmesg$1.txt"
+	step "probe$1" "$PMUGUARD" probe --json
+	facts_dir "/tmp/split$1"
+	busybox dmesg >"/tmp/split$1/dmesg.txt"
+	cp "/tmp/split$1/dmesg.txt" "split$1.txt"
+	step "probe-split$1" "$PMUGUARD" probe --json --snapshot "/tmp/split$1"
+	step "snapshot-live$1" "$PMUGUARD" snapshot "/tmp/live$1"
+	facts_dir "/tmp/live$1"
+	cp "/tmp/live$1/dmesg.txt" "live$1.txt"
+	step "probe-live$1" "$PMUGUARD" probe --json --snapshot "/tmp/live$1"
+	step "preload$1" env LD_PRELOAD="$LIB" perf stat -e TOPDOWN.SLOTS,instructions -- true
+	if [ "$ENFORCE" = 1 ]; then
+		step "enforce-start$1" "$PMUGUARD" enforce start
+		step "kernel$1" perf stat -e TOPDOWN.SLOTS,instructions -- true
+		step "enforce-stop$1" "$PMUGUARD" enforce stop
+	fi
+}
+inject inject
+judge ""
+# The ring buffer wraps past the banner and the driver's block.
+sysctl -qw kernel.printk_devkmsg=on
+python3 -c '
+import os
+fd = os.open("/dev/kmsg", os.O_WRONLY)
+for i in range(6000):
+    os.write(fd, b"<14>flood %05d: the ring buffer wraps past the boot ..........................\n" % i)
+'
+inject inject-rotated
+judge -rotated
+EOF
+	)
+	survived
+	# json_is CASE PYTHON-EXPR: the step's --json output, d, makes the expression true.
+	json_is() {
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$dir/$1.out" "$2" 2>/dev/null
+	}
+	# The user's lines reached the log (as any user could put them there).
+	guarded inject "uid 65534's segfaults put the mask into the kernel log (dmesg, busybox dmesg, /dev/kmsg)" \
+		eval 'rc_is inject 0 && [ "$(grep -c "signal 11" "$dir/inject.out")" = 2 ] &&
+			grep -q "segfault at 0 .* in \.\.\. event mask: 0001000f000000ff\[" "$dir/dmesg.txt" &&
+			grep -q "^\[[ 0-9.]*\] \.\.\. event mask: 0001000f000000ff$" "$dir/split.txt" &&
+			grep -q "in x\\\\x0a\.\.\. event mask:" "$dir/live.txt"'
+	hazard='d["state"] == "hazard" and d["guard_state"] == "hazard" and not d["perf_metrics"]["proven"] and d["kernel_log"]["ignored"]["count"] >= 1 and not any("segfault" in l or "0001000f" in l for l in d["kernel_log"]["pmu_lines"])'
+	driver='d["kernel_log"]["pmu_lines"][0].startswith("Performance Events: Icelake events") and d["kernel_log"]["mask"] == "0x0000000f000000ff"'
+	guarded probe "after the driver's block, dmesg: hazard, perf metrics not proven, the user's line ignored, the driver's block quoted" \
+		json_is probe "$hazard and $driver"
+	guarded probe-split "busybox dmesg (syslog(2) lines): hazard; the faked banner and block after the driver's are ignored" \
+		json_is probe-split "$hazard and $driver and d['kernel_log']['ignored']['banner'] == 1"
+	guarded probe-live "pmuguard snapshot (/dev/kmsg records): hazard, the driver's block quoted" \
+		json_is probe-live "$hazard and $driver"
+	guarded preload "the preload on these facts: TOPDOWN.SLOTS <not supported>, instructions counted" \
+		stat_ok preload TOPDOWN.SLOTS 4 0x400 instructions
+	guarded probe-rotated "rotated past the boot, dmesg: hazard, no block (the user's lines are no block)" \
+		json_is probe-rotated "$hazard and d['kernel_log']['pmu_lines'] == [] and d['kernel_log']['mask'] is None"
+	guarded probe-split-rotated "rotated, busybox dmesg: the faked block is the only one and proves nothing (not anchored): hazard" \
+		json_is probe-split-rotated "d['state'] == 'hazard' and not d['perf_metrics']['proven'] and d['kernel_log']['pmu_block_anchored'] is False"
+	guarded probe-live-rotated "rotated, /dev/kmsg: hazard, no block" \
+		json_is probe-live-rotated "$hazard and d['kernel_log']['pmu_lines'] == []"
+	guarded preload-rotated "rotated: the preload still blocks TOPDOWN.SLOTS, instructions counted" \
+		stat_ok preload-rotated TOPDOWN.SLOTS 4 0x400 instructions
+	if [ "$enforce" = 1 ]; then
+		for s in "" -rotated; do
+			guarded "kernel$s" "enforce start attaches${s:+ (rotated)}; perf without a preload: TOPDOWN.SLOTS <not supported>, instructions counted" \
+				eval "rc_is enforce-start$s 0 && out_has enforce-start$s 'attached' && rc_is kernel$s 0 &&
+					not_supported kernel$s TOPDOWN.SLOTS && counted kernel$s instructions && rc_is enforce-stop$s 0"
+		done
+	fi
+	;;
 *)
 	echo "unknown group $group" >&2
 	exit 2
