@@ -506,7 +506,7 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
 		/* The hot path, on the caller's stack: three raw syscalls
 		 * (openat, pread64 and close of /proc/thread-self/mem:
-		 * probe/attr.c) and a few comparisons. */
+		 * probe/guard/attr.c) and a few comparisons. */
 		c.s = &g_shim;
 		judge(c.s, attr, &c.d);
 		if (__builtin_expect(worth_logging(c.s, &c.d), 0))

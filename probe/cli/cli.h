@@ -46,7 +46,7 @@ struct guard_settings;
 struct guard_cli;
 struct guard_env;
 /* A subcommand's settings: the policy file, this process's environment
- * (guard_env_read) and cli, through the one resolver (probe/settings.h);
+ * (guard_env_read) and cli, through the one resolver (probe/guard/settings.h);
  * unless quiet, what was ignored is said on stderr once.  env, when not
  * NULL, gets what the environment said (settings_cli.c). */
 void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool quiet,

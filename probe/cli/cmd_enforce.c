@@ -6,7 +6,7 @@
  * pmuguard enforce follow        (also: pmuguard enforce --follow)
  *
  * The same facts, settings resolver and policy as the shim and `run`
- * decide whether anything is attached; probe/cli/enforce.c attaches it.
+ * decide whether anything is attached; probe/enforce/enforce.c attaches it.
  */
 #include <errno.h>
 #include <getopt.h>

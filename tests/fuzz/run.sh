@@ -17,11 +17,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 probe="$src/probe"
-sources=("$probe/cpuid.c" "$probe/fileio.c" "$probe/gather.c" "$probe/kmsg.c" "$probe/msr.c"
-	"$probe/sysfs.c" "$probe/verdict.c" "$probe/sysfs_values.c" "$probe/findings.c" "$probe/machine.c"
-	"$probe/classify.c" "$probe/conf.c")
+sources=("$probe/facts/cpuid.c" "$probe/facts/fileio.c" "$probe/facts/gather.c" "$probe/facts/kmsg.c"
+	"$probe/facts/msr.c" "$probe/facts/sysfs.c" "$probe/facts/verdict.c" "$probe/facts/sysfs_values.c"
+	"$probe/report/findings.c" "$probe/report/machine.c" "$probe/guard/classify.c" "$probe/guard/conf.c")
 "$cc" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I"$probe" \
+	-fno-sanitize-recover=undefined -I"$probe/facts" -I"$probe/guard" -I"$probe/report" \
 	"$src/tests/fuzz/fuzz_$name.c" "${sources[@]}" -o "$tmp/fuzz" 2>"$tmp/cc.log" ||
 	{ cat "$tmp/cc.log"; skip "cannot build with $cc -fsanitize=fuzzer (libclang-rt-14-dev?)"; }
 

@@ -7,7 +7,7 @@
 # The facts pmuguard reads in the VM.  TCG's CPUID has no leaf 0xA, so the
 # m6i's CPUID comes from FIXTURE/cpuid.txt; everything else is the VM's
 # real kernel: sys/bus/event_source/devices is a symlink to the live sysfs
-# (probe/sysfs.c opens through it), and dmesg.txt is the live log taken
+# (probe/facts/sysfs.c opens through it), and dmesg.txt is the live log taken
 # after the test PMU module printed its boot block.  PERF_CPUID makes perf's
 # JSON tables (TOPDOWN.SLOTS by name) those of the world's CPU model.
 world_facts() {

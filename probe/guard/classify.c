@@ -96,7 +96,7 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 			p->core_types[p->n_core++] = f->pmus[i].type;
 
 	/* The guard acts on guard_state: the state where CPUID decided it,
-	 * unknown where the kernel log alone did (probe/verdict.c says why).
+	 * unknown where the kernel log alone did (probe/facts/verdict.c says why).
 	 * Facts left unknown for a reason that passes (the fd limit, no
 	 * memory) are not "nothing to guard": fail closed for now; the shim
 	 * does not keep this policy and probes again at the next call. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the loader (probe/cli/enforce.c) and the kernel program
- * (probe/cli/enforce.bpf.c) share: the read-only configuration the loader sets
+ * What the loader (probe/enforce/enforce.c) and the kernel program
+ * (probe/enforce/enforce.bpf.c) share: the read-only configuration the loader sets
  * before load, the counters, the records of the ring buffer and of the
  * task_file iterator (enforce_iter.bpf.c), and the decision.  Plain C
  * of fixed-width integers, no includes: it is compiled both by clang
@@ -88,7 +88,7 @@ struct pmug_enf_event {
 };
 
 /* One perf event file of some process, found by the task_file iterator
- * (probe/cli/enforce_iter.bpf.c) for `start` and `status`: an event that
+ * (probe/enforce/enforce_iter.bpf.c) for `start` and `status`: an event that
  * was allocated, and so judged, before the guard was attached.  The
  * iterator only reads; user space judges it with pmug_enf_classify() and
  * the attached program's rodata. */

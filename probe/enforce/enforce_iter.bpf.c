@@ -4,7 +4,7 @@
  * files (iter/task_file, 5.8+; kernel/bpf/task_iter.c) that writes one
  * struct pmug_enf_file per perf event file it meets.  `enforce start` (after
  * the guard is attached) and `enforce status` read it through
- * bpf_iter_create() (probe/cli/enforce.c) and judge each record in user space
+ * bpf_iter_create() (probe/enforce/enforce.c) and judge each record in user space
  * with the attached program's rule (enforce_abi.h: pmug_enf_classify).
  *
  * Why.  The guard judges an event in security_perf_event_alloc(), once, when

@@ -64,7 +64,7 @@ struct perf_event {
 	struct perf_event_attr attr;
 } __attribute__((preserve_access_index));
 
-/* Set by the loader before load (probe/cli/enforce.c), frozen by the kernel. */
+/* Set by the loader before load (probe/enforce/enforce.c), frozen by the kernel. */
 const volatile struct pmug_enf_config cfg = {0};
 
 struct pmug_enf_totals totals = {0};

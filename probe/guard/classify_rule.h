@@ -2,12 +2,12 @@
 /*
  * The fixed-counter-3 rule itself, as static inline functions of plain
  * integers: no libc, no kernel headers.  Both the userspace classifier
- * (probe/classify.c: the preload shim, the supervisor, the command) and the
+ * (probe/guard/classify.c: the preload shim, the supervisor, the command) and the
  * kernel program (enforce/pmuguard.bpf.c, built with clang -target bpf)
  * include this file, so the kernel and the shim cannot disagree about what
  * lands on counter 3.
  *
- * Where the encodings come from is told in probe/classify.c: TOPDOWN.SLOTS is
+ * Where the encodings come from is told in probe/guard/classify.c: TOPDOWN.SLOTS is
  * FIXED_EVENT_CONSTRAINT(0x0400, 3) and the metrics are
  * METRIC_EVENT_CONSTRAINT(INTEL_TD_METRIC_*, n), 0x8000..0x8700
  * (arch/x86/events/intel/core.c, arch/x86/include/asm/perf_event.h).  Only
