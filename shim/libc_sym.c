@@ -317,7 +317,9 @@ bool pmug_libc_find(struct pmug_libc *out, const void *ours)
 }
 
 /* The protection the loader gave the page at vaddr (relative to base) of
- * the object whose ELF header is mapped at base, or -1. */
+ * the object whose ELF header is mapped at base, or -1.  The dynamic symbol
+ * table lies in the segment that maps the header (offset 0), the first
+ * PT_LOAD, which no PT_GNU_RELRO covers: only that one is looked at. */
 static long page_prot(uintptr_t base, uintptr_t vaddr)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
@@ -325,18 +327,17 @@ static long page_prot(uintptr_t base, uintptr_t vaddr)
 	    eh->e_phentsize != sizeof(ElfW(Phdr)))
 		return -1;
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
-	long prot = -1;
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		if (vaddr < ph[i].p_vaddr || vaddr - ph[i].p_vaddr >= ph[i].p_memsz)
+		if (ph[i].p_type != PT_LOAD)
 			continue;
-		if (ph[i].p_type == PT_GNU_RELRO)
-			return PROT_READ;
-		if (ph[i].p_type == PT_LOAD)
-			prot = (ph[i].p_flags & PF_R ? PROT_READ : 0) |
-			       (ph[i].p_flags & PF_W ? PROT_WRITE : 0) |
-			       (ph[i].p_flags & PF_X ? PROT_EXEC : 0);
+		if (ph[i].p_offset != 0 || vaddr < ph[i].p_vaddr ||
+		    vaddr - ph[i].p_vaddr >= ph[i].p_filesz)
+			return -1;
+		return (ph[i].p_flags & PF_R ? PROT_READ : 0) |
+		       (ph[i].p_flags & PF_W ? PROT_WRITE : 0) |
+		       (ph[i].p_flags & PF_X ? PROT_EXEC : 0);
 	}
-	return prot;
+	return -1;
 }
 
 extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
