@@ -30,6 +30,7 @@
 #include "denial.h"
 #include "libc_sym.h"
 #include "log.h"
+#include "once.h"
 #include "policy.h"
 #include "probe.h"
 #include "settings.h"
@@ -318,30 +319,16 @@ static const struct shim_state *shim_state(struct shim_state *local)
 
 /* ---- Logging each distinct denial once ------------------------------------- */
 
-/* Keys carry the pid: a fork child logs afresh in its copy of the table,
- * and a vfork child, which writes into its parent's, adds its own keys
- * instead of wiping the parent's (which then logged everything again). */
-#define SEEN_SLOTS 128
-static _Atomic uint64_t g_seen[SEEN_SLOTS];
+/* This process's table for probe/guard/once.c: keyed by pid, so a fork
+ * child logs afresh in its copy, and a vfork child, which writes into its
+ * parent's, adds keys of its own instead of wiping the parent's.  128
+ * distinct (process, encoding) lines, then silence. */
+static _Atomic uint64_t g_seen[128];
+static struct guard_once g_once = GUARD_ONCE_INIT(g_seen);
 
 static bool first_sighting(const struct guard_decision *d)
 {
-	uint64_t pid = (uint64_t)pmug_sys0(SYS_getpid);
-	/* An unreadable attr is one key of its own, whatever its errno. */
-	uint32_t type = d->hit == GUARD_HIT_UNREADABLE ? UINT32_MAX : d->type;
-	uint64_t key = (d->config ^ ((uint64_t)type << 56) ^ type ^ pid << 32) * 0x9e3779b97f4a7c15ull;
-	key ^= key >> 29;
-	if (key == 0)
-		key = 1;
-	for (unsigned i = 0; i < SEEN_SLOTS; i++) {
-		_Atomic uint64_t *slot = &g_seen[(key + i) % SEEN_SLOTS];
-		uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
-		if (cur == 0 && atomic_compare_exchange_strong(slot, &cur, key))
-			return true;
-		if (cur == key)
-			return false;
-	}
-	return false; /* table full: this many distinct encodings were logged */
+	return guard_once_first(&g_once, (uint64_t)pmug_sys0(SYS_getpid), d);
 }
 
 static bool worth_logging(const struct shim_state *s, const struct guard_decision *d)

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR]
+ * pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR] [--json|--keys]
  * pmuguard enforce stop
- * pmuguard enforce status
+ * pmuguard enforce status [--json|--keys]
  * pmuguard enforce follow        (also: pmuguard enforce --follow)
  *
  * The same facts, settings resolver and policy as the shim and `run`
  * decide whether anything is attached; probe/enforce/enforce.c attaches it.
+ * start and status fill one model each and render it as text, JSON or
+ * KEY=VALUE lines; follow reports the kernel program's decisions with the
+ * reason kept in its rodata.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 #include "conf.h"
 #include "denial.h"
 #include "enforce.h"
+#include "once.h"
 #include "policy.h"
 #include "settings.h"
 
@@ -43,9 +48,9 @@ int cmd_enforce(int argc, char **argv)
 
 static const char usage_text[] =
 	"Usage: pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR]\n"
-	"                              [--attach auto|lsm|fmod_ret]\n"
+	"                              [--attach auto|lsm|fmod_ret] [--json|--keys]\n"
 	"       pmuguard enforce stop\n"
-	"       pmuguard enforce status\n"
+	"       pmuguard enforce status [--json|--keys]\n"
 	"       pmuguard enforce follow\n"
 	"\n"
 	"Guard every process on the host in the kernel: a BPF program on the LSM\n"
@@ -59,6 +64,11 @@ static const char usage_text[] =
 	"  status   attached or not (and why), counts per encoding and per uid, and\n"
 	"           the events of the class that existed before the start\n"
 	"  follow   print each denial, once per process and encoding, until stop\n"
+	"  --json   start, status: one JSON object (\"schema\" first), for programs\n"
+	"  --keys   start, status: the same as KEY=VALUE lines (\"schema=N\" first),\n"
+	"           for shell scripts: keys are the JSON paths joined by '.', array\n"
+	"           elements by index, strings raw with control characters and '\\'\n"
+	"           written as \\xHH, null as an empty value\n"
 	"\n"
 	"start and status also name the perf events of the class that already\n"
 	"exist (pid, comm, fd, encoding): the kernel judged them when they were\n"
@@ -69,20 +79,173 @@ static const char usage_text[] =
 	"7 attached, but events of the class opened before it still exist (start,\n"
 	"status: a warning; the guard is attached and denies every new one).\n";
 
+/* ---- One model, three renderings ------------------------------------------
+ *
+ * start and status each fill one model and render it as text for people,
+ * or as data for programs: JSON, or the same tree flattened into KEY=VALUE
+ * lines for shell scripts (as systemctl show prints).  Scripts read the
+ * data, never the sentences: rewording a line of text changes no key.
+ *
+ * Flattening: a key is the JSON path, its members joined by '.', array
+ * elements by their index (by_encoding.0.config=0x400); a string is raw,
+ * with control characters, DEL and '\' written as \xHH (fput_safe); true,
+ * false; null is an empty value.  The first key is schema.  Empty arrays
+ * and objects give no line.
+ */
+
+/* Raised when a key changes meaning or goes away (new keys do not raise it). */
+#define ENF_OUTPUT_SCHEMA 1
+
+enum form { FORM_TEXT, FORM_JSON, FORM_KEYS };
+
+#define OUT_DEPTH 6
+
+struct out {
+	enum form form;
+	FILE *f;
+	unsigned depth;
+	size_t plen[OUT_DEPTH];  /* the path's length at each depth */
+	unsigned n[OUT_DEPTH];   /* members written so far at each depth */
+	bool array[OUT_DEPTH];   /* that depth is an array */
+	char path[256];
+};
+
+/* The next member: a comma and its name in JSON; its path in keys. */
+static void out_member(struct out *o, const char *key)
+{
+	unsigned d = o->depth;
+	unsigned i = o->n[d]++;
+	if (o->form == FORM_JSON) {
+		if (i)
+			fputc(',', o->f);
+		if (!o->array[d])
+			fprintf(o->f, "\"%s\":", key);
+		return;
+	}
+	size_t at = o->plen[d];
+	char index[16];
+	if (o->array[d]) {
+		snprintf(index, sizeof(index), "%u", i);
+		key = index;
+	}
+	snprintf(o->path + at, sizeof(o->path) - at, "%s%s", at ? "." : "", key);
+}
+
+static void out_open(struct out *o, const char *key, bool array)
+{
+	out_member(o, key);
+	if (o->form == FORM_JSON)
+		fputc(array ? '[' : '{', o->f);
+	if (o->depth + 1 >= OUT_DEPTH)
+		die("enforce: output nested too deep"); /* a bug, not a condition */
+	o->depth++;
+	o->plen[o->depth] = strlen(o->path);
+	o->n[o->depth] = 0;
+	o->array[o->depth] = array;
+}
+
+static void out_close(struct out *o)
+{
+	if (o->form == FORM_JSON)
+		fputc(o->array[o->depth] ? ']' : '}', o->f);
+	o->depth--;
+	o->path[o->plen[o->depth + 1]] = '\0';
+}
+
+/* A scalar: JSON writes text as it is; keys puts it after KEY=. */
+static void out_raw(struct out *o, const char *key, const char *text)
+{
+	out_member(o, key);
+	if (o->form == FORM_JSON)
+		fputs(text, o->f);
+	else
+		fprintf(o->f, "%s=%s\n", o->path, text);
+}
+
+static void out_str(struct out *o, const char *key, const char *s)
+{
+	if (!s) {
+		out_raw(o, key, o->form == FORM_JSON ? "null" : "");
+		return;
+	}
+	out_member(o, key);
+	if (o->form == FORM_JSON) {
+		json_str(o->f, s);
+	} else {
+		fprintf(o->f, "%s=", o->path);
+		fput_safe(s, o->f);
+		fputc('\n', o->f);
+	}
+}
+
+static void out_null(struct out *o, const char *key)
+{
+	out_str(o, key, NULL);
+}
+
+static void out_u64(struct out *o, const char *key, unsigned long long v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%llu", v);
+	out_raw(o, key, buf);
+}
+
+/* An encoding, as the journal's PMUGUARD_CONFIG says it: "0x400". */
+static void out_hex(struct out *o, const char *key, unsigned long long v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%llx", v);
+	out_str(o, key, buf);
+}
+
+static void out_bool(struct out *o, const char *key, bool v)
+{
+	out_raw(o, key, v ? "true" : "false");
+}
+
+static void out_begin(struct out *o, enum form form)
+{
+	*o = (struct out){.form = form, .f = stdout};
+	if (form == FORM_JSON)
+		fputc('{', o->f);
+	out_u64(o, "schema", ENF_OUTPUT_SCHEMA);
+}
+
+static void out_end(struct out *o)
+{
+	if (o->form == FORM_JSON)
+		fputs("}\n", o->f);
+	fflush(o->f);
+}
+
+/* --json / --keys, once. */
+static void form_set(enum form *form, enum form want, const char *sub)
+{
+	if (*form != FORM_TEXT && *form != want)
+		die_usage("enforce %s: --json and --keys exclude each other", sub);
+	*form = want;
+}
+
+/* ---- What the policy says ------------------------------------------------- */
+
 /* What the policy says for this machine: the same path as the shim. */
 struct plan {
 	struct guard_settings set;
 	struct guard_policy policy;
 	struct probe_verdict v;
 	struct probe_facts *f;
+	char snapshot[PATH_MAX]; /* set.snapshot made absolute: the rodata keeps it */
 };
 
 static void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
 {
 	struct guard_cli cli = {.mode = mode, .snapshot = snapshot};
 	cli_settings(&pl->set, &cli, quiet, NULL);
-	if (pl->set.snapshot)
+	if (pl->set.snapshot) {
 		require_snapshot_dir(pl->set.snapshot);
+		if (realpath(pl->set.snapshot, pl->snapshot))
+			pl->set.snapshot = pl->snapshot;
+	}
 	pl->f = calloc(1, sizeof(*pl->f));
 	if (!pl->f)
 		die_errno("out of memory");
@@ -128,18 +291,71 @@ static void sanitize_comm(char out[17], const char in[16])
 			*p = '?';
 }
 
+/* A comm as the kernel keeps it (16 bytes, NUL-terminated when shorter),
+ * as a string; data keeps its bytes (escaped when rendered). */
+static void comm_str(char out[17], const char in[16])
+{
+	memcpy(out, in, 16);
+	out[16] = '\0';
+}
+
+/* ---- The guard's rodata: what it was started on ----------------------------- */
+
+static const char *facts_from_words(const struct pmug_enf_config *c)
+{
+	return c->facts_from[0] ? c->facts_from : "this machine";
+}
+
+/* The configuration of a guard: how it judges, and what it was decided on. */
+static void out_config(struct out *o, const struct pmug_enf_config *c)
+{
+	out_str(o, "mode", guard_mode_name((enum guard_mode)c->mode));
+	out_bool(o, "enforce", c->enforce != 0);
+	out_open(o, "core_types", true);
+	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++)
+		out_u64(o, NULL, c->core_types[i]);
+	out_close(o);
+	out_open(o, "facts", false);
+	out_str(o, "state", probe_state_name((enum probe_state)c->state));
+	out_str(o, "source", c->facts_from[0] ? "snapshot" : "live");
+	out_str(o, "snapshot", c->facts_from[0] ? c->facts_from : NULL);
+	out_close(o);
+	out_str(o, "reason", c->reason);
+	char when[32] = "";
+	time_t t = (time_t)c->started;
+	struct tm tm;
+	out_u64(o, "started", c->started);
+	if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		out_str(o, "started_utc", when);
+	else
+		out_null(o, "started_utc");
+}
+
+/* ---- The events that existed before the guard ------------------------------ */
+
 /* The perf events that exist now, judged with cfg's rule (the attached
- * program's): lead starts the summary line, indent each event's line.
- * EXIT_EXISTING_EVENTS where cfg denies and one of the class exists, else
- * EXIT_OK.  Where the iterator cannot run, "unknown (why)", never "none". */
-static int report_existing(const char *lead, const char *indent,
-			   const struct pmug_enf_config *cfg)
+ * program's). */
+static struct enf_existing *existing_read(const struct pmug_enf_config *cfg)
 {
 	struct enf_existing *ex = calloc(1, sizeof(*ex));
 	if (!ex)
 		die_errno("out of memory");
 	enf_existing_read(ex, cfg);
-	int rc = EXIT_OK;
+	return ex;
+}
+
+/* EXIT_EXISTING_EVENTS where cfg denies and one of the class exists, else
+ * EXIT_OK (audit mode lists them and is content; unknown is no warning). */
+static int existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg)
+{
+	return ex->known && ex->n_hits && cfg->enforce ? EXIT_EXISTING_EVENTS : EXIT_OK;
+}
+
+/* lead starts the summary line, indent each event's line.  Where the
+ * iterator cannot run, "unknown (why)", never "none". */
+static void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
+			  const struct pmug_enf_config *cfg)
+{
 	if (!ex->known) {
 		printf("%sexisting events: unknown (%s)\n", lead, ex->why);
 	} else if (!ex->n_hits) {
@@ -154,7 +370,6 @@ static int report_existing(const char *lead, const char *indent,
 		       "closes it (restart %s):\n",
 		       lead, ex->n_hits, one ? "it" : "them", one ? "it is" : "each is",
 		       one ? "that process" : "those processes");
-		rc = EXIT_EXISTING_EVENTS;
 	} else {
 		printf("%sexisting events: %u of the counter-3 class (audit mode: allowed, whenever "
 		       "they were opened):\n",
@@ -175,8 +390,137 @@ static int report_existing(const char *lead, const char *indent,
 	}
 	if (ex->known && ex->n_hits > ex->n_listed)
 		printf("%s(%u more)\n", indent, ex->n_hits - ex->n_listed);
-	free(ex);
-	return rc;
+}
+
+static void existing_data(struct out *o, const struct enf_existing *ex,
+			  const struct pmug_enf_config *cfg)
+{
+	out_open(o, "existing", false);
+	out_bool(o, "known", ex->known);
+	if (!ex->known) {
+		out_str(o, "why", ex->why);
+		out_close(o);
+		return;
+	}
+	out_u64(o, "files", ex->n_files);
+	out_u64(o, "hits", ex->n_hits);
+	/* Exit 7: a denying guard, and events of the class it cannot stop. */
+	out_bool(o, "unguarded", existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
+	out_open(o, "events", true);
+	for (unsigned i = 0; i < ex->n_listed; i++) {
+		const struct enf_existing_event *e = &ex->ev[i];
+		char comm[17];
+		comm_str(comm, e->f.comm);
+		out_open(o, NULL, false);
+		out_u64(o, "pid", e->f.tgid);
+		out_str(o, "comm", comm);
+		out_u64(o, "fd", e->f.fd);
+		out_u64(o, "type", e->f.attr_type);
+		out_hex(o, "config", e->f.attr_config);
+		out_hex(o, "hw_config", e->f.hw_config);
+		out_str(o, "hit", hit_word(e->hit));
+		out_str(o, "name", guard_hit_name(e->hit, e->judged));
+		out_str(o, "state", enf_state_token(e->f.state));
+		out_u64(o, "event_id", e->f.id);
+		out_bool(o, "inherit", e->f.inherit != 0);
+		out_close(o);
+	}
+	out_close(o);
+	out_close(o);
+}
+
+/* ---- start ------------------------------------------------------------------ */
+
+enum outcome { OUT_ATTACHED, OUT_ALREADY, OUT_REPLACED, OUT_NOTHING, OUT_REFUSED };
+
+static const char *const outcome_token[] = {
+	[OUT_ATTACHED] = "attached",	      [OUT_ALREADY] = "already",
+	[OUT_REPLACED] = "replaced",	      [OUT_NOTHING] = "nothing-to-attach",
+	[OUT_REFUSED] = "refused",
+};
+
+struct start_model {
+	enum outcome outcome;
+	int rc;
+	struct plan pl;
+	struct enf_result *r;     /* OUT_ATTACHED, _ALREADY, _REPLACED, _REFUSED */
+	int err;                  /* OUT_REFUSED: -errno */
+	struct enf_status *earlier; /* OUT_NOTHING: an earlier start still attached, or NULL */
+	struct enf_existing *ex;  /* attached: the events that exist now */
+};
+
+static void start_text(const struct start_model *m)
+{
+	const struct plan *pl = &m->pl;
+	if (m->outcome == OUT_NOTHING) {
+		printf("pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s\n",
+		       guard_mode_name(pl->policy.mode),
+		       pl->set.snapshot ? pl->set.snapshot : "this machine", pl->policy.reason);
+		if (m->earlier)
+			printf("pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
+			       "`pmuguard enforce stop` removes it\n",
+			       enf_attach_name(m->earlier->attach),
+			       guard_mode_name(m->earlier->cfg.mode));
+		return;
+	}
+	if (m->outcome == OUT_REFUSED) {
+		fprintf(stderr,
+			"pmuguard: enforce: could not attach the kernel guard: %s. Nothing of this "
+			"start was left attached or pinned (a guard an earlier start attached is "
+			"unchanged); the preload and `pmuguard run` still guard what they reach.\n",
+			m->r->why);
+		return;
+	}
+	/* What is attached now, with the facts and reason it was started on
+	 * (an "already attached" guard keeps those of its own start). */
+	const struct pmug_enf_config *c = &m->r->cfg;
+	printf("pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
+	       m->outcome == OUT_ALREADY    ? "already attached"
+	       : m->outcome == OUT_REPLACED ? "replaced and attached"
+					    : "attached",
+	       enf_attach_name(m->r->attach), c->enforce ? "denying with ENOENT" : "audit only",
+	       guard_mode_name((enum guard_mode)c->mode));
+	print_types(stdout, c->core_types, c->n_core);
+	printf(", facts from %s): %s\n", facts_from_words(c), c->reason);
+	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
+}
+
+static void start_data(const struct start_model *m, enum form form)
+{
+	struct out o;
+	out_begin(&o, form);
+	out_str(&o, "outcome", outcome_token[m->outcome]);
+	out_u64(&o, "exit", (unsigned long long)m->rc);
+	if (m->outcome == OUT_NOTHING || m->outcome == OUT_REFUSED) {
+		/* This start's policy; refused: what the kernel said. */
+		const struct plan *pl = &m->pl;
+		out_str(&o, "error", m->outcome == OUT_REFUSED ? m->r->why : NULL);
+		out_null(&o, "attach");
+		out_str(&o, "mode", guard_mode_name(pl->policy.mode));
+		out_bool(&o, "enforce", pl->policy.watch && pl->policy.enforce);
+		out_open(&o, "facts", false);
+		out_str(&o, "state", probe_state_name(pl->v.state));
+		out_str(&o, "source", pl->set.snapshot ? "snapshot" : "live");
+		out_str(&o, "snapshot", pl->set.snapshot);
+		out_close(&o);
+		out_str(&o, "reason", pl->policy.reason);
+		if (m->outcome == OUT_NOTHING) {
+			out_open(&o, "earlier", false);
+			out_bool(&o, "attached", m->earlier != NULL);
+			if (m->earlier) {
+				out_str(&o, "attach", enf_attach_name(m->earlier->attach));
+				out_str(&o, "mode",
+					guard_mode_name((enum guard_mode)m->earlier->cfg.mode));
+			}
+			out_close(&o);
+		}
+	} else {
+		out_null(&o, "error");
+		out_str(&o, "attach", enf_attach_name(m->r->attach));
+		out_config(&o, &m->r->cfg);
+		existing_data(&o, m->ex, &m->r->cfg);
+	}
+	out_end(&o);
 }
 
 static int do_start(int argc, char **argv)
@@ -185,12 +529,15 @@ static int do_start(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"attach", required_argument, NULL, 'a'},
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int mode = -1, ch;
 	unsigned attach = PMUG_ENF_ATTACH_NONE;
 	const char *snapshot = NULL;
+	enum form form = FORM_TEXT;
 	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -211,6 +558,12 @@ static int do_start(int argc, char **argv)
 				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
 					  optarg);
 			break;
+		case 'J':
+			form_set(&form, FORM_JSON, "start");
+			break;
+		case 'K':
+			form_set(&form, FORM_KEYS, "start");
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -221,53 +574,53 @@ static int do_start(int argc, char **argv)
 	if (optind < argc)
 		die_usage("enforce start: unexpected argument '%s'", argv[optind]);
 
-	struct plan pl;
-	plan_make(&pl, mode, snapshot, false);
-	const char *src = pl.set.snapshot ? pl.set.snapshot : "this machine";
-	if (!pl.policy.watch) {
-		printf("pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s\n",
-		       guard_mode_name(pl.policy.mode), src, pl.policy.reason);
+	struct start_model m = {.rc = EXIT_OK};
+	plan_make(&m.pl, mode, snapshot, false);
+	if (!m.pl.policy.watch) {
+		m.outcome = OUT_NOTHING;
 		struct enf_status *st = calloc(1, sizeof(*st));
 		if (st && enf_status_read(ENF_PIN_DIR, st, false) == 0 && st->attached)
-			printf("pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
-			       "`pmuguard enforce stop` removes it\n",
-			       enf_attach_name(st->attach), guard_mode_name(st->cfg.mode));
-		free(st);
-		free(pl.f);
-		return EXIT_OK;
-	}
-	struct pmug_enf_config cfg;
-	enf_config_fill(&cfg, &pl.policy, pl.v.state, attach, time(NULL));
-	struct enf_result *r = calloc(1, sizeof(*r));
-	if (!r)
-		die_errno("out of memory");
-	int err = enf_start(&cfg, ENF_PIN_DIR, r);
-	int rc = EXIT_OK;
-	if (err) {
-		fprintf(stderr,
-			"pmuguard: enforce: could not attach the kernel guard: %s. Nothing of this "
-			"start was left attached or pinned (a guard an earlier start attached is "
-			"unchanged); the preload and `pmuguard run` still guard what they reach.\n",
-			r->why);
-		hint(err);
-		if (pl.set.log == GUARD_LOG_DEBUG && r->log[0])
-			fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", r->log);
-		rc = EXIT_ENFORCE_FAILED;
+			m.earlier = st;
+		else
+			free(st);
 	} else {
-		printf("pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
-		       r->already ? "already attached" : r->replaced ? "replaced and attached"
-									: "attached",
-		       enf_attach_name(r->attach), cfg.enforce ? "denying with ENOENT" : "audit only",
-		       guard_mode_name(pl.policy.mode));
-		print_types(stdout, cfg.core_types, cfg.n_core);
-		printf(", facts from %s): %s\n", src, pl.policy.reason);
-		/* After the attach: from here on no event of the class can be
-		 * allocated, so what the iterator finds is all there will be. */
-		rc = report_existing("pmuguard: enforce: ", "  ", &cfg);
+		struct pmug_enf_config cfg;
+		enf_config_fill(&cfg, &m.pl.policy, m.pl.v.state, m.pl.set.snapshot, attach,
+				time(NULL));
+		m.r = calloc(1, sizeof(*m.r));
+		if (!m.r)
+			die_errno("out of memory");
+		m.err = enf_start(&cfg, ENF_PIN_DIR, m.r);
+		if (m.err) {
+			m.outcome = OUT_REFUSED;
+			m.rc = EXIT_ENFORCE_FAILED;
+		} else {
+			m.outcome = m.r->already ? OUT_ALREADY : m.r->replaced ? OUT_REPLACED
+									    : OUT_ATTACHED;
+			/* After the attach: from here on no event of the class can
+			 * be allocated, so what the iterator finds is all there
+			 * will be. */
+			m.ex = existing_read(&m.r->cfg);
+			m.rc = existing_rc(m.ex, &m.r->cfg);
+		}
 	}
-	free(r);
-	free(pl.f);
-	return rc;
+	if (form == FORM_TEXT)
+		start_text(&m);
+	else
+		start_data(&m, form);
+	if (m.outcome == OUT_REFUSED) {
+		if (form != FORM_TEXT) /* the data said it; people still read stderr */
+			fprintf(stderr, "pmuguard: enforce: could not attach the kernel guard: %s\n",
+				m.r->why);
+		hint(m.err);
+		if (m.pl.set.log == GUARD_LOG_DEBUG && m.r->log[0])
+			fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", m.r->log);
+	}
+	free(m.ex);
+	free(m.earlier);
+	free(m.r);
+	free(m.pl.f);
+	return m.rc;
 }
 
 static int do_stop(int argc, char **argv)
@@ -290,53 +643,86 @@ static int do_stop(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* ---- status ----------------------------------------------------------------- */
+
+/* The kernel's side, for "why nothing is attached": 1 yes, 0 no, -1 unknown. */
+struct kernel_view {
+	int btf, bpf_lsm, bpffs;
+	long lsm_rc; /* probe_read_small of the LSM list: its length, or -errno */
+	char lsm[512];
+};
+
+static void kernel_read(struct kernel_view *k)
+{
+	k->lsm_rc = probe_read_small(ENF_LSM_LIST, k->lsm, sizeof(k->lsm));
+	k->bpf_lsm = k->lsm_rc < 0 ? -1 : enf_lsm_listed(k->lsm, (size_t)k->lsm_rc);
+	struct statfs sfs;
+	k->bpffs = statfs(ENF_BPFFS, &sfs) < 0 ? -1 : (unsigned long)sfs.f_type == BPF_FS_MAGIC;
+	k->btf = access(ENF_BTF, R_OK) == 0;
+}
+
 static const char *yesno(int v)
 {
 	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
 }
 
-/* The kernel's side, for "why nothing is attached". */
-static void print_kernel(void)
+struct status_model {
+	int rc;
+	int err;                /* enf_status_read: -errno when what is pinned is unreadable */
+	struct enf_status *st;
+	/* not attached: */
+	struct plan pl;
+	struct kernel_view k;
+	/* attached: */
+	struct enf_existing *ex;
+};
+
+static const char *hook_words(unsigned attach)
 {
-	char buf[512];
-	long n = probe_read_small(ENF_LSM_LIST, buf, sizeof(buf));
-	int lsm = n < 0 ? -1 : enf_lsm_listed(buf, (size_t)n);
-	struct statfs sfs;
-	int bpffs = statfs(ENF_BPFFS, &sfs) < 0 ? -1 : (unsigned long)sfs.f_type == BPF_FS_MAGIC;
-	printf("  kernel: BTF %s; BPF LSM active: %s", access(ENF_BTF, R_OK) == 0 ? "yes" : "no",
-	       yesno(lsm));
-	if (n >= 0)
-		printf(" (lsm=%s)", buf);
-	else
-		printf(" (%s: %s)", ENF_LSM_LIST, strerror((int)-n));
-	printf("; bpffs at %s: %s\n", ENF_BPFFS, bpffs > 0 ? "mounted" : "not mounted");
+	return attach == PMUG_ENF_ATTACH_LSM ? "BPF LSM hook perf_event_alloc"
+					     : "fmod_ret on security_perf_event_alloc";
 }
 
-static int do_status(int argc, char **argv)
+/* Per uid, the sum over encodings: calls(uid i, denied or audited). */
+static void uid_sums(const struct enf_status *st, unsigned i, unsigned long long *den,
+		     unsigned long long *aud)
 {
-	(void)argv;
-	if (argc > 1)
-		die_usage("enforce status takes no arguments");
-	struct enf_status *st = calloc(1, sizeof(*st));
-	if (!st)
-		die_errno("out of memory");
-	int err = enf_status_read(ENF_PIN_DIR, st, false);
-	if (err) {
+	*den = *aud = 0;
+	for (unsigned j = i; j < st->n_counts; j++)
+		if (st->counts[j].key.uid == st->counts[i].key.uid)
+			*(st->counts[j].key.denied ? den : aud) += st->counts[j].val.calls;
+}
+
+/* Is counts[i] the first entry of its uid? */
+static bool uid_first(const struct enf_status *st, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (st->counts[j].key.uid == st->counts[i].key.uid)
+			return false;
+	return true;
+}
+
+static void status_text(const struct status_model *m)
+{
+	const struct enf_status *st = m->st;
+	if (m->err) {
 		fprintf(stderr, "pmuguard: enforce: status: %s\n", st->why);
-		free(st);
-		return EXIT_INTERNAL;
+		return;
 	}
 	if (!st->attached) {
-		struct plan pl;
-		plan_make(&pl, -1, NULL, true);
+		const struct kernel_view *k = &m->k;
 		printf("pmuguard enforce: not attached: %s\n", st->why);
 		printf("  policy: %s (mode %s): %s\n",
-		       pl.policy.watch ? "would attach" : "nothing to attach",
-		       guard_mode_name(pl.policy.mode), pl.policy.reason);
-		print_kernel();
-		free(pl.f);
-		free(st);
-		return EXIT_NOT_ATTACHED;
+		       m->pl.policy.watch ? "would attach" : "nothing to attach",
+		       guard_mode_name(m->pl.policy.mode), m->pl.policy.reason);
+		printf("  kernel: BTF %s; BPF LSM active: %s", k->btf ? "yes" : "no",
+		       yesno(k->bpf_lsm));
+		if (k->lsm_rc >= 0)
+			printf(" (lsm=%s)", k->lsm);
+		else
+			printf(" (%s: %s)", ENF_LSM_LIST, strerror((int)-k->lsm_rc));
+		printf("; bpffs at %s: %s\n", ENF_BPFFS, k->bpffs > 0 ? "mounted" : "not mounted");
+		return;
 	}
 	const struct pmug_enf_config *c = &st->cfg;
 	char when[64] = "?";
@@ -345,12 +731,11 @@ static int do_status(int argc, char **argv)
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
-	       st->attach == PMUG_ENF_ATTACH_LSM ? "BPF LSM hook perf_event_alloc"
-						 : "fmod_ret on security_perf_event_alloc",
-	       when);
-	printf("  mode: %s (%s); facts: %s\n", guard_mode_name((enum guard_mode)c->mode),
+	       hook_words(st->attach), when);
+	printf("  mode: %s (%s); facts: %s, from %s\n", guard_mode_name((enum guard_mode)c->mode),
 	       c->enforce ? "deny with ENOENT" : "audit: count, allow",
-	       probe_state_name((enum probe_state)c->state));
+	       probe_state_name((enum probe_state)c->state), facts_from_words(c));
+	printf("  reason at the start: %s\n", c->reason);
 	printf("  core PMU types: ");
 	print_types(stdout, c->core_types, c->n_core);
 	printf("\n  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
@@ -359,43 +744,189 @@ static int do_status(int argc, char **argv)
 	if (st->run_cnt)
 		printf("  runs: %" PRIu64 ", %" PRIu64 " ns on average (kernel.bpf_stats_enabled)\n",
 		       st->run_cnt, st->run_time_ns / st->run_cnt);
-	int rc = report_existing("  ", "    ", c);
+	existing_text("  ", "    ", m->ex, c);
 	const struct pmug_enf_totals *tt = &st->totals;
 	printf("  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu\n",
 	       tt->denied, tt->audited, tt->lost_events, tt->lost_keys);
-	if (st->n_counts) {
-		printf("  by encoding:\n");
-		for (unsigned i = 0; i < st->n_counts; i++) {
-			const struct enf_count *e = &st->counts[i];
-			char comm[17];
-			sanitize_comm(comm, e->val.last_comm);
-			printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
-			       "%s\n",
-			       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
-			       e->key.code, e->val.calls, comm, e->val.last_pid,
-			       guard_hit_name(guard_rule_config(e->key.code), e->key.code));
-		}
-		if (st->n_counts_total > st->n_counts)
-			printf("    (%u more)\n", st->n_counts_total - st->n_counts);
-		/* Per uid: the sum over encodings. */
-		printf("  by uid:\n");
-		for (unsigned i = 0; i < st->n_counts; i++) {
-			bool first = true;
-			for (unsigned j = 0; j < i && first; j++)
-				first = st->counts[j].key.uid != st->counts[i].key.uid;
-			if (!first)
-				continue;
-			unsigned long long den = 0, aud = 0;
-			for (unsigned j = i; j < st->n_counts; j++)
-				if (st->counts[j].key.uid == st->counts[i].key.uid)
-					*(st->counts[j].key.denied ? &den : &aud) += st->counts[j].val.calls;
-			printf("    uid %u: %llu denied, %llu audited\n", st->counts[i].key.uid, den,
-			       aud);
-		}
+	if (!st->n_counts)
+		return;
+	printf("  by encoding:\n");
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		const struct enf_count *e = &st->counts[i];
+		char comm[17];
+		sanitize_comm(comm, e->val.last_comm);
+		printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
+		       "%s\n",
+		       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
+		       e->key.code, e->val.calls, comm, e->val.last_pid,
+		       guard_hit_name(guard_rule_config(e->key.code), e->key.code));
 	}
-	free(st);
-	return rc;
+	if (st->n_counts_total > st->n_counts)
+		printf("    (%u more)\n", st->n_counts_total - st->n_counts);
+	printf("  by uid:\n");
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		if (!uid_first(st, i))
+			continue;
+		unsigned long long den, aud;
+		uid_sums(st, i, &den, &aud);
+		printf("    uid %u: %llu denied, %llu audited\n", st->counts[i].key.uid, den, aud);
+	}
 }
+
+static void status_data(const struct status_model *m, enum form form)
+{
+	const struct enf_status *st = m->st;
+	struct out o;
+	out_begin(&o, form);
+	out_u64(&o, "exit", (unsigned long long)m->rc);
+	if (m->err) {
+		/* What is pinned could not be read: attached or not is unknown. */
+		out_null(&o, "attached");
+		out_str(&o, "error", st->why);
+		out_end(&o);
+		return;
+	}
+	out_bool(&o, "attached", st->attached);
+	out_null(&o, "error");
+	if (!st->attached) {
+		const struct kernel_view *k = &m->k;
+		out_str(&o, "why", st->why);
+		out_open(&o, "policy", false);
+		out_bool(&o, "would_attach", m->pl.policy.watch);
+		out_str(&o, "mode", guard_mode_name(m->pl.policy.mode));
+		out_str(&o, "reason", m->pl.policy.reason);
+		out_close(&o);
+		out_open(&o, "kernel", false);
+		out_bool(&o, "btf", k->btf > 0);
+		if (k->bpf_lsm < 0)
+			out_null(&o, "bpf_lsm");
+		else
+			out_bool(&o, "bpf_lsm", k->bpf_lsm > 0);
+		out_str(&o, "lsm", k->lsm_rc >= 0 ? k->lsm : NULL);
+		out_str(&o, "lsm_error", k->lsm_rc >= 0 ? NULL : strerror((int)-k->lsm_rc));
+		if (k->bpffs < 0)
+			out_null(&o, "bpffs");
+		else
+			out_bool(&o, "bpffs", k->bpffs > 0);
+		out_close(&o);
+		out_end(&o);
+		return;
+	}
+	const struct pmug_enf_config *c = &st->cfg;
+	out_null(&o, "why");
+	out_str(&o, "attach", enf_attach_name(st->attach));
+	out_config(&o, c);
+	out_open(&o, "program", false);
+	out_u64(&o, "id", st->prog_id);
+	out_u64(&o, "link_id", st->link_id);
+	out_u64(&o, "xlated_insns", st->xlated_insns);
+	out_u64(&o, "jited_bytes", st->jited_bytes);
+	out_hex(&o, "object", c->object);
+	out_close(&o);
+	/* kernel.bpf_stats_enabled=1 counts runs; 0 runs: not counted (null). */
+	out_open(&o, "runs", false);
+	if (st->run_cnt) {
+		out_u64(&o, "count", st->run_cnt);
+		out_u64(&o, "time_ns", st->run_time_ns);
+		out_u64(&o, "mean_ns", st->run_time_ns / st->run_cnt);
+	} else {
+		out_null(&o, "count");
+		out_null(&o, "time_ns");
+		out_null(&o, "mean_ns");
+	}
+	out_close(&o);
+	const struct pmug_enf_totals *tt = &st->totals;
+	out_open(&o, "totals", false);
+	out_u64(&o, "denied", tt->denied);
+	out_u64(&o, "audited", tt->audited);
+	out_u64(&o, "reports_lost", tt->lost_events);
+	out_u64(&o, "keys_not_counted", tt->lost_keys);
+	out_close(&o);
+	out_u64(&o, "encodings", st->n_counts_total);
+	out_open(&o, "by_encoding", true);
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		const struct enf_count *e = &st->counts[i];
+		char comm[17];
+		comm_str(comm, e->val.last_comm);
+		enum guard_hit hit = guard_rule_config(e->key.code);
+		out_open(&o, NULL, false);
+		out_str(&o, "decision", e->key.denied ? "denied" : "audited");
+		out_u64(&o, "uid", e->key.uid);
+		out_u64(&o, "pmu_type", e->key.pmu_type);
+		out_hex(&o, "config", e->key.code);
+		out_u64(&o, "calls", e->val.calls);
+		out_u64(&o, "last_pid", e->val.last_pid);
+		out_str(&o, "last_comm", comm);
+		out_str(&o, "hit", hit_word(hit));
+		out_str(&o, "name", guard_hit_name(hit, e->key.code));
+		out_close(&o);
+	}
+	out_close(&o);
+	out_open(&o, "by_uid", true);
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		if (!uid_first(st, i))
+			continue;
+		unsigned long long den, aud;
+		uid_sums(st, i, &den, &aud);
+		out_open(&o, NULL, false);
+		out_u64(&o, "uid", st->counts[i].key.uid);
+		out_u64(&o, "denied", den);
+		out_u64(&o, "audited", aud);
+		out_close(&o);
+	}
+	out_close(&o);
+	existing_data(&o, m->ex, c);
+	out_end(&o);
+}
+
+static int do_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
+		{NULL, 0, NULL, 0},
+	};
+	enum form form = FORM_TEXT;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch == 'J')
+			form_set(&form, FORM_JSON, "status");
+		else if (ch == 'K')
+			form_set(&form, FORM_KEYS, "status");
+		else
+			die_bad_option("enforce status", argv, "");
+	}
+	if (optind < argc)
+		die_usage("enforce status: unexpected argument '%s'", argv[optind]);
+	struct status_model m = {.rc = EXIT_OK};
+	m.st = calloc(1, sizeof(*m.st));
+	if (!m.st)
+		die_errno("out of memory");
+	m.err = enf_status_read(ENF_PIN_DIR, m.st, false);
+	if (m.err) {
+		m.rc = EXIT_INTERNAL;
+	} else if (!m.st->attached) {
+		plan_make(&m.pl, -1, NULL, true);
+		kernel_read(&m.k);
+		m.rc = EXIT_NOT_ATTACHED;
+	} else {
+		m.ex = existing_read(&m.st->cfg);
+		m.rc = existing_rc(m.ex, &m.st->cfg);
+	}
+	if (form == FORM_TEXT) {
+		status_text(&m);
+	} else {
+		status_data(&m, form);
+		if (m.err)
+			fprintf(stderr, "pmuguard: enforce: status: %s\n", m.st->why);
+	}
+	free(m.ex);
+	free(m.pl.f);
+	free(m.st);
+	return m.rc;
+}
+
+/* ---- follow ----------------------------------------------------------------- */
 
 static volatile sig_atomic_t stopping;
 static void on_signal(int sig)
@@ -409,9 +940,16 @@ static bool should_stop(void *ctx)
 	return stopping != 0;
 }
 
+/* Once per (process, encoding), as the shim and the supervisor decide it
+ * (probe/guard/once.c); forgotten when full (follow runs for days, and the
+ * processes it saw are long gone) and when another start replaces the
+ * program (its reports are a new program's). */
+static _Atomic uint64_t follow_seen[4096];
+
 struct follow {
-	struct guard_policy policy;
-	unsigned attach;
+	const struct enf_status *st; /* the program followed: its attach and rodata */
+	struct guard_policy policy;  /* the reason it was started with, for the line */
+	struct guard_once once;
 	bool journal; /* stdout is the journal: send entries with fields instead */
 };
 
@@ -426,23 +964,27 @@ static bool stdout_is_journal(void)
 	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
-/* One line per (process, encoding): the shim's words, then what only the
- * kernel knows. */
+/* One line per (process, encoding): the kernel program's decision in the
+ * shim's words, with the reason the guard was started with, then what only
+ * the kernel knows. */
 static void on_event(void *ctx, const struct pmug_enf_event *e)
 {
-	const struct follow *fo = ctx;
-	struct guard_decision d = {.hit = (enum guard_hit)e->hit,
-				   .deny = e->denied != 0,
-				   .report = true,
-				   .type = e->attr_type,
-				   .config = e->attr_config};
+	struct follow *fo = ctx;
+	struct guard_decision d;
+	enf_event_decision(e, &d);
+	enum guard_once_result seen = guard_once_mark(&fo->once, guard_once_key(e->tgid, &d));
+	if (seen == GUARD_ONCE_FULL) {
+		guard_once_forget(&fo->once);
+		seen = guard_once_mark(&fo->once, guard_once_key(e->tgid, &d));
+	}
+	if (seen != GUARD_ONCE_FIRST)
+		return;
 	char comm[17];
-	memcpy(comm, e->comm, 16);
-	comm[16] = '\0';
+	comm_str(comm, e->comm);
 	struct logline l;
 	guard_format_denial(&l, &fo->policy, &d, comm, (pid_t)e->tgid);
 	log_str(&l, " [kernel ");
-	log_str(&l, enf_attach_name(fo->attach));
+	log_str(&l, enf_attach_name(fo->st->attach));
 	log_str(&l, ": uid ");
 	log_dec(&l, e->uid);
 	log_str(&l, ", cgroup ");
@@ -495,23 +1037,21 @@ static int do_follow(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	bool journal = stdout_is_journal();
+	struct follow fo = {.st = st,
+			    .once = GUARD_ONCE_INIT(follow_seen),
+			    .journal = stdout_is_journal()};
 	const char *verb = "following denials";
 	for (;;) {
-		struct follow fo = {.attach = st->attach, .journal = journal};
-		/* The reason sentence: the live policy's, as the shim would say it. */
-		struct plan pl;
-		plan_make(&pl, (int)st->cfg.mode, NULL, true);
-		fo.policy = pl.policy;
-		if (!pl.policy.watch)
-			fo.policy.reason = "pmuguard enforce was started with these rules";
+		/* The reason sentence: the one the program was started with,
+		 * from its rodata; nothing is probed again. */
+		fo.policy = (struct guard_policy){.reason = st->cfg.reason};
+		guard_once_forget(&fo.once);
 		printf("pmuguard: enforce: %s (%s, mode %s)\n", verb, enf_attach_name(st->attach),
 		       guard_mode_name((enum guard_mode)st->cfg.mode));
 		fflush(stdout);
 		int err = enf_follow(st->events_fd, st->link_id, ENF_PIN_DIR, on_event, &fo,
 				     should_stop);
 		close(st->events_fd);
-		free(pl.f);
 		if (err == -ESTALE) {
 			/* A start with another policy replaced the program: its
 			 * reports go to a ring buffer of its own. */

@@ -77,13 +77,6 @@ struct {
 } counts SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, PMUG_ENF_SEEN_MAX);
-	__type(key, struct pmug_enf_seen);
-	__type(value, __u8);
-} seen SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, PMUG_ENF_RINGBUF_BYTES);
 } events SEC(".maps");
@@ -106,15 +99,13 @@ static __always_inline void count(const struct pmug_enf_key *k, __u32 tgid)
 	bpf_get_current_comm(c->last_comm, sizeof(c->last_comm));
 }
 
-/* Once per (process, encoding, verdict): a record for --follow. */
+/* Every call judged in the class: a record for follow, which reports the
+ * first of each (process, encoding) as the shim does (probe/guard/once.c):
+ * "once" is decided in one place, not here too.  A full buffer (nobody
+ * following, or a burst) drops the record and counts it. */
 static __always_inline void report(struct perf_event *event, const struct pmug_enf_key *k,
 				   enum guard_hit hit, __u64 id)
 {
-	struct pmug_enf_seen s = {.tgid = (__u32)(id >> 32), .pmu_type = k->pmu_type,
-				  .code = k->code, .denied = k->denied};
-	__u8 one = 1;
-	if (bpf_map_update_elem(&seen, &s, &one, BPF_NOEXIST) != 0)
-		return;
 	struct pmug_enf_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		__sync_fetch_and_add(&totals.lost_events, 1);

@@ -178,9 +178,10 @@ static struct bpf_link *skel_link(struct pmug_enforce *s)
 
 static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
 
-/* Is the same configuration attached at pin_dir now? */
+/* Is the same configuration attached at pin_dir now?  Then r says which
+ * (its attach, and its rodata: the reason and facts it was started on). */
 static bool same_attached(const char *pin_dir, const struct pmug_enf_config *cfg,
-			  unsigned *attach)
+			  struct enf_result *r)
 {
 	struct enf_status *st = calloc(1, sizeof(*st));
 	if (!st)
@@ -188,7 +189,10 @@ static bool same_attached(const char *pin_dir, const struct pmug_enf_config *cfg
 	bool same = enf_status_read(pin_dir, st, false) == 0 && st->attached &&
 		    enf_config_same(&st->cfg, cfg) &&
 		    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == st->attach);
-	*attach = st->attach;
+	if (same) {
+		r->attach = st->attach;
+		r->cfg = st->cfg;
+	}
 	free(st);
 	return same;
 }
@@ -254,7 +258,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 	}
 	bool had = old->attached || err == -EPROTO;
 	free(old);
-	if (had && same_attached(pin_dir, cfg, &r->attach)) {
+	if (had && same_attached(pin_dir, cfg, r)) {
 		r->already = true;
 		return 0;
 	}
@@ -292,6 +296,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		return err ? err : -EINVAL;
 	}
 	r->attach = skel->rodata->cfg.attach;
+	r->cfg = skel->rodata->cfg;
 
 	/* Pin: into DIR/link when nothing is there, else into DIR/next and
 	 * then rename over DIR/link (bpffs: simple_rename), so the host is
@@ -312,7 +317,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		err = -errno;
 		/* Another start won the race to the pin: fine if it attached
 		 * what this one would have. */
-		if (err == -EEXIST && !had && same_attached(pin_dir, cfg, &r->attach)) {
+		if (err == -EEXIST && !had && same_attached(pin_dir, cfg, r)) {
 			r->already = true;
 			pmug_enforce__destroy(skel);
 			return 0;
@@ -521,9 +526,13 @@ int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events
 			close(mfd);
 			continue;
 		}
-		if (read_section(mfd, &mi, ".rodata", &st->cfg, sizeof(st->cfg)))
+		if (read_section(mfd, &mi, ".rodata", &st->cfg, sizeof(st->cfg))) {
 			cfg_ok = st->cfg.magic == PMUG_ENF_MAGIC &&
 				 st->cfg.version == PMUG_ENF_VERSION;
+			/* Our loader wrote them NUL-terminated; trust no more. */
+			st->cfg.reason[sizeof(st->cfg.reason) - 1] = '\0';
+			st->cfg.facts_from[sizeof(st->cfg.facts_from) - 1] = '\0';
+		}
 		else if (read_section(mfd, &mi, ".bss", &st->totals, sizeof(st->totals)))
 			;
 		else if (!strcmp(mi.name, "counts"))

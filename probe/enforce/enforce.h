@@ -28,9 +28,11 @@
 #define ENF_LSM_LIST "/sys/kernel/security/lsm"
 #define ENF_BTF "/sys/kernel/btf/vmlinux"
 
-/* Pure: the rodata for a policy (tests/unit/test_enforce.c). */
+/* Pure: the rodata for a policy (tests/unit/test_enforce.c): its effect,
+ * and what it was decided on (the facts' state, the reason, the snapshot
+ * directory facts_from or NULL for this machine), cut to fit. */
 void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
-		     unsigned probe_state, unsigned attach, time_t now);
+		     unsigned probe_state, const char *facts_from, unsigned attach, time_t now);
 /* Pure: does the text of /sys/kernel/security/lsm list "bpf"? */
 bool enf_lsm_listed(const char *list, size_t len);
 const char *enf_attach_name(unsigned attach);
@@ -40,6 +42,8 @@ bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_conf
 /* What start did, or why it could not. */
 struct enf_result {
 	unsigned attach;          /* PMUG_ENF_ATTACH_* attached (or found) */
+	struct pmug_enf_config cfg; /* what is attached now: this start's, or (already)
+				       the earlier start's, with its reason and facts */
 	bool already;             /* the same configuration was already attached */
 	bool replaced;            /* a different configuration was replaced */
 	char why[512];            /* on failure: one line, the reason */
@@ -106,8 +110,10 @@ struct enf_existing {
  * number of records (ex->why says so), -ENOMEM. */
 int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cfg,
 		       const void *records, size_t len);
-/* "active", "inactive", "off (disabled)", ... for enum pmug_enf_state. */
+/* "active", "inactive (enabled)", "off (disabled: ...)", ... for enum
+ * pmug_enf_state; enf_state_token: its one word ("off"), for data. */
 const char *enf_state_name(unsigned state);
+const char *enf_state_token(unsigned state);
 /* Run the iterator and judge what it finds.  Always fills ex: on failure
  * known is false and why says why (-errno returned). */
 int enf_existing_read(struct enf_existing *ex, const struct pmug_enf_config *cfg);
@@ -117,6 +123,10 @@ int enf_existing_read(struct enf_existing *ex, const struct pmug_enf_config *cfg
  * when another link replaced it (a start with another policy; read the
  * status again and follow the new one).  fn gets each record. */
 typedef void (*enf_event_fn)(void *ctx, const struct pmug_enf_event *e);
+/* Pure: the kernel program's decision in one record, as the shim's
+ * decision is put (type and config as the caller asked). */
+struct guard_decision;
+void enf_event_decision(const struct pmug_enf_event *e, struct guard_decision *d);
 int enf_follow(int events_fd, uint32_t link_id, const char *pin_dir, enf_event_fn fn, void *ctx,
 	       bool (*stop)(void *ctx));
 

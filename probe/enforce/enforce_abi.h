@@ -17,7 +17,12 @@
 /* "PMUG" and the layout version: status refuses to read a program whose
  * rodata does not carry them (an older or foreign object). */
 #define PMUG_ENF_MAGIC 0x474d5550u
-#define PMUG_ENF_VERSION 2u
+#define PMUG_ENF_VERSION 3u
+
+/* The start's reason sentence and where its facts came from, kept in the
+ * rodata so that what the program reports says what it was started on. */
+#define PMUG_ENF_REASON_LEN 512
+#define PMUG_ENF_FACTS_FROM_LEN 256
 
 enum pmug_enf_attach {
 	PMUG_ENF_ATTACH_NONE = 0,
@@ -38,6 +43,11 @@ struct pmug_enf_config {
 	unsigned long long started; /* CLOCK_REALTIME seconds of the start */
 	unsigned long long object;  /* FNV-1a of the BPF object loaded: another
 				       build's program is not "already attached" */
+	/* Read by user space only (status, follow): the policy's reason at the
+	 * start, and the snapshot directory its facts came from ("" for this
+	 * machine), NUL-terminated (cut to fit). */
+	char reason[PMUG_ENF_REASON_LEN];
+	char facts_from[PMUG_ENF_FACTS_FROM_LEN];
 };
 
 /* The program's .bss: totals, always exact (the per-key map may fill up). */
@@ -64,15 +74,9 @@ struct pmug_enf_count {
 	unsigned int pad;
 };
 
-/* seen: the first call of each (process, encoding) is reported. */
-struct pmug_enf_seen {
-	unsigned int tgid;
-	unsigned int pmu_type;
-	unsigned int code;
-	unsigned int denied;
-};
-
-/* One record of the ring buffer ("events"): what --follow prints. */
+/* One record of the ring buffer ("events"), one per call judged in the
+ * class: follow reports the first of each (process, encoding) with
+ * probe/guard/once.c, as the shim and the supervisor do. */
 struct pmug_enf_event {
 	unsigned long long ns;        /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
 	unsigned long long cgroup_id; /* bpf_get_current_cgroup_id() */
@@ -141,10 +145,12 @@ static inline enum guard_hit pmug_enf_classify(const volatile unsigned *types, u
 }
 
 #define PMUG_ENF_COUNTS_MAX 1024
-#define PMUG_ENF_SEEN_MAX 4096
-#define PMUG_ENF_RINGBUF_BYTES (64 * 1024)
+/* About 2900 records (80 bytes and a header of 8 each): a burst, or a
+ * while with no follower reading. */
+#define PMUG_ENF_RINGBUF_BYTES (256 * 1024)
 
-_Static_assert(sizeof(struct pmug_enf_config) == 64, "rodata layout");
+_Static_assert(sizeof(struct pmug_enf_config) == 64 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
+	       "rodata layout");
 _Static_assert(sizeof(struct pmug_enf_totals) == 32, "bss layout");
 _Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");
 _Static_assert(sizeof(struct pmug_enf_event) == 80, "event layout");

@@ -7,10 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decide.h"
 #include "enforce.h"
 
+/* dst[0..size) gets src, cut to fit, always NUL-terminated. */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t n = src ? strnlen(src, size - 1) : 0;
+	memcpy(dst, src ? src : "", n);
+	memset(dst + n, 0, size - n);
+}
+
 void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
-		     unsigned probe_state, unsigned attach, time_t now)
+		     unsigned probe_state, const char *facts_from, unsigned attach, time_t now)
 {
 	memset(c, 0, sizeof(*c));
 	c->magic = PMUG_ENF_MAGIC;
@@ -25,6 +34,17 @@ void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
 	for (unsigned i = 0; i < p->n_core && i < GUARD_RULE_MAX_CORE; i++)
 		c->core_types[c->n_core++] = p->core_types[i];
 	c->started = now < 0 ? 0 : (unsigned long long)now;
+	copy_cut(c->reason, sizeof(c->reason), p->reason);
+	copy_cut(c->facts_from, sizeof(c->facts_from), facts_from);
+}
+
+void enf_event_decision(const struct pmug_enf_event *e, struct guard_decision *d)
+{
+	*d = (struct guard_decision){.hit = (enum guard_hit)e->hit,
+				     .deny = e->denied != 0,
+				     .report = true,
+				     .type = e->attr_type,
+				     .config = e->attr_config};
 }
 
 bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_config *b)
@@ -121,16 +141,25 @@ int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cf
 	return 0;
 }
 
+/* Each state's word for data (status --json) and its words for people. */
+static const struct {
+	const char *token, *words;
+} states[] = {
+	[PMUG_ENF_STATE_UNKNOWN] = {"unknown", "unknown"},
+	[PMUG_ENF_STATE_ACTIVE] = {"active", "active"},
+	[PMUG_ENF_STATE_INACTIVE] = {"inactive", "inactive (enabled)"},
+	[PMUG_ENF_STATE_OFF] = {"off", "off (disabled: an ioctl or exec enables it)"},
+	[PMUG_ENF_STATE_ERROR] = {"error", "error (may be enabled again)"},
+	[PMUG_ENF_STATE_EXIT] = {"exit", "exit (its task exited; children may hold copies)"},
+	[PMUG_ENF_STATE_DEAD] = {"dead", "dead"},
+};
+
 const char *enf_state_name(unsigned state)
 {
-	static const char *const names[] = {
-		[PMUG_ENF_STATE_UNKNOWN] = "unknown",
-		[PMUG_ENF_STATE_ACTIVE] = "active",
-		[PMUG_ENF_STATE_INACTIVE] = "inactive (enabled)",
-		[PMUG_ENF_STATE_OFF] = "off (disabled: an ioctl or exec enables it)",
-		[PMUG_ENF_STATE_ERROR] = "error (may be enabled again)",
-		[PMUG_ENF_STATE_EXIT] = "exit (its task exited; children may hold copies)",
-		[PMUG_ENF_STATE_DEAD] = "dead",
-	};
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "unknown";
+	return state < sizeof(states) / sizeof(states[0]) ? states[state].words : "unknown";
+}
+
+const char *enf_state_token(unsigned state)
+{
+	return state < sizeof(states) / sizeof(states[0]) ? states[state].token : "unknown";
 }

@@ -10,6 +10,10 @@
  *
  * With a snapshot nothing live is read.  A missing file is an unknown fact.
  * probe --dmesg FILE reads a kernel log alone: nothing else, live or not.
+ *
+ * The shim and the supervisor gather lazily (probe_gather_verdict()): CPUID
+ * first, the kernel log where CPUID says too little, then only the facts
+ * the verdict names as still able to change it.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,6 +31,19 @@ static bool where(char *out, size_t size, const char *snapshot, const char *rel,
 	}
 	*path = out;
 	return probe_join(out, size, snapshot, rel);
+}
+
+/* IA32_PERF_CAPABILITIES exists only where CPUID.1:ECX.PDCM says so:
+ * elsewhere the msr device is not even opened. */
+static void msr_live(struct probe_facts *f)
+{
+	struct probe_cpu cpu;
+	probe_decode_cpu(f, &cpu);
+	if (!cpu.known || !cpu.pdcm) {
+		f->msr_err = -ENODEV;
+		return;
+	}
+	probe_msr_live(f);
 }
 
 static void get(struct probe_facts *f, const char *snapshot, enum probe_known what,
@@ -77,7 +94,7 @@ static void get(struct probe_facts *f, const char *snapshot, enum probe_known wh
 		if (path)
 			probe_msr_snapshot(f, path);
 		else
-			probe_msr_live(f);
+			msr_live(f);
 		break;
 	case PROBE_KNOWN_DMI:
 		probe_dmi(f, path);
@@ -126,8 +143,48 @@ void probe_gather_verdict(struct probe_facts *f, const char *snapshot)
 	/* CPUID decides most machines; the core PMU types are the policy's. */
 	get(f, snapshot, PROBE_KNOWN_CPUID, NULL, false);
 	get(f, snapshot, PROBE_KNOWN_SYSFS, NULL, false);
-	/* Then only what could still change the verdict, cheapest first, as
-	 * the verdict itself says (the log read stops after the PMU block). */
-	for (enum probe_known next; (next = probe_next_fact(f)) != 0;)
-		get(f, snapshot, next, NULL, false);
+	struct probe_verdict v;
+	probe_evaluate(f, &v);
+	/* Without CPUID (or its leaf 0xA) the log may state the facts: the
+	 * report's verdict then rests on it, the guard's stays unknown.  What
+	 * it states is a new basis for the verdict: judge once more. */
+	if (!v.cpu.known || !v.cpu.leaf_a_known) {
+		get(f, snapshot, PROBE_KNOWN_KLOG, NULL, false);
+		probe_evaluate(f, &v);
+	}
+	/* Then only the facts the verdict names as able to change it.  Each
+	 * can change it only by proving perf metrics or, on bare metal, by
+	 * listing slots/topdown events, so read them cheapest first (one
+	 * pread, then the log, which stops after the PMU block, then a dozen
+	 * sysfs files) and stop at the first proof. */
+	unsigned open = probe_open_facts(f, &v);
+	static const enum probe_known cheapest_first[] = {PROBE_KNOWN_MSR, PROBE_KNOWN_KLOG,
+							  PROBE_KNOWN_SYSFS_EVENTS};
+	for (size_t i = 0; i < sizeof(cheapest_first) / sizeof(cheapest_first[0]); i++) {
+		if (!(open & cheapest_first[i]))
+			continue;
+		get(f, snapshot, cheapest_first[i], NULL, false);
+		if (probe_metrics_proof(f))
+			break;
+	}
+}
+
+bool probe_errno_transient(int neg_errno)
+{
+	switch (-neg_errno) {
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+	case EINTR:
+	case EAGAIN:
+	case ENOBUFS:
+		return true;
+	}
+	return false;
+}
+
+bool probe_facts_transient(const struct probe_facts *f)
+{
+	return probe_errno_transient(f->cpuid_err) || probe_errno_transient(f->sysfs_err) ||
+	       probe_errno_transient(f->klog_err) || probe_errno_transient(f->msr_err);
 }

@@ -47,7 +47,9 @@
  *     test PMU module prints one after it; on a real machine whose driver
  *     failed, no counter can fault).
  *     Every later block is ignored: a hybrid part's second PMU, printed when
- *     its first CPU comes up, is one of those.
+ *     its first CPU comes up, is one of those.  Inside the block, each
+ *     "<pmu> PMU driver:" opens that PMU's section (struct probe_klog_pmu):
+ *     the "..." lines up to the next one are its own numbers.
  *  4. /dev/kmsg escapes control characters in a record (msg_add_ext_text():
  *     '\n' is "\x0a"), so each read is one whole record.  syslog(2)
  *     READ_ALL (record_print_text()) and the text forms print a record
@@ -113,6 +115,7 @@ static void pmu_reset(struct probe_klog *k)
 	k->boot = boot;
 	k->ignored = ignored;
 	k->parse = p;
+	k->parse.section = 0; /* the sections went with the bare block */
 }
 
 /* One record as the parser sees it: its text after the form's prefix. */
@@ -517,11 +520,43 @@ static bool dots_hex(const struct dots *d, uint64_t *v)
 	return text_hex(&t, v, 16) && t.p == t.end;
 }
 
+/* A line of a hybrid section: that PMU's own numbers. */
+static void section_fields(struct probe_klog_pmu *s, const struct dots *d)
+{
+	uint64_t v;
+	if ((key_is(d, "fixed-purpose events") || key_is(d, "fixed-purpose counters")) &&
+	    dots_dec(d, &v, 65)) {
+		if (s->fixed_logged < 0)
+			s->fixed_logged = (int)v;
+		if (v > 3)
+			s->fixed3_logged = true;
+	}
+	if (key_is(d, "fixed-purpose bitmap") && dots_hex(d, &v)) {
+		if (!s->fixed_bitmap_seen)
+			s->fixed_bitmap = (uint32_t)v;
+		s->fixed_bitmap_seen = true;
+		if ((v >> 3) & 1)
+			s->fixed3_logged = true;
+	}
+	if ((key_is(d, "event mask") || key_is(d, "global_ctrl mask")) && dots_hex(d, &v)) {
+		if (!s->mask_seen)
+			s->mask = v;
+		s->mask_seen = true;
+		if ((v >> GLOBAL_CTRL_EN_PERF_METRICS_BIT) & 1)
+			s->perf_metrics_bit = true;
+		if ((v >> 35) & 1)
+			s->fixed3_logged = true;
+	}
+}
+
 /* A line of the driver's block: the first block's numbers (a hybrid part
- * prints the boot CPU's PMU first, cpu_core's), counter 3 in any. */
+ * prints the boot CPU's PMU first, cpu_core's), counter 3 in any; and the
+ * open hybrid section's own. */
 static void dots_fields(struct probe_klog *k, const struct dots *d)
 {
 	uint64_t v;
+	if (k->parse.section > 0 && k->parse.section <= k->n_pmus)
+		section_fields(&k->pmus[k->parse.section - 1], d);
 	if (key_is(d, "version") && dots_dec(d, &v, 256) && k->version_logged < 0)
 		k->version_logged = (int)v;
 	if ((key_is(d, "generic registers") || key_is(d, "generic counters")) &&
@@ -696,8 +731,9 @@ static bool ends_with(const char *p, const char *end, const char *s)
 }
 
 /* A hybrid part's "core: cpu_core PMU driver: " (init_hybrid_pmu(),
- * arch/x86/events/intel/core.c, under its pr_fmt "core: "). */
-static bool hybrid_header(const char *p, const char *end)
+ * arch/x86/events/intel/core.c, under its pr_fmt "core: "); name (may be
+ * NULL) gets the PMU's name. */
+static bool hybrid_header(const char *p, const char *end, struct text *name)
 {
 	struct text t = {p, end};
 	text_lit(&t, "core: ");
@@ -705,7 +741,25 @@ static bool hybrid_header(const char *p, const char *end)
 	while (t.p < t.end && ((*t.p >= 'a' && *t.p <= 'z') || (*t.p >= '0' && *t.p <= '9') ||
 			       *t.p == '_'))
 		t.p++;
+	if (name)
+		*name = (struct text){id, t.p};
 	return t.p > id && text_lit(&t, " PMU driver:");
+}
+
+/* A hybrid header in the driver's block opens that PMU's section: the
+ * "..." lines after it are its own.  A name too long for the facts, or a
+ * fifth section, opens none. */
+static void hybrid_section(struct probe_klog *k, const char *p, const char *end)
+{
+	struct text name;
+	k->parse.section = 0;
+	if (!hybrid_header(p, end, &name) || k->n_pmus >= PROBE_MAX_PMUS ||
+	    (size_t)(name.end - name.p) >= PROBE_PMU_NAME)
+		return;
+	struct probe_klog_pmu *s = &k->pmus[k->n_pmus++];
+	*s = (struct probe_klog_pmu){.fixed_logged = -1};
+	memcpy(s->name, name.p, (size_t)(name.end - name.p));
+	k->parse.section = (unsigned char)k->n_pmus;
 }
 
 /* "Hypervisor detected:" names it best; the other lines name it where it
@@ -852,7 +906,7 @@ static enum drv driver_line(const struct probe_klog_parse *ps, const struct rec 
 		return DRV_FW;
 	if (m == M_PERFCTR_FAIL)
 		return DRV_PERFCTR;
-	if (m == M_NONE && hybrid_header(r->p, r->end))
+	if (m == M_NONE && hybrid_header(r->p, r->end, NULL))
 		return DRV_HYBRID;
 	if (m == M_NONE && ps->block == BLOCK_HEAD &&
 	    (ends_with(r->p, r->end, " PMU driver.") ||
@@ -899,6 +953,9 @@ static enum probe_klog_kind block_line(struct probe_klog *k, const struct rec *r
 		driver_words(k, r->p, r->end);
 		if (terminal(k))
 			ps->block = BLOCK_LINES;
+		break;
+	case DRV_HYBRID:
+		hybrid_section(k, r->p, r->end);
 		break;
 	default:
 		break;
@@ -977,7 +1034,7 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		bt->virtualized = true;
 		break;
 	case M_NONE:
-		if (hybrid_header(r->p, r->end))
+		if (hybrid_header(r->p, r->end, NULL))
 			k->ignored.outside_block++; /* a later PMU's block (its "..." lines follow) */
 		else if (mark_inside(r->p, r->end))
 			k->ignored.not_at_start++;

@@ -3,7 +3,9 @@
  * IA32_PERF_CAPABILITIES (MSR 0x345) through the msr driver, where it is
  * loaded and readable (root, CAP_SYS_RAWIO).  Reads only: the driver uses
  * rdmsr_safe_on_cpu() (arch/x86/kernel/msr.c), so an MSR the hypervisor does
- * not implement comes back as EIO instead of faulting.
+ * not implement comes back as EIO instead of faulting.  Whether the MSR
+ * exists at all (CPUID.1:ECX.PDCM) is for the gather to ask (gather.c):
+ * this file only reads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,12 +33,6 @@ int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val)
 
 void probe_msr_live(struct probe_facts *f)
 {
-	struct probe_cpu cpu;
-	probe_decode_cpu(f, &cpu);
-	if (!cpu.known || !cpu.pdcm) {
-		f->msr_err = -ENODEV; /* CPUID.1:ECX.PDCM clear: no such MSR */
-		return;
-	}
 	f->msr_err = probe_msr_read(0, PROBE_MSR_PERF_CAPABILITIES, &f->perf_capabilities);
 	if (f->msr_err == 0)
 		f->known |= PROBE_KNOWN_MSR;

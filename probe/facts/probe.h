@@ -107,6 +107,20 @@ struct probe_klog_ignored {
 	unsigned banner;         /* a "Linux version" line that cannot start a boot */
 };
 
+/* A hybrid part's block holds a section per core PMU: "core: cpu_atom PMU
+ * driver:" and its own "..." lines (init_hybrid_pmu(), arch/x86/events/
+ * intel/core.c).  Each section's numbers, as that PMU's own facts. */
+struct probe_klog_pmu {
+	char name[PROBE_PMU_NAME]; /* cpu_core, cpu_atom, cpu_lowpower */
+	int fixed_logged;          /* its "fixed-purpose events/counters", -1 if none */
+	bool fixed_bitmap_seen;    /* its "fixed-purpose bitmap" (6.17+) */
+	uint32_t fixed_bitmap;
+	bool mask_seen;            /* its "event mask" / "global_ctrl mask" */
+	uint64_t mask;
+	bool fixed3_logged;        /* 4+ fixed counters, bitmap bit 3 or mask bit 35 */
+	bool perf_metrics_bit;     /* bit 48 in its mask (proof only if the block is anchored) */
+};
+
 /* The parser's own state (kmsg.c); not facts. */
 struct probe_klog_parse {
 	unsigned char form;          /* enum probe_klog_form */
@@ -117,6 +131,7 @@ struct probe_klog_parse {
 	bool driver_lines;           /* the driver's block has "..." lines: nothing replaces it */
 	bool pending;                /* the open block may replace a bare driver block */
 	char pending_vendor[13];     /* its driver's vendor, until it has "..." lines */
+	unsigned char section;       /* the open hybrid section: its index + 1; 0 none */
 	/* The last record, for probe_klog_gather()'s sink (points into its line). */
 	const char *text;
 	size_t text_len;
@@ -151,6 +166,11 @@ struct probe_klog {
 	bool broken_pmu;        /* "Broken PMU hardware detected, using software events only" */
 	unsigned corrupted_msr[4];
 	unsigned n_corrupted_msr;
+	/* A hybrid part's sections of the driver's block, in the order logged
+	 * (the fields above merge them: the first block's numbers, counter 3
+	 * and bit 48 in any). */
+	struct probe_klog_pmu pmus[PROBE_MAX_PMUS];
+	unsigned n_pmus;
 
 	/* The boot's other facts ("Linux version" starts them over). */
 	struct probe_boot boot;
@@ -258,27 +278,42 @@ void probe_dmi(struct probe_facts *f, const char *dir);
  * the PMU's (probe_klog_line() keeps errors on PMU MSRs only). */
 const char *probe_pmu_msr_name(uint32_t msr);
 
-/* Gather only what the verdict needs: CPUID and the core PMU types, then,
- * while probe_next_fact() names one, that fact.  What the shim and the
- * supervisor use; the report wants probe_gather(). */
+/* Gather only what the verdict needs: CPUID and the core PMU types, the
+ * kernel log where CPUID (or its leaf 0xA) is missing, then what
+ * probe_open_facts() names, cheapest first, until perf metrics is proven.
+ * What the shim and the supervisor use; the report wants probe_gather(). */
 void probe_gather_verdict(struct probe_facts *f, const char *snapshot);
 
-/* The verdict's own answer to "what could still change you?": the cheapest
- * fact not yet looked for whose value could change the verdict (the MSR,
- * then the kernel log, then sysfs events), or 0 when none could. */
-enum probe_known probe_next_fact(const struct probe_facts *f);
-
-/* Pure: decode CPUID and decide. */
-void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
+/* Pure (verdict.c): decide, and say what could still change the verdict:
+ * the facts (enum probe_known bits) not yet looked for whose value could
+ * change v, the one evaluated from f (the MSR and the kernel log, which can
+ * prove perf metrics, and on bare metal sysfs events); 0 when none could. */
 void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v);
-/* The hypervisor a DMI system string ("Amazon EC2 m6i.16xlarge") names,
- * or NULL where it names no virtual machine. */
-const char *probe_dmi_guest(const char *system);
+unsigned probe_open_facts(const struct probe_facts *f, const struct probe_verdict *v);
+/* Where the facts prove perf metrics (the verdict's metrics_source), or
+ * NULL where they do not. */
+const char *probe_metrics_proof(const struct probe_facts *f);
+const char *probe_state_name(enum probe_state s);
+/* Pure (cpuid_decode.c): the CPU as CPUID says. */
+void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
 /* Intel, perfmon present, and CPUID.0AH EDX[4:0] > 3 or ECX bit 3 (v5+). */
 bool probe_fixed3_advertised(const struct probe_cpu *c);
-const char *probe_state_name(enum probe_state s);
+/* Pure (klog_cpu.c): the CPU, and its perfmon, as the kernel log states
+ * them, for where CPUID is missing; nothing where the log is unknown. */
+void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu);
+void probe_perfmon_from_klog(const struct probe_facts *f, struct probe_cpu *cpu);
+/* Pure (hypervisor.c).  The hypervisor a DMI system string ("Amazon EC2
+ * m6i.16xlarge") names, or NULL where it names no virtual machine. */
+const char *probe_dmi_guest(const char *system);
+/* A hypervisor named in words ("KVM", the log's): hv_name, and hv_vendor
+ * the CPUID signature it goes by ("" for a name not in the table). */
+void probe_hv_from_name(struct probe_cpu *c, const char *name);
+/* hv_name from the CPUID signature, for a guest not named yet. */
+void probe_hv_from_signature(struct probe_cpu *c);
+
 /* Was a fact left unknown for a reason that may pass (EMFILE, ENFILE,
- * ENOMEM, EINTR, EAGAIN, ENOBUFS)?  Then nothing built on it is kept. */
+ * ENOMEM, EINTR, EAGAIN, ENOBUFS)?  Then nothing built on it is kept
+ * (gather.c). */
 bool probe_errno_transient(int neg_errno);
 bool probe_facts_transient(const struct probe_facts *f);
 
@@ -328,6 +363,8 @@ void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
 /* Each line (PROBE_KLOG_KMSG: each record) of the log, in its form. */
 typedef int (*probe_klog_fn)(void *ctx, enum probe_klog_form form, const char *line, size_t len);
 int probe_klog_each_line(const char *path, probe_klog_fn fn, void *ctx);
+/* IA32_PERF_CAPABILITIES: live on CPU 0 (whether it exists, CPUID.1:ECX.PDCM,
+ * is the caller's to ask), or a snapshot's msr.txt. */
 void probe_msr_live(struct probe_facts *f);
 void probe_msr_snapshot(struct probe_facts *f, const char *path);
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Which encodings land on fixed counter 3.  The rule itself is in
- * classify_rule.h (shared with the kernel program, enforce/pmuguard.bpf.c);
- * this file is its userspace face: the policy, names, modes.
+ * classify_rule.h (shared with the kernel program,
+ * probe/enforce/enforce.bpf.c); this file is its userspace face: the rule
+ * applied to (type, config) on the policy's core PMU types, the names of
+ * what it hits, and the substitute for TOPDOWN.SLOTS.  What to do about a
+ * hit, per mode, is the policy's (policy.c).
  *
  * The kernel's Ice Lake-and-later constraint tables
  * (arch/x86/events/intel/core.c, intel_icl_event_constraints and later) hold
@@ -24,8 +27,6 @@
  * (intel_perfmon_event_map: ref-cycles is 0x0300), with or without the
  * hybrid PMU type in config bits 32-63 (PERF_PMU_TYPE_SHIFT), so they pass.
  */
-#include <string.h>
-
 #include "classify.h"
 
 #define UMASK(c) ((unsigned)(((c) >> 8) & 0xff))
@@ -59,77 +60,4 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 uint64_t guard_slots_p(uint64_t config)
 {
 	return (config & ~0xffffull) | GUARD_SLOTS_P;
-}
-
-static const char *const mode_names[] = {
-	[GUARD_AUTO] = "auto", [GUARD_ALWAYS] = "always", [GUARD_AUDIT] = "audit",
-	[GUARD_OFF] = "off",
-};
-
-int guard_mode_parse_n(const char *s, size_t len)
-{
-	for (unsigned i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
-		if (strlen(mode_names[i]) == len && memcmp(s, mode_names[i], len) == 0)
-			return (int)i;
-	return -1;
-}
-
-int guard_mode_parse(const char *s)
-{
-	return guard_mode_parse_n(s, strlen(s));
-}
-
-const char *guard_mode_name(enum guard_mode m)
-{
-	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
-}
-
-void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
-		       const struct probe_facts *f, const struct probe_verdict *v)
-{
-	memset(p, 0, sizeof(*p));
-	p->mode = mode;
-	p->reason = v->reason;
-	p->core_types[p->n_core++] = PROBE_TYPE_RAW;
-	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++)
-		if (f->pmus[i].type != PROBE_TYPE_RAW)
-			p->core_types[p->n_core++] = f->pmus[i].type;
-
-	/* The guard acts on guard_state: the state where CPUID decided it,
-	 * unknown where the kernel log alone did (probe/facts/verdict.c says why).
-	 * Facts left unknown for a reason that passes (the fd limit, no
-	 * memory) are not "nothing to guard": fail closed for now; the shim
-	 * does not keep this policy and probes again at the next call. */
-	bool hazard = v->guard_state == PROBE_HAZARD;
-	if (v->guard_state == PROBE_UNKNOWN && probe_facts_transient(f)) {
-		hazard = true;
-		p->reason = "the facts could not be read just now (out of descriptors or memory): "
-			    "failing closed until they can be";
-	}
-	switch (mode) {
-	case GUARD_AUTO:
-		p->watch = p->enforce = hazard;
-		break;
-	case GUARD_ALWAYS:
-		/* Every Intel core PMU, whatever the probe says; only a CPU
-		 * known not to be Intel is spared (on AMD event 0x00 umask
-		 * 0x04 is an ordinary event). */
-		p->watch = p->enforce = v->guard_state != PROBE_NOT_INTEL;
-		if (p->watch)
-			p->reason = "mode always (the policy file, the environment or --mode) "
-				    "blocks the fixed-counter-3 class on every Intel core PMU";
-		break;
-	case GUARD_AUDIT:
-		p->watch = hazard;
-		p->enforce = false;
-		break;
-	case GUARD_OFF:
-		break;
-	}
-}
-
-void guard_policy_fail_closed(struct guard_policy *p, const char *reason)
-{
-	p->watch = p->enforce = true;
-	p->reason = reason;
 }

@@ -2,10 +2,10 @@
 /*
  * The fixed-counter-3 rule itself, as static inline functions of plain
  * integers: no libc, no kernel headers.  Both the userspace classifier
- * (probe/guard/classify.c: the preload shim, the supervisor, the command) and the
- * kernel program (enforce/pmuguard.bpf.c, built with clang -target bpf)
- * include this file, so the kernel and the shim cannot disagree about what
- * lands on counter 3.
+ * (probe/guard/classify.c: the preload shim, the supervisor, the command)
+ * and the kernel program (probe/enforce/enforce.bpf.c, built with clang
+ * -target bpf) include this file, so the kernel and the shim cannot
+ * disagree about what lands on counter 3.
  *
  * Where the encodings come from is told in probe/guard/classify.c: TOPDOWN.SLOTS is
  * FIXED_EVENT_CONSTRAINT(0x0400, 3) and the metrics are

@@ -139,8 +139,13 @@ static long to_journal(const char *msg, size_t mlen, const char *note, size_t nl
 	return send_dgram(sock, sizeof(sock), iov, 4);
 }
 
-/* RFC 3164 through /dev/log: "<12>" = facility user, severity warning. */
-static long to_syslog(const char *msg, size_t mlen, const char *note, size_t nlen)
+/* RFC 3164 through /dev/log: "<12>" = facility user, severity warning.  A
+ * syslog line has no fields, so the report's fields follow the words as
+ * data, " [data: layer=L decision=D type=T config=0xC undelivered=N]"
+ * (type and config where the attr was read, undelivered where reports
+ * went missing): pmuguard-fleet reads that, never the sentence. */
+static long to_syslog(const char *msg, size_t mlen, const char *note, size_t nlen,
+		      const struct log_report *r, uint32_t undelivered)
 {
 	char head[48];
 	size_t hn;
@@ -150,9 +155,28 @@ static long to_syslog(const char *msg, size_t mlen, const char *note, size_t nle
 	hn += probe_utoa(head + hn, (uint32_t)pmug_sys0(SYS_getpid));
 	__builtin_memcpy(head + hn, close_, sizeof(close_) - 1);
 	hn += sizeof(close_) - 1;
-	struct iovec iov[3] = {{head, hn}, {(void *)msg, mlen}, {(void *)note, nlen}};
+	struct logline d = {.len = 0};
+	if (r) {
+		log_str(&d, " [data: layer=");
+		log_str_safe(&d, r->layer);
+		log_str(&d, " decision=");
+		log_str_safe(&d, r->decision);
+		if (r->has_encoding) {
+			log_str(&d, " type=");
+			log_dec(&d, r->type);
+			log_str(&d, " config=");
+			log_hex(&d, r->config);
+		}
+		if (undelivered) {
+			log_str(&d, " undelivered=");
+			log_dec(&d, undelivered);
+		}
+		log_str(&d, "]");
+	}
+	struct iovec iov[4] = {{head, hn}, {(void *)msg, mlen}, {(void *)note, nlen},
+			       {d.buf, d.len < sizeof(d.buf) ? d.len : 0}};
 	static const char sock[] = "/dev/log";
-	return send_dgram(sock, sizeof(sock), iov, 3);
+	return send_dgram(sock, sizeof(sock), iov, 4);
 }
 
 /* Without glibc's syslog() or sd_journal_send() (they take locks and may
@@ -182,7 +206,7 @@ bool log_system(const struct logline *l, size_t skip, const struct log_report *r
 	 * another name: the report is counted as undelivered instead. */
 	if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -ENOTDIR || rc == -EACCES ||
 	    rc == -EMSGSIZE)
-		rc = to_syslog(msg, mlen, note, nlen);
+		rc = to_syslog(msg, mlen, note, nlen, r, missed);
 	if (rc == 0)
 		return true;
 	if (r)

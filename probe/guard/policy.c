@@ -2,13 +2,88 @@
 /*
  * Settings -> facts -> verdict -> policy: the one path every enforcer takes
  * (the shim's first call, `pmuguard run`, `pmuguard enforce start`), so
- * that none of them can gather, judge or fail closed differently.
+ * that none of them can gather, judge or fail closed differently; and the
+ * policy per mode: which core PMU types are watched, and whether what the
+ * classifier (classify.c) hits there is denied.
  */
 #include <string.h>
 
-#include "classify.h"
 #include "conf.h"
 #include "policy.h"
+#include "settings.h"
+
+static const char *const mode_names[] = {
+	[GUARD_AUTO] = "auto", [GUARD_ALWAYS] = "always", [GUARD_AUDIT] = "audit",
+	[GUARD_OFF] = "off",
+};
+
+int guard_mode_parse_n(const char *s, size_t len)
+{
+	for (unsigned i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (strlen(mode_names[i]) == len && memcmp(s, mode_names[i], len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int guard_mode_parse(const char *s)
+{
+	return guard_mode_parse_n(s, strlen(s));
+}
+
+const char *guard_mode_name(enum guard_mode m)
+{
+	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
+}
+
+void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
+		       const struct probe_facts *f, const struct probe_verdict *v)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	p->reason = v->reason;
+	p->core_types[p->n_core++] = PROBE_TYPE_RAW;
+	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++)
+		if (f->pmus[i].type != PROBE_TYPE_RAW)
+			p->core_types[p->n_core++] = f->pmus[i].type;
+
+	/* The guard acts on guard_state: the state where CPUID decided it,
+	 * unknown where the kernel log alone did (probe/facts/verdict.c says why).
+	 * Facts left unknown for a reason that passes (the fd limit, no
+	 * memory) are not "nothing to guard": fail closed for now; the shim
+	 * does not keep this policy and probes again at the next call. */
+	bool hazard = v->guard_state == PROBE_HAZARD;
+	if (v->guard_state == PROBE_UNKNOWN && probe_facts_transient(f)) {
+		hazard = true;
+		p->reason = "the facts could not be read just now (out of descriptors or memory): "
+			    "failing closed until they can be";
+	}
+	switch (mode) {
+	case GUARD_AUTO:
+		p->watch = p->enforce = hazard;
+		break;
+	case GUARD_ALWAYS:
+		/* Every Intel core PMU, whatever the probe says; only a CPU
+		 * known not to be Intel is spared (on AMD event 0x00 umask
+		 * 0x04 is an ordinary event). */
+		p->watch = p->enforce = v->guard_state != PROBE_NOT_INTEL;
+		if (p->watch)
+			p->reason = "mode always (the policy file, the environment or --mode) "
+				    "blocks the fixed-counter-3 class on every Intel core PMU";
+		break;
+	case GUARD_AUDIT:
+		p->watch = hazard;
+		p->enforce = false;
+		break;
+	case GUARD_OFF:
+		break;
+	}
+}
+
+void guard_policy_fail_closed(struct guard_policy *p, const char *reason)
+{
+	p->watch = p->enforce = true;
+	p->reason = reason;
+}
 
 void guard_policy_for(const struct guard_settings *set, struct probe_facts *f,
 		      struct probe_verdict *v, struct guard_policy *p)

@@ -116,18 +116,16 @@ static void klog_evidence(char *buf, size_t size, const struct probe_facts *f)
 
 /* "the guest AWS m6i.16xlarge (hypervisor KVM)", "this guest (hypervisor
  * KVM)", "this bare-metal machine". */
-static void machine_phrase(char *buf, size_t size, const struct probe_facts *f,
+static void machine_phrase(char *buf, size_t size, const struct probe_machine *m,
 			   const struct probe_verdict *v)
 {
-	struct probe_machine m;
-	probe_machine_build(f, &m);
 	const struct probe_cpu *c = &v->cpu;
 	if (c->hypervisor)
-		add(buf, size, "%s%s (hypervisor %s)", m.words[0] ? "the guest " : "this guest",
-		    m.words, c->hv_name[0] ? c->hv_name : "unnamed");
+		add(buf, size, "%s%s (hypervisor %s)", m->words[0] ? "the guest " : "this guest",
+		    m->words, c->hv_name[0] ? c->hv_name : "unnamed");
 	else
-		add(buf, size, "%s%s", m.words[0] ? "the bare-metal machine " : "this bare-metal machine",
-		    m.words);
+		add(buf, size, "%s%s", m->words[0] ? "the bare-metal machine " : "this bare-metal machine",
+		    m->words);
 }
 
 enum plain_perf_stat findings_plain_perf_stat(const struct probe_facts *f,
@@ -179,7 +177,7 @@ const char *findings_plain_perf_stat_text(enum plain_perf_stat s)
 }
 
 static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
-		   struct finding *out, unsigned *n)
+		   const struct probe_machine *m, struct finding *out, unsigned *n)
 {
 	const struct probe_cpu *c = &v->cpu;
 	struct finding *x = next(out, n, "fixed3-unimplemented", SEVERITY_CRITICAL,
@@ -200,7 +198,7 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 			ADD(x->evidence, ", fixed bitmap 0x%x", c->fixed_bitmap);
 		ADD(x->evidence, "; this is ");
 	}
-	machine_phrase(x->evidence, sizeof(x->evidence), f, v);
+	machine_phrase(x->evidence, sizeof(x->evidence), m, v);
 	if (c->guest_because)
 		ADD(x->evidence, ": %s", c->guest_because);
 	ADD(x->evidence, ".");
@@ -221,12 +219,10 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 	const char *pps = findings_plain_perf_stat_text(findings_plain_perf_stat(f, v));
 	if (*pps)
 		ADD(x->remedy, "%s ", pps);
-	struct probe_machine m;
-	probe_machine_build(f, &m);
-	if (c->hypervisor && m.words[0])
+	if (c->hypervisor && m->words[0])
 		ADD(x->remedy, "This is the hypervisor's bug: report it to the provider of %s (its "
 			       "vPMU advertises fixed counter 3 without implementing it).",
-		    m.words);
+		    m->words);
 	else
 		ADD(x->remedy, "This is the hypervisor's bug: report it to the cloud provider.");
 	if (v->basis == PROBE_BASIS_KLOG)
@@ -235,13 +231,11 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 }
 
 static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
-		    struct finding *out, unsigned *n)
+		    const struct probe_machine *m, struct finding *out, unsigned *n)
 {
 	const struct probe_cpu *c = &v->cpu;
 	bool kvm = strcmp(c->hv_vendor, "KVMKVMKVM") == 0;
 	bool hybrid = c->hybrid || (c->fms_known && findings_hybrid_model(c->family, c->model));
-	struct probe_machine m;
-	probe_machine_build(f, &m);
 	struct finding *x = next(out, n, "no-vpmu", SEVERITY_ERROR,
 				 c->hypervisor ? "This guest has no virtual PMU: no hardware "
 						 "counters at all"
@@ -269,8 +263,8 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 		    c->guest_because ? " (" : "",
 		    c->guest_because ? c->guest_because : "",
 		    c->guest_because ? ")" : "");
-	if (m.words[0])
-		ADD(x->evidence, " Machine: %s.", m.words);
+	if (m->words[0])
+		ADD(x->evidence, " Machine: %s.", m->words);
 	x->consequence = "perf shows <not supported> for cycles, instructions and every "
 			 "hardware event; only software events (task-clock, page-faults, ...) "
 			 "work. Nothing can fault, and nothing can be measured either.";
@@ -284,13 +278,13 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 		    "support.",
 		    c->vendor, c->model, kvm ? "" : " (if the hypervisor is KVM; the log does not "
 						   "name it)");
-	} else if (!strncmp(m.sys_vendor, "Google", 6) ||
-		   strstr(m.system, "Google Compute Engine")) {
+	} else if (!strncmp(m->sys_vendor, "Google", 6) ||
+		   strstr(m->system, "Google Compute Engine")) {
 		ADD(x->remedy, "On Google Compute Engine a vPMU is opt-in: create the VM with "
 			       "`--performance-monitoring-unit=standard` (or `enhanced`, which adds "
 			       "perf metrics) on a machine series that supports it (C4, C3, ...). "
 			       "Nothing inside the guest can fix it.");
-	} else if (strstr(m.system, "VirtualBox")) {
+	} else if (strstr(m->system, "VirtualBox")) {
 		ADD(x->remedy, "VirtualBox does not give its guests hardware performance counters "
 			       "(its KVM paravirtual interface does not add them). Run the workload "
 			       "on a hypervisor that exposes a vPMU (KVM with `-cpu host`, VMware with "
@@ -419,7 +413,7 @@ static void rejected_bits(char *buf, size_t size, const struct probe_msr_error *
  * hypervisor refuses it with #GP; the kernel's exception fixup catches the
  * WRMSR/RDMSR and warns once (ex_handler_msr(), arch/x86/mm/extable.c). */
 static void msr_rejected(const struct probe_facts *f, const struct probe_verdict *v,
-			 struct finding *out, unsigned *n)
+			 const struct probe_machine *m, struct finding *out, unsigned *n)
 {
 	const struct probe_boot *b = &f->klog.boot;
 	struct finding *x = next(out, n, "pmu-msr-rejected", SEVERITY_ERROR,
@@ -438,20 +432,18 @@ static void msr_rejected(const struct probe_facts *f, const struct probe_verdict
 			 "(ex_handler_msr(), arch/x86/mm/extable.c).");
 	if (v->cpu.hypervisor || b->virtualized) {
 		ADD(x->evidence, " This is ");
-		machine_phrase(x->evidence, sizeof(x->evidence), f, v);
+		machine_phrase(x->evidence, sizeof(x->evidence), m, v);
 		ADD(x->evidence, ".");
 	}
 	x->consequence = "The vPMU advertises registers the hypervisor does not implement: the "
 			 "same class of bug as the m6i's fixed counter 3. The write is dropped "
 			 "(counters read 0 or stale, events that need it fail or count nothing); "
 			 "a read through rdpmc has no such fixup and faults the kernel.";
-	struct probe_machine m;
-	probe_machine_build(f, &m);
 	ADD(x->remedy, "Report it to the %s%s: its CPUID.0AH must not advertise what it does not "
 		       "implement. Meanwhile run perf tools under pmuguard (`pmuguard run -- ...`) "
 		       "and do not trust counts on the affected counters; `pmuguard probe` on the "
 		       "machine itself reads CPUID and says what the guard blocks.",
-		    m.words[0] ? "provider of " : "hypervisor's owner", m.words);
+		    m->words[0] ? "provider of " : "hypervisor's owner", m->words);
 }
 
 static bool facts_missing(const struct probe_facts *f, const struct probe_verdict *v)
@@ -467,20 +459,28 @@ static bool facts_missing(const struct probe_facts *f, const struct probe_verdic
 unsigned findings_build(const struct probe_facts *f, const struct probe_verdict *v,
 			struct finding *out)
 {
+	struct probe_machine m;
+	probe_machine_build(f, &m);
+	return findings_build_for(f, v, &m, out);
+}
+
+unsigned findings_build_for(const struct probe_facts *f, const struct probe_verdict *v,
+			    const struct probe_machine *m, struct finding *out)
+{
 	unsigned n = 0;
 	const struct probe_cpu *c = &v->cpu;
 
 	if (v->hazard)
-		fixed3(f, v, out, &n);
+		fixed3(f, v, m, out, &n);
 	/* Any vendor: a guest without a vPMU is the same story on AMD. */
 	if ((v->intel && c->leaf_a_known && c->perfmon_basis == PROBE_BASIS_CPUID &&
 	     c->pmu_version == 0) ||
 	    f->klog.no_pmu_driver || f->klog.virt_unavailable || f->klog.broken_pmu)
-		no_vpmu(f, v, out, &n);
+		no_vpmu(f, v, m, out, &n);
 	if (f->klog.bios_corrupted)
 		counters_in_use(f, v, out, &n);
 	if (f->known & PROBE_KNOWN_KLOG && f->klog.boot.n_msr_errors)
-		msr_rejected(f, v, out, &n);
+		msr_rejected(f, v, m, out, &n);
 	if (c->known && !v->intel) {
 		struct finding *x = next(out, &n, "not-intel", SEVERITY_INFO,
 					 "Not an Intel CPU: there is nothing to guard");

@@ -7,6 +7,7 @@
 #ifndef PMUGUARD_FINDINGS_H
 #define PMUGUARD_FINDINGS_H
 
+#include "machine.h"
 #include "probe.h"
 
 #define FINDINGS_MAX 8
@@ -44,7 +45,11 @@ const char *findings_plain_perf_stat_name(enum plain_perf_stat s);
 /* The two sentences the report and the finding say about it ("" when it works). */
 const char *findings_plain_perf_stat_text(enum plain_perf_stat s);
 
-/* Fills out[] (at most FINDINGS_MAX) and returns how many. */
+/* Fills out[] (at most FINDINGS_MAX) and returns how many, naming the
+ * machine m (probe_machine_build(), built once by the report). */
+unsigned findings_build_for(const struct probe_facts *f, const struct probe_verdict *v,
+			    const struct probe_machine *m, struct finding *out);
+/* The same, building the machine from f. */
 unsigned findings_build(const struct probe_facts *f, const struct probe_verdict *v,
 			struct finding *out);
 

@@ -53,6 +53,7 @@
 #include "attr.h"
 #include "decide.h"
 #include "denial.h"
+#include "once.h"
 #include "supervise.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
@@ -91,8 +92,9 @@ struct sup {
 	int refused_err;
 	bool rows_full;
 	/* Each distinct (process, encoding) is logged once, as the shim does
-	 * in each process: a small open-addressed set of hashed keys. */
-	uint64_t logged[4096];
+	 * in each process (probe/guard/once.c): one table for the tree. */
+	_Atomic uint64_t logged[4096];
+	struct guard_once once;
 };
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -266,26 +268,6 @@ static struct audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config
 	return r;
 }
 
-static bool first_in_process(struct sup *s, pid_t pid, const struct guard_decision *d)
-{
-	uint64_t key = (d->config ^ ((uint64_t)d->type << 40) ^ ((uint64_t)(uint32_t)pid << 20) ^
-			((uint64_t)d->hit << 60)) *
-		       0x9e3779b97f4a7c15ull;
-	key ^= key >> 29;
-	key |= 1;
-	size_t n = sizeof(s->logged) / sizeof(s->logged[0]);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t *slot = &s->logged[(key + i) % n];
-		if (*slot == key)
-			return false;
-		if (*slot == 0) {
-			*slot = key;
-			return true;
-		}
-	}
-	return false; /* that many distinct lines were logged already */
-}
-
 /* The notification names the calling thread; a line is owed once per
  * process.  The thread's process and its real uid, from /proc/TID/status
  * (any thread id works; Name, Umask, State, Tgid, ... Uid: within the
@@ -352,7 +334,7 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 	if (d.report && s->o->log != GUARD_LOG_QUIET && s->o->dest != GUARD_DEST_QUIET) {
 		uid_t uid;
 		pid_t tgid = tgid_of((pid_t)req->pid, &uid);
-		if (first_in_process(s, tgid, &d)) {
+		if (guard_once_first(&s->once, (uint64_t)tgid, &d)) {
 			char comm[32];
 			prog_name((pid_t)req->pid, comm, sizeof(comm));
 			struct logline l;
@@ -548,6 +530,7 @@ int sup_run(char *const argv[], const struct sup_options *o)
 	}
 	s->o = o;
 	s->child = child;
+	s->once = (struct guard_once)GUARD_ONCE_INIT(s->logged);
 	s->nfd = recv_fd(sv[0], &err);
 	if (s->nfd < 0) {
 		fprintf(stderr, "pmuguard: run: cannot install the seccomp filter: %s%s\n",

@@ -79,8 +79,9 @@ d = json.load(open(sys.argv[1]))
 assert d["source"] == "kernel-log" and d["dmesg"] == sys.argv[2] and d["snapshot"] is None
 assert d["state"] == "hazard" and d["basis"] == "kernel-log" and d["guard_state"] == "unknown"
 assert d["cpu"]["source"] == "kernel-log" and d["cpu"]["hypervisor_name"] == "KVM"
+# No "fixed-purpose bitmap" line in the log: the bitmap is null, not 0.
 assert d["perfmon"] == {"known": True, "source": "kernel-log", "version": 2, "gp_counters": 8,
-                        "fixed_counters": 4, "fixed_bitmap": 0}, d["perfmon"]
+                        "fixed_counters": 4, "fixed_bitmap": None}, d["perfmon"]
 assert d["machine"]["words"] == "AWS m6i.16xlarge" and d["machine"]["source"] == "kernel-log"
 assert d["machine"]["sys_vendor"] == "Amazon EC2" and d["machine"]["product_name"] == "m6i.16xlarge"
 assert d["kernel_log"]["kernel"] == "5.10.205-195.807.amzn2.x86_64"
@@ -137,6 +138,138 @@ PY
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert d["snapshot"].endswith("bad\ufffddir"), d["snapshot"]' "$tmp/j" ||
 		fail "a byte that is not UTF-8"
 	echo "ok: UTF-8 kept, invalid bytes replaced, no padding, schema $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["schema"])' "$tmp/j")"
+	;;
+reports-pinned)
+	# Whole reports, as lscpu's tests pin their dumps: every fixture folder
+	# holds report.txt (`probe --snapshot NAME`) and report.json (its --json,
+	# indented), written by tests/snapshots/pin-reports.sh.  Run from the
+	# fixtures folder, so that the report names the snapshot NAME and no
+	# path of this tree.  Any changed word fails here, with its diff.
+	cd "$FIXTURES"
+	unset PMUGUARD_SNAPSHOT PMUGUARD_MODE PMUGUARD_SLOTS PMUGUARD_LOG
+	mkdir "$tmp/json"
+	bad=0
+	n=0
+	for w in */; do
+		name=${w%/}
+		n=$((n + 1))
+		"$PMUGUARD" probe --snapshot "$name" >"$tmp/report.txt" ||
+			{ echo "FAIL: probe --snapshot $name exited $?"; bad=1; }
+		"$PMUGUARD" probe --json --snapshot "$name" >"$tmp/json/$name" ||
+			{ echo "FAIL: probe --json --snapshot $name exited $?"; bad=1; }
+		if [ ! -f "$name/report.txt" ]; then
+			echo "FAIL: $name has no report.txt"
+			bad=1
+		elif ! diff -u --label "$name/report.txt (pinned)" --label "$name/report.txt (printed)" \
+			"$name/report.txt" "$tmp/report.txt"; then
+			echo "FAIL: $name: the text report differs from its pin"
+			bad=1
+		fi
+	done
+	# The JSON: the pinned object, indented as pin-reports.sh does, and on
+	# one line the very bytes the probe prints (scripts read those).
+	python3 - "$tmp/json" <<'PY' || bad=1
+import difflib, json, os, sys
+bad = False
+for name in sorted(os.listdir(sys.argv[1])):
+    printed = open(os.path.join(sys.argv[1], name), encoding="utf-8").read()
+    try:
+        pin = open(os.path.join(name, "report.json"), encoding="utf-8").read()
+    except OSError as e:
+        print(f"FAIL: {name} has no report.json ({e.strerror})")
+        bad = True
+        continue
+    obj = json.loads(printed)
+    indented = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    if indented != pin:
+        sys.stdout.writelines(difflib.unified_diff(pin.splitlines(True), indented.splitlines(True),
+                                                   f"{name}/report.json (pinned)",
+                                                   f"{name}/report.json (printed)"))
+        print(f"FAIL: {name}: the JSON report differs from its pin")
+        bad = True
+    elif json.dumps(json.loads(pin), separators=(",", ":"), ensure_ascii=False) + "\n" != printed:
+        print(f"FAIL: {name}: --json is not the pinned object on one line")
+        bad = True
+sys.exit(1 if bad else 0)
+PY
+	[ "$bad" = 0 ] || fail "reports differ from their pins; if the change is meant, run" \
+		"tests/snapshots/pin-reports.sh BUILD_DIR and commit the diff"
+	[ "$n" -gt 10 ] || fail "the fixtures folder looks empty"
+	echo "ok: the text and JSON reports of $n fixtures equal their pins"
+	;;
+probe-keys)
+	# --keys: the JSON document flattened for shells, one KEY=VALUE a line:
+	# keys are JSON paths (array elements by index), strings raw with
+	# control characters and backslashes as \xHH, null empty; first schema=2.
+	mkdir "$tmp/keys"
+	for w in "$FIXTURES"/*/; do
+		name=$(basename "$w")
+		"$PMUGUARD" probe --json --snapshot "$w" >"$tmp/keys/$name.json"
+		"$PMUGUARD" probe --keys --snapshot "$w" >"$tmp/keys/$name.keys"
+	done
+	python3 - "$tmp/keys" <<'PY' || fail "--keys is not the JSON flattened"
+import json, os, sys
+def esc(s):
+    return "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7f or c == "\\" else c
+                   for c in s)
+def flat(v, p):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from flat(x, f"{p}.{k}" if p else k)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from flat(x, f"{p}.{i}")
+    elif v is None:
+        yield f"{p}="
+    elif isinstance(v, bool):
+        yield f"{p}={'true' if v else 'false'}"
+    elif isinstance(v, int):
+        yield f"{p}={v}"
+    else:
+        yield f"{p}={esc(v)}"
+d = sys.argv[1]
+names = sorted(n[:-5] for n in os.listdir(d) if n.endswith(".json"))
+assert len(names) > 10, "the fixtures folder looks empty"
+for name in names:
+    want = list(flat(json.load(open(f"{d}/{name}.json", encoding="utf-8")), ""))
+    text = open(f"{d}/{name}.keys", encoding="utf-8").read()
+    assert text.endswith("\n"), f"{name}: no final newline"
+    got = text[:-1].split("\n")
+    assert got[0] == "schema=2", f"{name}: first line {got[0]!r}"
+    for i, (g, x) in enumerate(zip(got, want)):
+        assert g == x, f"{name}: line {i + 1}: {g!r}, the JSON says {x!r}"
+    assert len(got) == len(want), f"{name}: {len(got)} lines, the JSON has {len(want)} values"
+PY
+	# What pmuguard-fleet reads, by these names, with sed.
+	key() { sed -n "s/^$1=//p" "$tmp/out"; }
+	want() { [ "$(key "$1")" = "$2" ] || fail "--keys: $1=$(key "$1"), expected $1=$2"; }
+	status 3 "$PMUGUARD" probe --keys --check --snapshot "$FIXTURES/m6i-16xlarge"
+	want state hazard
+	want guard_state hazard
+	want hazard true
+	want machine.words "AWS m6i.16xlarge"
+	[ -n "$(key reason)" ] || fail "--keys: no reason"
+	want pmus.0.name cpu
+	want findings.0.id fixed3-unimplemented
+	grep -qx 'dmesg=' "$tmp/out" || fail "--keys: null is not an empty value"
+	status 0 "$PMUGUARD" probe --keys --dmesg "$FIXTURES/m6i-16xlarge-log-only/dmesg.txt"
+	want guard_state unknown
+	want basis kernel-log
+	want machine.words "AWS m6i.16xlarge"
+	status 0 "$PMUGUARD" probe --keys --snapshot "$FIXTURES/m5-24xlarge"
+	grep -qx 'machine=' "$tmp/out" || fail "a null object is one empty key"
+	# A value never starts a line: a newline and a backslash in the
+	# snapshot's name are \x0a and \x5c.
+	nl=$'\n'
+	cp -r "$FIXTURES/m6i-16xlarge" "$tmp/a${nl}INJECTED=1\\b"
+	status 0 "$PMUGUARD" probe --keys --snapshot "$tmp/a${nl}INJECTED=1\\b"
+	! grep -q '^INJECTED' "$tmp/out" || fail "a value started a line of its own"
+	grep -qxF "snapshot=$tmp/a\\x0aINJECTED=1\\x5cb" "$tmp/out" ||
+		fail "snapshot=: $(grep '^snapshot=' "$tmp/out")"
+	status 2 "$PMUGUARD" probe --json --keys
+	status 0 "$PMUGUARD" probe --help
+	grep -q -- '--keys' "$tmp/out" || fail "--help does not name --keys"
+	echo "ok: --keys is the JSON flattened on every fixture; the fleet's keys read with sed"
 	;;
 snapshot-round-trip)
 	"$PMUGUARD" snapshot "$tmp/snap" 2>"$tmp/err" || fail "snapshot failed: $(cat "$tmp/err")"

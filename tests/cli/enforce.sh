@@ -25,6 +25,40 @@ need_enforce() {
 	[ "${ENFORCE:-1}" = 1 ] || skip "built without enforce"
 }
 
+# same_document JSON KEYS: the KEY=VALUE lines are the JSON document
+# flattened (paths joined by '.', array elements by index, strings with
+# control characters and '\' as \xHH, null empty), line for line in order,
+# the first schema=1: one model, rendered twice.
+same_document() {
+	python3 - "$1" "$2" <<'PY' || fail "--keys is not --json flattened: $(diff <(python3 -c 'import sys; print(open(sys.argv[1]).read())' "$1") "$2" | head -5)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+keys = open(sys.argv[2]).read().splitlines()
+out = []
+def flat(v, path):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            flat(x, path + [k])
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            flat(x, path + [str(i)])
+    else:
+        if v is None:
+            s = ""
+        elif v is True or v is False:
+            s = "true" if v else "false"
+        elif isinstance(v, int):
+            s = str(v)
+        else:
+            s = "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or c in "\x7f\\" else c for c in v)
+        out.append(".".join(path) + "=" + s)
+flat(doc, [])
+assert list(doc)[0] == "schema" and doc["schema"] == 1, doc
+assert keys and keys[0] == "schema=1", keys[:1]
+assert out == keys, [(a, b) for a, b in zip(out, keys) if a != b][:3] or (len(out), len(keys))
+PY
+}
+
 # CMD run as root in a private mount namespace.
 private_ns() {
 	[ "$(id -u)" = 0 ] || skip "needs root (a private bpffs mount)"
@@ -51,7 +85,12 @@ usage)
 	grep -q 'enforce start' "$tmp/out" || fail "no usage text"
 	grep -q '^7 attached, but events of the class opened before it still exist' "$tmp/out" ||
 		fail "--help does not document exit 7"
-	ok "usage errors exit 2; --help documents the exit statuses"
+	grep -q -- '--keys' "$tmp/out" || fail "--help does not document --keys"
+	run 2 "$PMUGUARD" enforce status --json --keys
+	run 2 "$PMUGUARD" enforce start --keys --json
+	run 2 "$PMUGUARD" enforce status --bogus
+	run 2 "$PMUGUARD" enforce status extra
+	ok "usage errors exit 2 (--json and --keys together too); --help documents the exit statuses and --keys"
 	;;
 status-nothing-attached)
 	need_enforce
@@ -66,7 +105,18 @@ status-nothing-attached)
 	if grep -q 'existing events' "$tmp/out"; then fail "status judged events without a guard"; fi
 	run 0 "$PMUGUARD" enforce stop
 	grep -q 'nothing was attached' "$tmp/out" || fail "stop with nothing attached"
-	ok "status says why nothing is attached (exit 6); stop is idempotent"
+	# The same as data, with the same exit status.
+	run 6 "$PMUGUARD" enforce status --keys
+	cp "$tmp/out" "$tmp/keys"
+	run 6 "$PMUGUARD" enforce status --json
+	cp "$tmp/out" "$tmp/json"
+	same_document "$tmp/json" "$tmp/keys"
+	for k in exit=6 attached=false 'why=nothing is pinned at /sys/fs/bpf/pmuguard/link' policy.would_attach= \
+		policy.mode= policy.reason= kernel.btf= kernel.bpffs=; do
+		grep -q "^$k" "$tmp/keys" || fail "status --keys: no $k"
+	done
+	if grep -q '^existing' "$tmp/keys"; then fail "status --keys judged events without a guard"; fi
+	ok "status says why nothing is attached (exit 6), as text, JSON and keys; stop is idempotent"
 	;;
 healthy-attaches-nothing)
 	need_enforce
@@ -76,7 +126,18 @@ healthy-attaches-nothing)
 	done
 	run 0 "$PMUGUARD" enforce start --mode off --snapshot "$FIXTURES/m6i-16xlarge"
 	grep -q 'nothing to attach (mode off' "$tmp/out" || fail "mode off attached"
-	ok "a healthy world and mode off load nothing"
+	run 0 "$PMUGUARD" enforce start --keys --snapshot "$FIXTURES/icx-8375c-metal"
+	cp "$tmp/out" "$tmp/keys"
+	run 0 "$PMUGUARD" enforce start --json --snapshot "$FIXTURES/icx-8375c-metal"
+	cp "$tmp/out" "$tmp/json"
+	same_document "$tmp/json" "$tmp/keys"
+	for k in outcome=nothing-to-attach exit=0 error= attach= mode=auto enforce=false facts.state=safe \
+		facts.source=snapshot "facts.snapshot=$FIXTURES/icx-8375c-metal" 'reason=.' earlier.attached=false; do
+		grep -q "^$k" "$tmp/keys" || fail "start --keys: no $k"
+	done
+	run 0 "$PMUGUARD" enforce start --keys --mode off --snapshot "$FIXTURES/m6i-16xlarge"
+	{ grep -qx 'mode=off' "$tmp/out" && grep -qx 'outcome=nothing-to-attach' "$tmp/out"; } || fail "start --keys --mode off"
+	ok "a healthy world and mode off load nothing (text, JSON and keys say so)"
 	;;
 bpffs-not-mounted)
 	need_enforce
@@ -88,7 +149,17 @@ bpffs-not-mounted)
 	[ "$rc" = 4 ] || fail "exit $rc, expected 4"
 	grep -q 'bpffs is not mounted at /sys/fs/bpf' "$tmp/err" || fail "reason missing"
 	grep -q 'Nothing of this start was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
-	ok "no bpffs: exit 4, one line that says so"
+	# As data: outcome refused, exit 4, the reason in error.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	private_ns sh -c 'mount -t tmpfs none /sys/fs/bpf && exec "$0" enforce start --keys \
+		--snapshot "$1"' "$PMUGUARD" "$FIXTURES/m6i-16xlarge" >"$tmp/out" 2>"$tmp/err" &&
+		rc=0 || rc=$?
+	[ "$rc" = 4 ] || fail "--keys: exit $rc, expected 4"
+	for k in schema=1 outcome=refused exit=4 'error=bpffs is not mounted at /sys/fs/bpf' attach= \
+		mode=auto enforce=true facts.state=hazard facts.source=snapshot; do
+		grep -q "^$k" "$tmp/out" || fail "start --keys: no $k"
+	done
+	ok "no bpffs: exit 4, one line that says so (and --keys: outcome refused, the reason as error)"
 	;;
 refused-leaves-nothing)
 	need_enforce

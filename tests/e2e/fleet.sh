@@ -510,25 +510,48 @@ layer-choice)
 	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
 	printf '/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
 	cp "$root/etc/ld.so.preload" "$tmp/orig"
+	# The stub answers as the real one does for scripts: --keys (KEY=VALUE
+	# lines, schema 1) and the exit codes; the human words it would print
+	# are not the script's to read, so the stub prints none.
 	cat >"$tmp/pmuguard" <<SH
 #!/bin/sh
-case "\$1 \${2:-}" in
-"enforce start")
+case "\$1 \${2:-} \${3:-}" in
+"enforce start --keys")
 	echo start >>"$tmp/enforce.log"
-	[ "\$STUB_KERNEL" = ok ] || { echo "pmuguard: enforce: could not attach the kernel guard: the kernel refused to load the fmod_ret program: Operation not permitted." >&2; exit 4; }
-	if [ -e "$tmp/attached" ]; then echo "pmuguard: enforce: already attached (lsm, denying with ENOENT, mode auto, core PMU types 4, facts from this machine): hazard"; exit 0; fi
+	echo schema=1
+	if [ "\$STUB_KERNEL" != ok ]; then
+		printf '%s\\n' outcome=refused exit=4 'error=the kernel refused to load the fmod_ret program: Operation not permitted' \
+			attach= mode=auto enforce=true facts.state=hazard facts.source=live facts.snapshot= reason=hazard
+		exit 4
+	fi
+	if [ -e "$tmp/attached" ]; then echo outcome=already; else echo outcome=attached; fi
 	touch "$tmp/attached"
-	echo "pmuguard: enforce: attached (lsm, denying with ENOENT, mode auto, core PMU types 4, facts from this machine): hazard"; exit 0 ;;
-"enforce status")
+	printf '%s\\n' error= attach=lsm mode=auto enforce=true core_types.0=4 core_types.1=10 facts.state=hazard \
+		facts.source=live facts.snapshot= 'reason=this guest advertises fixed counter 3' started=1764676800 \
+		existing.known=true existing.files=2
+	if [ "\${STUB_EXISTING:-0}" = 1 ]; then
+		printf '%s\\n' exit=7 existing.hits=1 existing.unguarded=true existing.events.0.pid=321 \
+			'existing.events.0.comm=perf\\x1b[0m' existing.events.0.fd=3 existing.events.0.type=4 \
+			existing.events.0.config=0x400 'existing.events.0.name=TOPDOWN.SLOTS (fixed counter 3)'
+		exit 7
+	fi
+	printf '%s\\n' exit=0 existing.hits=0 existing.unguarded=false
+	exit 0 ;;
+"enforce status --keys")
+	echo schema=1
 	if [ -e "$tmp/attached" ]; then
-		echo "pmuguard enforce: attached (lsm: BPF LSM hook perf_event_alloc), since 2026-12-02 12:00:00 UTC"
-		echo "  denied: 7, audited: 0, reports lost: 0, keys not counted: 0"
-		echo "  by encoding:"
-		printf '    %-7s uid %-6u type %-3u config 0x%04x  calls %-6u last %s[%u]: %s\\n' denied 0 4 1024 5 perf 12 TOPDOWN.SLOTS denied 1000 4 1024 1 perf 13 TOPDOWN.SLOTS denied 0 4 32768 1 perf 12 TOPDOWN.RETIRING
+		printf '%s\\n' exit=0 attached=true error= why= attach=lsm mode=auto enforce=true core_types.0=4 \
+			totals.denied=7 totals.audited=0 totals.reports_lost=0 totals.keys_not_counted=0 encodings=3 \
+			by_encoding.0.decision=denied by_encoding.0.uid=0 by_encoding.0.pmu_type=4 by_encoding.0.config=0x400 by_encoding.0.calls=5 \
+			'by_encoding.0.last_comm=perf\\x0a' 'by_encoding.0.name=TOPDOWN.SLOTS (fixed counter 3)' \
+			by_encoding.1.decision=denied by_encoding.1.uid=1000 by_encoding.1.pmu_type=4 by_encoding.1.config=0x400 by_encoding.1.calls=1 \
+			by_encoding.2.decision=denied by_encoding.2.uid=0 by_encoding.2.pmu_type=4 by_encoding.2.config=0x8000 by_encoding.2.calls=1 \
+			existing.known=true existing.files=2 existing.hits=0 existing.unguarded=false
 		exit 0
 	fi
-	echo "pmuguard enforce: not attached: nothing is pinned at /sys/fs/bpf/pmuguard/link"; exit 6 ;;
-"enforce stop") rm -f "$tmp/attached"; echo "pmuguard: enforce: stopped"; exit 0 ;;
+	printf '%s\\n' exit=6 attached=false error= 'why=nothing is pinned at /sys/fs/bpf/pmuguard/link'; exit 6 ;;
+"enforce stop "*) rm -f "$tmp/attached"; echo "pmuguard: enforce: stopped"; exit 0 ;;
+"enforce "*) echo "stub: unexpected \$*" >&2; exit 2 ;;
 	esac
 exec "$PMUGUARD" "\$@"
 SH
@@ -567,8 +590,33 @@ SH
 	STUB_KERNEL=ok f status --layer auto >"$tmp/out" || fail "status with the kernel layer is not 0"
 	grep -q '^pmuguard-fleet: layer: kernel$' "$tmp/out" || fail "status does not name the kernel layer"
 	grep -q 'kernel: attached; denied 7' "$tmp/out" || fail "status does not give the kernel's counts"
+	# JSON and metrics from the counts' data: summed over uids, the
+	# encoding as 0x%04x, a comm's escape carried as text.
+	STUB_KERNEL=ok f status --layer auto --json --textfile "$tmp/k.prom" >"$tmp/k.json" || fail "status --json with the kernel layer is not 0"
+	python3 - "$tmp/k.json" <<'PY' || fail "kernel JSON is wrong: $(cat "$tmp/k.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+k = s["kernel"]
+assert s["layer"] == "kernel" and k["state"] == "attached" and k["attach"] == "lsm" and k["mode"] == "auto", s
+assert k["denied"] == 7 and k["audited"] == 0 and k["reports_lost"] == 0 and k["existing_events"] == 0, k
+enc = {(e["decision"], e["pmu_type"], e["config"]): e["calls"] for e in k["by_encoding"]}
+assert enc == {("denied", 4, "0x0400"): 6, ("denied", 4, "0x8000"): 1}, enc
+PY
+	grep -qx 'pmuguard_kernel_calls_total{decision="denied",pmu_type="4",config="0x0400"} 6' "$tmp/k.prom" ||
+		fail "metrics: the kernel's counts by encoding: $(grep kernel_calls "$tmp/k.prom")"
+	grep -qx 'pmuguard_layer_installed{layer="kernel"} 1' "$tmp/k.prom" || fail "metrics: no kernel layer"
 	STUB_KERNEL=ok f uninstall --layer auto >"$tmp/out"
 	[ ! -e "$tmp/attached" ] || fail "uninstall did not stop the kernel guard"
+	# Attached, but an event of the class was opened before (exit 7): the
+	# install succeeds and names it on stderr, its comm escaped.
+	STUB_KERNEL=ok STUB_EXISTING=1 f install --layer kernel >"$tmp/out" 2>"$tmp/err" || fail "install with exit 7 of start failed"
+	grep -q '^pmuguard-fleet: kernel: attached (lsm, denying with ENOENT, mode auto, core PMU types 4, 10, facts from this machine): this guest' "$tmp/out" ||
+		fail "exit 7: the kernel layer was not reported: $(cat "$tmp/out")"
+	grep -q 'kernel: warning: 1 perf event(s) of the counter-3 class were allocated before the guard' "$tmp/err" ||
+		fail "exit 7: no warning: $(cat "$tmp/err")"
+	grep -qF 'kernel:   pid 321 (perf\x1b[0m) fd 3: type 4 config 0x400: TOPDOWN.SLOTS (fixed counter 3)' "$tmp/err" ||
+		fail "exit 7: the event is not named (escaped): $(cat "$tmp/err")"
+	STUB_KERNEL=ok f uninstall --layer kernel >"$tmp/out"
 	# Under --root without --layer, the running kernel is left alone.
 	rm -f "$tmp/enforce.log"
 	STUB_KERNEL=ok f install >"$tmp/out" 2>&1
@@ -703,7 +751,15 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 for d in (b"MESSAGE=blocked perf_event_open(type=4, config=0x400) in perf[7]: TOPDOWN.SLOTS\n"
           b"MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed\nSYSLOG_IDENTIFIER=pmuguard\nPMUGUARD_LAYER=kernel\n",
           b"MESSAGE=pmuguard: blocked perf_event_open(type=4, config=0x400) in perf[8]: TOPDOWN.SLOTS\n"
-          b"SYSLOG_IDENTIFIER=pmuguard\n"):
+          b"SYSLOG_IDENTIFIER=pmuguard\n",
+          # Counted by their fields, whatever their words: a denial (with
+          # two reports its process could not deliver) and an audit.
+          b"MESSAGE=reworded, in other words entirely\nMESSAGE_ID=7cd40d08058b4d219f41289bb6a12067\n"
+          b"SYSLOG_IDENTIFIER=fake\nPMUGUARD_LAYER=preload\nPMUGUARD_DECISION=deny\n"
+          b"PMUGUARD_TYPE=4\nPMUGUARD_CONFIG=0x8300\nPMUGUARD_UNDELIVERED=2\n",
+          b"MESSAGE=blocked perf_event_open(type=4, config=0x400) in words only\n"
+          b"MESSAGE_ID=7cd40d08058b4d219f41289bb6a12067\nSYSLOG_IDENTIFIER=fake\nPMUGUARD_LAYER=preload\n"
+          b"PMUGUARD_DECISION=audit\nPMUGUARD_TYPE=4\nPMUGUARD_CONFIG=0x8400\n"):
     s.sendto(d, "/run/systemd/journal/socket")
 PY
 sleep 0.2
@@ -716,7 +772,7 @@ SH
 	python3 - "$tmp/sb/journal" "$tmp/status.json" <<'PY' || fail "journal or status wrong: $(cat "$tmp/sb/journal" "$tmp/status.json")"
 import json, sys
 entries = [json.loads(l) for l in open(sys.argv[1])]
-mine = [e for e in entries if e.get("MESSAGE_ID") == "7cd40d08058b4d219f41289bb6a12067"]
+mine = [e for e in entries if e.get("MESSAGE_ID") == "7cd40d08058b4d219f41289bb6a12067" and e.get("SYSLOG_IDENTIFIER") != "fake"]
 layers = sorted((e["PMUGUARD_LAYER"], e["PMUGUARD_CONFIG"]) for e in mine)
 assert layers == [("preload", "0x400"), ("preload", "0x8000"), ("seccomp", "0x8100")], layers
 for e in mine:
@@ -727,12 +783,12 @@ for e in mine:
     assert "_BAD" not in e, e
 s = json.load(open(sys.argv[2]))
 assert s["reports"]["counted_from"] == "journal", s
-assert s["reports"]["blocks_reported"] == 2 and s["reports"]["undelivered"] == 0, s
+assert s["reports"]["blocks_reported"] == 3 and s["reports"]["undelivered"] == 2, s
 enc = {(e["pmu_type"], e["config"]): e["reports"] for e in s["reports"]["by_encoding"]}
-assert enc == {(4, "0x400"): 1, (4, "0x8000"): 1}, enc
+assert enc == {(4, "0x400"): 1, (4, "0x8000"): 1, (4, "0x8300"): 1}, enc
 assert s["reports"]["destination"].startswith("journald"), s
 PY
-	ok "journald entries carry MESSAGE_ID and the fields; status counts the preload's only"
+	ok "journald entries carry MESSAGE_ID and the fields; status counts the preload's denials only, by their fields"
 	;;
 status-says-reports-are-dropped)
 	# No /dev/log: the preload cannot report, so status must not say 0.

@@ -17,9 +17,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 probe="$src/probe"
-sources=("$probe/facts/cpuid.c" "$probe/facts/fileio.c" "$probe/facts/gather.c" "$probe/facts/kmsg.c"
+sources=("$probe/facts/cpuid.c" "$probe/facts/cpuid_decode.c" "$probe/facts/fileio.c"
+	"$probe/facts/gather.c" "$probe/facts/hypervisor.c" "$probe/facts/klog_cpu.c" "$probe/facts/kmsg.c"
 	"$probe/facts/msr.c" "$probe/facts/sysfs.c" "$probe/facts/verdict.c" "$probe/facts/sysfs_values.c"
-	"$probe/report/findings.c" "$probe/report/machine.c" "$probe/guard/classify.c" "$probe/guard/conf.c")
+	"$probe/report/findings.c" "$probe/report/machine.c" "$probe/guard/classify.c" "$probe/guard/conf.c"
+	"$probe/guard/policy.c")
 "$cc" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I"$probe/facts" -I"$probe/guard" -I"$probe/report" \
 	"$src/tests/fuzz/fuzz_$name.c" "${sources[@]}" -o "$tmp/fuzz" 2>"$tmp/cc.log" ||

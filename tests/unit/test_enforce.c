@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "denial.h"
 #include "enforce.h"
 #include "fixture.h"
+#include "once.h"
 
 #ifdef ENF_BPF_OBJ
 #include <bpf/btf.h>
@@ -29,7 +31,7 @@ Test(rodata, m6i_auto_denies_on_the_raw_type)
 	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
 	struct pmug_enf_config c;
 	memset(&c, 0xa5, sizeof(c));
-	enf_config_fill(&c, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 1700000000);
+	enf_config_fill(&c, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1700000000);
 	cr_assert_eq(c.magic, PMUG_ENF_MAGIC);
 	cr_assert_eq(c.version, PMUG_ENF_VERSION);
 	cr_assert_eq(c.enforce, 1);
@@ -53,7 +55,7 @@ Test(rodata, audit_counts_without_denying)
 	struct guard_policy p;
 	policy_for("m6i-16xlarge", GUARD_AUDIT, &p, &w);
 	struct pmug_enf_config c;
-	enf_config_fill(&c, &p, w.v.state, PMUG_ENF_ATTACH_FMOD_RET, 0);
+	enf_config_fill(&c, &p, w.v.state, NULL, PMUG_ENF_ATTACH_FMOD_RET, 0);
 	cr_assert(p.watch);
 	cr_assert_eq(c.enforce, 0);
 	cr_assert_eq(c.mode, GUARD_AUDIT);
@@ -65,7 +67,7 @@ Test(rodata, hybrid_world_carries_both_core_types)
 	struct guard_policy p;
 	policy_for("hybrid-guest-hazard", GUARD_AUTO, &p, &w);
 	struct pmug_enf_config c;
-	enf_config_fill(&c, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 0);
+	enf_config_fill(&c, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 0);
 	cr_assert_eq(c.n_core, p.n_core);
 	cr_assert_geq(c.n_core, 2, "RAW plus cpu_atom's dynamic type");
 	for (unsigned i = 0; i < w.f.n_pmus; i++)
@@ -80,18 +82,119 @@ Test(rodata, same_config_means_same_effect)
 	struct guard_policy p;
 	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
 	struct pmug_enf_config a, b;
-	enf_config_fill(&a, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 1);
-	enf_config_fill(&b, &p, w.v.state, PMUG_ENF_ATTACH_FMOD_RET, 2);
+	enf_config_fill(&a, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1);
+	enf_config_fill(&b, &p, w.v.state, NULL, PMUG_ENF_ATTACH_FMOD_RET, 2);
 	cr_assert(enf_config_same(&a, &b), "start time and attach do not matter");
 	b.enforce = 0;
 	cr_assert_not(enf_config_same(&a, &b));
-	enf_config_fill(&b, &p, w.v.state, 0, 2);
+	enf_config_fill(&b, &p, w.v.state, NULL, 0, 2);
 	b.core_types[b.n_core++] = 10;
 	cr_assert_not(enf_config_same(&a, &b));
 	/* Another build's program (an upgrade) is not the same program. */
-	enf_config_fill(&b, &p, w.v.state, PMUG_ENF_ATTACH_LSM, 1);
+	enf_config_fill(&b, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1);
 	b.object = a.object + 1;
 	cr_assert_not(enf_config_same(&a, &b), "another BPF object is another program");
+}
+
+Test(rodata, carries_the_reason_and_facts_it_was_started_on)
+{
+	static struct world w;
+	struct guard_policy p;
+	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
+	struct pmug_enf_config c;
+	memset(&c, 0xa5, sizeof(c));
+	enf_config_fill(&c, &p, w.v.state, "/srv/snap/m6i", PMUG_ENF_ATTACH_LSM, 1);
+	cr_assert_str_eq(c.reason, p.reason, "the policy's reason, kept with the program");
+	cr_assert_str_eq(c.facts_from, "/srv/snap/m6i");
+	for (size_t i = strlen(c.reason); i < sizeof(c.reason); i++)
+		cr_assert_eq(c.reason[i], 0, "the rest of the reason is zero (%zu)", i);
+	enf_config_fill(&c, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1);
+	cr_assert_str_eq(c.facts_from, "", "this machine");
+	/* Too long: cut, still a string. */
+	static char longer[PMUG_ENF_REASON_LEN + 40];
+	memset(longer, 'x', sizeof(longer) - 1);
+	p.reason = longer;
+	enf_config_fill(&c, &p, w.v.state, longer, PMUG_ENF_ATTACH_LSM, 1);
+	cr_assert_eq(strlen(c.reason), PMUG_ENF_REASON_LEN - 1);
+	cr_assert_eq(strlen(c.facts_from), PMUG_ENF_FACTS_FROM_LEN - 1);
+	/* The reason does not make another configuration: the effect does. */
+	struct pmug_enf_config a;
+	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
+	enf_config_fill(&a, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1);
+	cr_assert(enf_config_same(&a, &c));
+}
+
+/* A kernel record: follow's line says the start's reason, not today's. */
+Test(follow, a_record_is_the_kernel_programs_decision_in_the_shims_words)
+{
+	static struct world w;
+	struct guard_policy p;
+	policy_for("m6i-16xlarge", GUARD_AUTO, &p, &w);
+	struct pmug_enf_config c;
+	enf_config_fill(&c, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1);
+	struct pmug_enf_event e;
+	memset(&e, 0, sizeof(e));
+	e.tgid = 141;
+	e.attr_type = 4;
+	e.attr_config = 0x400;
+	e.pmu_type = 4;
+	e.hw_config = 0x530400;
+	e.hit = GUARD_HIT_SLOTS;
+	e.denied = 1;
+	memcpy(e.comm, "peo-enable", 11);
+	struct guard_decision d;
+	enf_event_decision(&e, &d);
+	cr_assert(d.deny && d.report && !d.substitute);
+	cr_assert_eq(d.type, 4);
+	cr_assert_eq(d.config, 0x400, "the attr as the caller gave it");
+	const struct guard_policy started = {.reason = c.reason};
+	struct logline l;
+	guard_format_denial(&l, &started, &d, e.comm, (pid_t)e.tgid);
+	l.buf[l.len] = '\0';
+	cr_assert(strstr(l.buf, "pmuguard: blocked perf_event_open(type=4, config=0x400) in "
+				"peo-enable[141]: TOPDOWN.SLOTS"),
+		  "%s", l.buf);
+	cr_assert(strstr(l.buf, p.reason), "the reason of the start: %s", l.buf);
+	e.denied = 0;
+	enf_event_decision(&e, &d);
+	cr_assert(!d.deny && d.report, "audit: reported, allowed");
+}
+
+/* probe/guard/once.c: the shim's, the supervisor's and follow's "once". */
+Test(once, first_again_per_pid_and_full)
+{
+	static _Atomic uint64_t slots[8];
+	struct guard_once o = GUARD_ONCE_INIT(slots);
+	cr_assert_eq(o.n, 8);
+	struct guard_decision d = {.hit = GUARD_HIT_SLOTS, .deny = true, .report = true,
+				   .type = 4, .config = 0x400};
+	cr_assert(guard_once_first(&o, 100, &d));
+	cr_assert_not(guard_once_first(&o, 100, &d), "said once");
+	cr_assert(guard_once_first(&o, 101, &d), "another process (a fork or vfork child)");
+	struct guard_decision m = d;
+	m.config = 0x8000;
+	m.hit = GUARD_HIT_METRIC;
+	cr_assert(guard_once_first(&o, 100, &m), "another encoding");
+	struct guard_decision a = d;
+	a.deny = false;
+	cr_assert(guard_once_first(&o, 100, &a), "audited after denied (a replaced program)");
+	/* Unreadable: one key, whatever the errno. */
+	struct guard_decision u = {.hit = GUARD_HIT_UNREADABLE, .deny = true, .report = true,
+				   .read_err = 1};
+	cr_assert(guard_once_first(&o, 100, &u));
+	u.read_err = 13;
+	cr_assert_not(guard_once_first(&o, 100, &u));
+	cr_assert_neq(guard_once_key(100, &u), guard_once_key(100, &d));
+	/* Full: nothing more is first; the keys seen stay seen. */
+	for (unsigned pid = 200; pid < 210; pid++)
+		(void)guard_once_first(&o, pid, &d);
+	cr_assert_eq(guard_once_mark(&o, guard_once_key(300, &d)), GUARD_ONCE_FULL);
+	cr_assert_eq(guard_once_mark(&o, guard_once_key(100, &d)), GUARD_ONCE_AGAIN);
+	guard_once_forget(&o);
+	cr_assert_eq(guard_once_mark(&o, guard_once_key(100, &d)), GUARD_ONCE_FIRST);
+	cr_assert_neq(guard_once_key(1, &d), 0);
+	/* A pid above 32 bits (a kernel tgid never is; the key still tells). */
+	cr_assert_neq(guard_once_key(1, &d), guard_once_key(1 | 1ull << 32, &d));
 }
 
 Test(lsm, the_list_names_bpf_as_a_word)
@@ -139,7 +242,7 @@ static void cfg_for(const char *world, struct pmug_enf_config *c, struct guard_p
 {
 	static struct world w;
 	policy_for(world, GUARD_AUTO, p, &w);
-	enf_config_fill(c, p, w.v.state, PMUG_ENF_ATTACH_LSM, 0);
+	enf_config_fill(c, p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 0);
 }
 
 Test(existing, judged_with_the_guards_rule_once_per_tgid_and_fd)
@@ -296,14 +399,16 @@ Test(abi, bpf_object_and_loader_agree)
 {
 	struct btf *btf = btf__parse(ENF_BPF_OBJ, NULL);
 	cr_assert_not_null(btf, "%s has BTF", ENF_BPF_OBJ);
-	static const char *const cfg_f[] = {"magic",	  "enforce", "n_core",
-					    "core_types", "started", "object"};
+	static const char *const cfg_f[] = {"magic",  "enforce", "n_core", "core_types",
+					    "started", "object", "reason", "facts_from"};
 	static const size_t cfg_o[] = {
 		offsetof(struct pmug_enf_config, magic), offsetof(struct pmug_enf_config, enforce),
 		offsetof(struct pmug_enf_config, n_core),
 		offsetof(struct pmug_enf_config, core_types),
-		offsetof(struct pmug_enf_config, started), offsetof(struct pmug_enf_config, object)};
-	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 6);
+		offsetof(struct pmug_enf_config, started), offsetof(struct pmug_enf_config, object),
+		offsetof(struct pmug_enf_config, reason),
+		offsetof(struct pmug_enf_config, facts_from)};
+	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 8);
 	static const char *const tot_f[] = {"denied", "audited", "lost_events", "lost_keys"};
 	static const size_t tot_o[] = {0, 8, 16, 24};
 	same_layout(btf, "pmug_enf_totals", sizeof(struct pmug_enf_totals), tot_f, tot_o, 4);

@@ -246,6 +246,7 @@ EOF
 step generic-ids perf stat -e cycles,instructions,branches,ref-cycles -- true
 step race "$PEO_ENABLE" --race 300
 step status "$PMUGUARD" enforce status
+step status-json "$PMUGUARD" enforce status --json
 # Another policy replaces the program: the followers go on with the new
 # program's ring buffer (they read the old one, which gets nothing more).
 step replace "$PMUGUARD" enforce start --mode always
@@ -321,6 +322,26 @@ EOF
 		eval 'rc_is race 0 && out_has race "^race: 300 opens, [0-9]+ opened, [0-9]+ ENOENT, 0 other$"'
 	guarded status "status: lsm, the denials counted per encoding and per uid" \
 		eval 'rc_is status 0 && out_has status "attached \(lsm: BPF LSM hook perf_event_alloc\)" && out_has status "^  denied: [1-9]" && out_has status "denied +uid 65534 +type 4 +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x8000" && out_has status "uid 65534: [1-9][0-9]* denied"'
+	guarded status-json "status --json: schema 1, lsm, the start's facts, the same counts as the text" \
+		python3 - "$dir/status-json.out" "$dir/status.out" <<'PY'
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+assert s["schema"] == 1 and s["exit"] == 0 and s["attached"] is True and s["error"] is None, s
+assert s["attach"] == "lsm" and s["mode"] == "auto" and s["enforce"] is True, s
+# The world's facts come through the policy file's snapshot key.
+f = s["facts"]
+assert f["state"] == "hazard" and (f["source"], bool(f["snapshot"])) in (("live", False), ("snapshot", True)), f
+assert s["reason"] and s["reason"] in text, s["reason"]
+t = re.search(r"denied: (\d+), audited: (\d+), reports lost: (\d+)", text)
+assert (s["totals"]["denied"], s["totals"]["audited"]) == (int(t[1]), int(t[2])), s["totals"]
+enc = {(e["decision"], e["uid"], e["config"]) for e in s["by_encoding"]}
+assert ("denied", 65534, "0x400") in enc and ("denied", 0, "0x8000") in enc, enc
+assert sum(e["calls"] for e in s["by_encoding"]) == s["totals"]["denied"], s
+assert {u["uid"] for u in s["by_uid"]} >= {0, 65534}, s["by_uid"]
+assert s["existing"]["known"] is True and s["existing"]["hits"] == 0, s["existing"]
+assert s["program"]["xlated_insns"] > 0 and s["program"]["object"].startswith("0x"), s["program"]
+PY
 	guarded follow "follow: one line per process and encoding, in the shim's words, with uid and cgroup" \
 		eval 'grep -q "^pmuguard: blocked perf_event_open(type=4, config=0x400) in peo-enable\[[0-9]*\]: TOPDOWN.SLOTS (fixed counter 3): .*Returned ENOENT.* \[kernel lsm: uid 0, cgroup [0-9]*, pmu type 4, hw.config 0x[0-9a-f]*400\]" "$dir/follow.out" && grep -q "uid 65534" "$dir/follow.out" && follow_once'
 	guarded replace "a start with another mode replaces the program; follow goes on with the new one" \
@@ -412,11 +433,15 @@ enforce-audit)
 		holder_steps -e r0400,instructions -- sleep 1000
 		cat <<'EOF'
 step start "$PMUGUARD" enforce start --mode audit --snapshot "$FIXTURES/m6i-16xlarge-oldkernel"
-"$PMUGUARD" enforce follow >follow.out 2>follow.err &
+step start-keys "$PMUGUARD" enforce start --mode audit --snapshot "$FIXTURES/m6i-16xlarge-oldkernel" --keys
+# The follower's own environment names a healthy machine: what it reports
+# must be what the guard was started on (its rodata), not a probe of today.
+PMUGUARD_SNAPSHOT="$FIXTURES/icx-8375c-metal" "$PMUGUARD" enforce follow >follow.out 2>follow.err &
 follower=$!
 step perf-raw perf stat -e r0400,instructions -- true
 step static-peo "$PEO_ENABLE" 4:0x400
 step status "$PMUGUARD" enforce status
+step status-keys "$PMUGUARD" enforce status --keys
 step stop "$PMUGUARD" enforce stop
 wait "$follower"
 EOF
@@ -434,7 +459,15 @@ EOF
 	guarded status "audit: status counts 2 audited, 0 denied" \
 		eval 'rc_is status 0 && out_has status "^  denied: 0, audited: 2," && out_has status "audited +uid 0 +type 4 +config 0x0400 +calls 2"'
 	guarded follow "audit: follow says 'would block', once per process" \
-		eval 'grep -q "^pmuguard: audit: would block perf_event_open(type=4, config=0x400) in perf\[" "$dir/follow.out" && grep -q "Allowed (audit mode)" "$dir/follow.out"'
+		eval 'grep -q "^pmuguard: audit: would block perf_event_open(type=4, config=0x400) in perf\[" "$dir/follow.out" && grep -q "Allowed (audit mode)" "$dir/follow.out" && follow_once'
+	# shellcheck disable=SC2034 # read by the eval strings below
+	reason=$(sed -n 's/^reason=//p' "$dir/status-keys.out" 2>/dev/null)
+	guarded start-keys "start --keys: already attached, the snapshot's facts and reason, exit 0" \
+		eval 'rc_is start-keys 0 && out_has start-keys "^schema=1$" && out_has start-keys "^outcome=already$" && out_has start-keys "^attach=lsm$" && out_has start-keys "^enforce=false$" && out_has start-keys "^facts.source=snapshot$" && out_has start-keys "^facts.snapshot=.*/m6i-16xlarge-oldkernel$" && out_has start-keys "^existing.known=true$" && out_has start-keys "^existing.hits=1$" && out_has start-keys "^existing.unguarded=false$" && out_has start-keys "^existing.events.0.pid=$holder$" && out_has start-keys "^existing.events.0.config=0x400$"'
+	guarded status-keys "status --keys: the start-time facts and reason, the audited counts by encoding" \
+		eval 'rc_is status-keys 0 && out_has status-keys "^attached=true$" && out_has status-keys "^mode=audit$" && out_has status-keys "^facts.state=hazard$" && out_has status-keys "^facts.source=snapshot$" && [ -n "$reason" ] && grep -qxF "reason=$reason" "$dir/start-keys.out" && out_has status-keys "^totals.audited=2$" && out_has status-keys "^by_encoding.0.decision=audited$" && out_has status-keys "^by_encoding.0.config=0x400$" && out_has status-keys "^by_encoding.0.calls=2$"'
+	guarded follow-reason "follow (its own PMUGUARD_SNAPSHOT a healthy machine) says the reason the guard was started with, from its rodata" \
+		eval '[ -n "$reason" ] && grep -qF "$reason" "$dir/follow.out" && ! grep -q "started with these rules" "$dir/follow.out"'
 	;;
 enforce-hybrid)
 	atom_type() { echo 'atom=$(cat /sys/bus/event_source/devices/cpu_atom/type)'; }

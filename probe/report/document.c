@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The document behind `pmuguard probe --json` and `--keys`: every key, in
+ * order, written once.  render_json.c prints it as JSON, render_keys.c as
+ * KEY=VALUE lines, so the two cannot differ in a key or a value.  The keys
+ * are stable (README, "--json"): a key that changes meaning or goes away
+ * raises REPORT_SCHEMA; a new key does not.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report.h"
+
+struct doc {
+	const struct report_sink *s;
+};
+
+static void node(const struct doc *d, const char *key, enum report_node kind, const char *s,
+		 uint64_t n)
+{
+	d->s->node(d->s->ctx, key, kind, s, n);
+}
+
+static void str(const struct doc *d, const char *key, const char *s)
+{
+	node(d, key, s ? REPORT_NODE_STR : REPORT_NODE_NULL, s, 0);
+}
+
+static void uint(const struct doc *d, const char *key, uint64_t n)
+{
+	node(d, key, REPORT_NODE_UINT, NULL, n);
+}
+
+static void boolean(const struct doc *d, const char *key, bool b)
+{
+	node(d, key, REPORT_NODE_BOOL, NULL, b);
+}
+
+static void null(const struct doc *d, const char *key)
+{
+	node(d, key, REPORT_NODE_NULL, NULL, 0);
+}
+
+static void tri(const struct doc *d, const char *key, enum report_tri t)
+{
+	if (t == REPORT_NULL)
+		null(d, key);
+	else
+		boolean(d, key, t == REPORT_TRUE);
+}
+
+static void uint_or_null(const struct doc *d, const char *key, bool known, uint64_t n)
+{
+	if (known)
+		uint(d, key, n);
+	else
+		null(d, key);
+}
+
+/* A register's value as a string: "0x0000000f000000ff" (padded, as the
+ * kernel prints a mask), or "0x38f". */
+static void hex(const struct doc *d, const char *key, bool padded, uint64_t v)
+{
+	char buf[24];
+	if (padded)
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	str(d, key, buf);
+}
+
+static void begin(const struct doc *d, const char *key, enum report_node kind)
+{
+	node(d, key, kind, NULL, 0);
+}
+
+static void end(const struct doc *d)
+{
+	node(d, NULL, REPORT_NODE_END, NULL, 0);
+}
+
+static void lines(const struct doc *d, const char *key, const char *const l[], unsigned n)
+{
+	begin(d, key, REPORT_NODE_ARRAY);
+	for (unsigned i = 0; i < n; i++)
+		str(d, NULL, l[i]);
+	end(d);
+}
+
+static void machine(const struct doc *d, const struct probe_machine *m)
+{
+	if (!m->source) {
+		null(d, "machine");
+		return;
+	}
+	begin(d, "machine", REPORT_NODE_OBJECT);
+	str(d, "source", m->source);
+	str(d, "sys_vendor", m->sys_vendor[0] ? m->sys_vendor : NULL);
+	str(d, "product_name", m->product_name[0] ? m->product_name : NULL);
+	str(d, "product_version", m->product_version[0] ? m->product_version : NULL);
+	str(d, "system", m->system);
+	str(d, "words", m->words);
+	end(d);
+}
+
+static void cpu(const struct doc *d, const struct report *r)
+{
+	begin(d, "cpu", REPORT_NODE_OBJECT);
+	boolean(d, "known", r->cpu.known);
+	str(d, "source", r->cpu.source);
+	str(d, "vendor", r->cpu.vendor);
+	uint(d, "family", r->cpu.family);
+	uint(d, "model", r->cpu.model);
+	uint(d, "stepping", r->cpu.stepping);
+	boolean(d, "hypervisor", r->cpu.hypervisor);
+	str(d, "hypervisor_vendor", r->cpu.hypervisor_vendor);
+	str(d, "hypervisor_name", r->cpu.hypervisor_name);
+	str(d, "guest_because", r->cpu.guest_because);
+	boolean(d, "hybrid", r->cpu.hybrid);
+	end(d);
+
+	begin(d, "perfmon", REPORT_NODE_OBJECT);
+	boolean(d, "known", r->perfmon.known);
+	str(d, "source", r->perfmon.source);
+	uint(d, "version", r->perfmon.version);
+	uint(d, "gp_counters", r->perfmon.gp_counters);
+	uint(d, "fixed_counters", r->perfmon.fixed_counters);
+	uint_or_null(d, "fixed_bitmap", r->perfmon.fixed_bitmap_known, r->perfmon.fixed_bitmap);
+	end(d);
+}
+
+static void kernel_log(const struct doc *d, const struct report *r)
+{
+	begin(d, "kernel_log", REPORT_NODE_OBJECT);
+	boolean(d, "readable", r->kernel_log.readable);
+	str(d, "error", r->kernel_log.error);
+	if (r->kernel_log.mask_seen)
+		hex(d, "mask", true, r->kernel_log.mask);
+	else
+		null(d, "mask");
+	boolean(d, "perf_metrics_bit", r->kernel_log.perf_metrics_bit);
+	if (r->kernel_log.pmu_driver_seen)
+		boolean(d, "pmu_block_anchored", r->kernel_log.pmu_block_anchored);
+	else
+		null(d, "pmu_block_anchored");
+	const struct report_ignored *ig = &r->kernel_log.ignored;
+	begin(d, "ignored", REPORT_NODE_OBJECT);
+	uint(d, "count", ig->count);
+	uint(d, "not_at_record_start", ig->not_at_start);
+	uint(d, "malformed", ig->malformed);
+	uint(d, "other_facility", ig->other_facility);
+	uint(d, "outside_block", ig->outside_block);
+	uint(d, "banner", ig->banner);
+	end(d);
+	str(d, "kernel", r->kernel_log.kernel);
+	str(d, "hypervisor", r->kernel_log.hypervisor);
+	str(d, "dmi", r->kernel_log.dmi);
+	begin(d, "msr_errors", REPORT_NODE_ARRAY);
+	for (unsigned i = 0; i < r->kernel_log.n_msr_errors; i++) {
+		const struct report_msr_error *e = &r->kernel_log.msr_errors[i];
+		begin(d, NULL, REPORT_NODE_OBJECT);
+		hex(d, "msr", false, e->msr);
+		str(d, "access", e->access);
+		str(d, "name", e->name);
+		if (e->value_known)
+			hex(d, "value", true, e->value);
+		else
+			null(d, "value");
+		end(d);
+	}
+	end(d);
+	lines(d, "pmu_lines", r->kernel_log.pmu_lines, r->kernel_log.n_pmu_lines);
+	lines(d, "boot_lines", r->kernel_log.boot_lines, r->kernel_log.n_boot_lines);
+	end(d);
+}
+
+static void msr(const struct doc *d, const struct report *r)
+{
+	if (!r->msr.asked)
+		return; /* the key is there only with --msr */
+	begin(d, "msr", REPORT_NODE_OBJECT);
+	if (r->msr.perf_capabilities_error)
+		str(d, "perf_capabilities_error", r->msr.perf_capabilities_error);
+	else
+		hex(d, "perf_capabilities", false, r->msr.perf_capabilities);
+	boolean(d, "fixed_ctr3_readable", r->msr.fixed_ctr3_readable);
+	str(d, "fixed_ctr3_error", r->msr.fixed_ctr3_error);
+	end(d);
+}
+
+static void pmus(const struct doc *d, const struct report *r)
+{
+	begin(d, "pmus", REPORT_NODE_ARRAY);
+	for (unsigned i = 0; i < r->pmus.n; i++) {
+		const struct report_pmu *p = &r->pmus.pmu[i];
+		begin(d, NULL, REPORT_NODE_OBJECT);
+		str(d, "name", p->name);
+		uint(d, "type", p->type);
+		uint_or_null(d, "fixed_counters", p->fixed_known, p->fixed_counters);
+		tri(d, "perf_metrics", p->perf_metrics);
+		tri(d, "hazard", p->hazard);
+		boolean(d, "slots_listed", p->slots_listed);
+		lines(d, "topdown_listed", p->topdown, p->n_topdown);
+		/* Since the per-PMU facts became the PMU's own (new keys). */
+		str(d, "source", p->source);
+		uint_or_null(d, "fixed_bitmap", p->fixed_bitmap_known, p->fixed_bitmap);
+		end(d);
+	}
+	end(d);
+}
+
+static void findings(const struct doc *d, const struct report *r)
+{
+	begin(d, "findings", REPORT_NODE_ARRAY);
+	for (unsigned i = 0; i < r->n_findings; i++) {
+		const struct finding *x = &r->findings[i];
+		begin(d, NULL, REPORT_NODE_OBJECT);
+		str(d, "id", x->id);
+		str(d, "severity", finding_severity_name(x->severity));
+		str(d, "summary", x->summary);
+		str(d, "evidence", x->evidence);
+		str(d, "consequence", x->consequence);
+		str(d, "remedy", x->remedy);
+		end(d);
+	}
+	end(d);
+}
+
+void report_walk(const struct report *r, const struct report_sink *sink)
+{
+	const struct doc d = {sink};
+	begin(&d, NULL, REPORT_NODE_OBJECT);
+	uint(&d, "schema", (uint64_t)r->schema);
+	boolean(&d, "hazard", r->hazard);
+	str(&d, "state", r->state);
+	str(&d, "reason", r->reason);
+	str(&d, "basis", r->basis);
+	str(&d, "guard_state", r->guard_state);
+	str(&d, "source", r->source);
+	str(&d, "snapshot", r->snapshot);
+	str(&d, "dmesg", r->dmesg);
+	machine(&d, &r->machine);
+	cpu(&d, r);
+	boolean(&d, "fixed3_advertised", r->fixed3_advertised);
+	begin(&d, "perf_metrics", REPORT_NODE_OBJECT);
+	boolean(&d, "proven", r->perf_metrics.proven);
+	str(&d, "source", r->perf_metrics.source);
+	end(&d);
+	kernel_log(&d, r);
+	msr(&d, r);
+	pmus(&d, r);
+	begin(&d, "plain_perf_stat", REPORT_NODE_OBJECT);
+	str(&d, "under_deny", r->plain_perf_stat.under_deny);
+	str(&d, "text", r->plain_perf_stat.text);
+	end(&d);
+	findings(&d, r);
+	end(&d);
+}
+
+size_t report_utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `pmuguard probe --json`: the document (document.c) as one JSON object on
+ * one line.  Strings are UTF-8 as found: control characters are \u
+ * escapes, and a byte that is not UTF-8 becomes U+FFFD.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+
+#include "report.h"
+
+#define JSON_DEPTH 8 /* the document nests 4 deep */
+
+struct json {
+	FILE *out;
+	unsigned depth;
+	bool first[JSON_DEPTH];      /* no value yet in the container at this depth */
+	bool kind_array[JSON_DEPTH]; /* it is an array */
+};
+
+void json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n;
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else if (*p < 0x80)
+			fputc(*p, out);
+		else if ((n = report_utf8_len(p)) != 0) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		} else
+			fputs("\\ufffd", out);
+		p++;
+	}
+	fputc('"', out);
+}
+
+static void json_node(void *ctx, const char *key, enum report_node kind, const char *s,
+		      uint64_t n)
+{
+	struct json *j = ctx;
+	if (kind == REPORT_NODE_END) {
+		if (j->depth == 0)
+			return;
+		j->depth--;
+		fputc(j->kind_array[j->depth] ? ']' : '}', j->out);
+		return;
+	}
+	if (j->depth > 0) {
+		if (!j->first[j->depth - 1])
+			fputc(',', j->out);
+		j->first[j->depth - 1] = false;
+	}
+	if (key) {
+		json_str(j->out, key);
+		fputc(':', j->out);
+	}
+	switch (kind) {
+	case REPORT_NODE_NULL:
+		fputs("null", j->out);
+		break;
+	case REPORT_NODE_BOOL:
+		fputs(n ? "true" : "false", j->out);
+		break;
+	case REPORT_NODE_UINT:
+		fprintf(j->out, "%" PRIu64, n);
+		break;
+	case REPORT_NODE_STR:
+		json_str(j->out, s);
+		break;
+	case REPORT_NODE_OBJECT:
+	case REPORT_NODE_ARRAY:
+		fputc(kind == REPORT_NODE_ARRAY ? '[' : '{', j->out);
+		if (j->depth < JSON_DEPTH) {
+			j->kind_array[j->depth] = kind == REPORT_NODE_ARRAY;
+			j->first[j->depth] = true;
+			j->depth++;
+		}
+		break;
+	case REPORT_NODE_END:
+		break;
+	}
+}
+
+void report_render_json(FILE *out, const struct report *r)
+{
+	struct json j = {.out = out};
+	const struct report_sink sink = {json_node, &j};
+	report_walk(r, &sink);
+	fputc('\n', out);
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `pmuguard probe --keys`: the document (document.c) flattened for shells,
+ * as `systemctl show` does: one KEY=VALUE a line, the first `schema=2`.
+ *
+ *   - KEY is the value's JSON path, joined with '.': kernel_log.mask,
+ *     machine.words; an array's elements by index: pmus.0.name,
+ *     findings.0.id.
+ *   - VALUE is a string as it is, without quotes, its control characters
+ *     and backslashes written as \xHH (a value never spans lines); true or
+ *     false; a number in decimal; empty for null.
+ *   - An object or array prints no line of its own, unless it is null
+ *     (machine=).
+ *
+ * Scripts read data here, never the sentences people read: sed -n
+ * 's/^guard_state=//p'.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "report.h"
+
+#define KEYS_DEPTH 8 /* the document nests 4 deep */
+#define KEYS_PATH 256
+
+struct keys {
+	FILE *out;
+	char path[KEYS_PATH];
+	unsigned depth;
+	size_t len[KEYS_DEPTH];    /* the path's length at each open container */
+	bool array[KEYS_DEPTH];
+	unsigned index[KEYS_DEPTH]; /* the next element's index, in an array */
+};
+
+/* Control characters and backslashes as \xHH, every other byte as it is. */
+static void keys_value(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+}
+
+/* The node's path into k->path; its length. */
+static size_t keys_path(struct keys *k, const char *key)
+{
+	size_t at = k->depth ? k->len[k->depth - 1] : 0;
+	char part[24];
+	if (!key && k->depth && k->array[k->depth - 1]) {
+		snprintf(part, sizeof(part), "%u", k->index[k->depth - 1]++);
+		key = part;
+	}
+	if (!key)
+		key = "";
+	int n = snprintf(k->path + at, sizeof(k->path) - at, "%s%s", at ? "." : "", key);
+	if (n < 0 || (size_t)n >= sizeof(k->path) - at)
+		return strlen(k->path);
+	return at + (size_t)n;
+}
+
+static void keys_node(void *ctx, const char *key, enum report_node kind, const char *s,
+		      uint64_t n)
+{
+	struct keys *k = ctx;
+	if (kind == REPORT_NODE_END) {
+		if (k->depth)
+			k->depth--;
+		return;
+	}
+	size_t len = keys_path(k, key);
+	if (kind == REPORT_NODE_OBJECT || kind == REPORT_NODE_ARRAY) {
+		if (k->depth < KEYS_DEPTH) {
+			k->len[k->depth] = len;
+			k->array[k->depth] = kind == REPORT_NODE_ARRAY;
+			k->index[k->depth] = 0;
+			k->depth++;
+		}
+		return;
+	}
+	fwrite(k->path, 1, len, k->out);
+	fputc('=', k->out);
+	switch (kind) {
+	case REPORT_NODE_BOOL:
+		fputs(n ? "true" : "false", k->out);
+		break;
+	case REPORT_NODE_UINT:
+		fprintf(k->out, "%" PRIu64, n);
+		break;
+	case REPORT_NODE_STR:
+		keys_value(k->out, s);
+		break;
+	default:
+		break; /* null: empty */
+	}
+	fputc('\n', k->out);
+}
+
+void report_render_keys(FILE *out, const struct report *r)
+{
+	struct keys k = {.out = out};
+	const struct report_sink sink = {keys_node, &k};
+	report_walk(r, &sink);
+}
