@@ -340,6 +340,19 @@ static long page_prot(uintptr_t base, uintptr_t vaddr)
 	return -1;
 }
 
+/* Is vaddr (relative to base) in an executable segment of the object
+ * whose ELF header is mapped at base: a function of its own? */
+static bool in_text(uintptr_t base, uintptr_t vaddr)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && vaddr >= ph[i].p_vaddr &&
+		    vaddr - ph[i].p_vaddr < ph[i].p_memsz)
+			return true;
+	return false;
+}
+
 extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
 
 bool pmug_libc_claim(const void *ours)
@@ -366,12 +379,21 @@ bool pmug_libc_claim(const void *ours)
 	 * the execute bit away would fault a thread running there. */
 	if (prot < 0 || (prot & PROT_EXEC))
 		return false;
+	/* Claimed already by another copy of this library (ld.so.preload's and
+	 * a different file in LD_PRELOAD): leave it.  This copy then forwards
+	 * to that one, which forwards to libc; two claims would forward to
+	 * each other for ever. */
+	if (!in_text(m->l_addr, was))
+		return false;
 	__atomic_store_n(&g_libc_syscall, (void *)(m->l_addr + was), __ATOMIC_RELEASE);
 	if (!(prot & PROT_WRITE) &&
 	    pmug_sys3(SYS_mprotect, page, pagesz, prot | PROT_WRITE) != 0)
 		return false;
 	/* One aligned word: a racing lookup sees the old value or the new. */
 	__atomic_store_n(&s->st_value, want, __ATOMIC_RELEASE);
+	/* The page read-only again; if the kernel refuses, it stays writable
+	 * (a private copy of libc's table, no worse for the process than
+	 * before), and the claim stands. */
 	if (!(prot & PROT_WRITE))
 		pmug_sys3(SYS_mprotect, page, pagesz, prot);
 	return true;

@@ -78,10 +78,10 @@ int cmd_probe(int argc, char **argv)
 			      "\n"
 			      "What this machine's PMU really implements, in plain words: the facts,\n"
 			      "the verdict, and findings with cause, consequence and remedy.\n"
-			      "  --json           one JSON object (README: the keys, schema 2)\n"
+			      "  --json           one JSON object (README: the keys, schema 3)\n"
 			      "  --keys           the same, one KEY=VALUE a line for shells: keys are\n"
 			      "                   JSON paths (machine.words, pmus.0.name), null is empty,\n"
-			      "                   control characters and \\ are \\xHH; first schema=2\n"
+			      "                   control characters and \\ are \\xHH; first schema=3\n"
 			      "  --check          exit 3 where the fixed-counter-3 hazard is present\n"
 			      "  --msr            show IA32_PERF_CAPABILITIES and IA32_FIXED_CTR3 (root,\n"
 			      "                   the msr module; reads only)\n"
@@ -102,12 +102,18 @@ int cmd_probe(int argc, char **argv)
 	if (json && keys)
 		die_usage("probe: --json and --keys print the same document: choose one");
 	output = json ? OUT_JSON : keys ? OUT_KEYS : OUT_TEXT;
-	/* The facts the guard would read: --snapshot, PMUGUARD_SNAPSHOT, the
-	 * policy file's snapshot, else this machine, under its lock. */
-	struct guard_cli cli = {.mode = -1, .snapshot = cli_snapshot};
-	struct guard_settings set;
-	cli_settings(&set, &cli, false, NULL);
-	in->snapshot = set.snapshot;
+	/* What the command line names is what is diagnosed: --snapshot, or
+	 * with --dmesg alone nothing of this machine, or with --msr this
+	 * machine.  Without any of them, the facts the guard would read
+	 * (PMUGUARD_SNAPSHOT, the policy file's snapshot, under its lock; else
+	 * this machine), through the one resolver. */
+	in->snapshot = cli_snapshot && *cli_snapshot ? cli_snapshot : NULL;
+	if (!in->snapshot && !in->dmesg && !in->msr_asked) {
+		struct guard_cli cli = {.mode = -1};
+		struct guard_settings set;
+		cli_settings(&set, &cli, false, NULL);
+		in->snapshot = set.snapshot;
+	}
 	if (in->snapshot && in->msr_asked)
 		die_usage("probe: --msr reads this machine; it cannot go with a snapshot");
 	if (in->dmesg && in->msr_asked)

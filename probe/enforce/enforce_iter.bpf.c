@@ -155,10 +155,10 @@ static __always_inline int is_perf_event_file(struct file *file)
 	if (BPF_CORE_READ(file, f_inode, i_sb, s_magic) != ANON_INODE_FS_MAGIC)
 		return 0;
 	static const char want[] = "[perf_event]";
-	char name[sizeof(want)];
+	/* One byte more than the name with its NUL: a longer name fills it
+	 * (and reads back longer), a shorter one reads back shorter. */
+	char name[sizeof(want) + 1];
 	const unsigned char *p = BPF_CORE_READ(file, f_path.dentry, d_name.name);
-	/* The length with its NUL: a longer name is cut to a string of the
-	 * same length, and fails on its last byte. */
 	if (bpf_probe_read_kernel_str(name, sizeof(name), p) != (long)sizeof(want))
 		return 0;
 	for (unsigned i = 0; i < sizeof(want); i++)

@@ -135,8 +135,8 @@ static int read_other(pid_t pid, uint64_t addr, void *buf, size_t len)
  * with openat, pread64 and close, which any program that reads a file
  * makes.  process_vm_readv is a system call a sandbox may not expect: a
  * service's SystemCallFilter= (whose default is to kill) without it died
- * of SIGSYS inside the shim.  So it is made only where the mem file does
- * not exist (no /proc mounted).
+ * of SIGSYS inside the shim.  So it is made only where the mem file cannot
+ * be opened: no /proc, a security module's refusal, the descriptor limit.
  */
 static int read_self(uint64_t addr, void *buf, size_t len)
 {
@@ -149,7 +149,10 @@ static int read_self(uint64_t addr, void *buf, size_t len)
 		int readable = range_readable(0, addr, len);
 		return readable == 0 ? -EFAULT : readable < 0 ? readable : -EIO;
 	}
-	if (rc != -ENOENT)
+	/* No mem file (/proc not mounted), or one a security module or the
+	 * descriptor limit keeps from us: process_vm_readv, which needs
+	 * neither a path nor a descriptor. */
+	if (rc != -ENOENT && rc != -EACCES && rc != -EPERM && rc != -EMFILE && rc != -ENFILE)
 		return rc;
 	struct iovec local = {buf, len};
 	struct iovec remote = {(void *)(uintptr_t)addr, len};

@@ -174,7 +174,7 @@ static long to_syslog(const char *msg, size_t mlen, const char *note, size_t nle
 		log_str(&d, "]");
 	}
 	struct iovec iov[4] = {{head, hn}, {(void *)msg, mlen}, {(void *)note, nlen},
-			       {d.buf, d.len < sizeof(d.buf) ? d.len : 0}};
+			       {d.buf, d.len >= sizeof(d.buf) - 1 ? 0 : d.len}};
 	static const char sock[] = "/dev/log";
 	return send_dgram(sock, sizeof(sock), iov, 4);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * `pmuguard probe --keys`: the document (document.c) flattened for shells,
- * as `systemctl show` does: one KEY=VALUE a line, the first `schema=2`.
+ * as `systemctl show` does: one KEY=VALUE a line, the first `schema=3`.
  *
  *   - KEY is the value's JSON path, joined with '.': kernel_log.mask,
  *     machine.words; an array's elements by index: pmus.0.name,

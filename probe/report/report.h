@@ -25,7 +25,7 @@
 
 /* The JSON's and the keys' schema: raised when a key changes meaning or
  * goes away (README); new keys do not raise it. */
-#define REPORT_SCHEMA 2
+#define REPORT_SCHEMA 3
 
 /* A fact that may be unknown: false, true, or null. */
 enum report_tri { REPORT_FALSE = 0, REPORT_TRUE = 1, REPORT_NULL = -1 };

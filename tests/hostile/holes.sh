@@ -15,13 +15,16 @@
 # syscall-number-high-bits  syscall(0x100000000|nr), syscall(0x40000000|nr)
 # own-sandbox               the process forbids itself process_vm_readv and
 #                           open/openat (and mmap): fail closed
+# two-copies                two different files of the library in one process
+#                           (ld.so.preload's and another in LD_PRELOAD): one
+#                           claims libc's symbol, the other forwards to it;
+#                           no loop, slots denied, errno set
 # sandbox-kills-vm-readv    the process's own filter kills at process_vm_readv
 #                           (SystemCallFilter='s default): an ordinary event
 #                           still opens, slots is still denied, nothing dies
 # pidns-self-mem            a new pid namespace with the parent's /proc: the
 #                           attr is read through /proc/self/mem, not /proc/1
 # fd-limit                  at EMFILE nothing is kept: every call denied
-#                           (the attr unreadable there: said once)
 # lock-at-fd-limit          lock = yes holds when the file cannot be read
 # stderr-replaced           fd 2 closed and reopened as a data file
 # preinit                   a call before libc set up the environment
@@ -270,6 +273,21 @@ own-sandbox)
 	expect_denied sandboxed-slots
 	ok "with mmap forbidden too (no stack for a log line), still denied"
 	;;
+two-copies)
+	cp "$LIB" "$tmp/libpmuguard-copy.so"
+	run "$M6I" bare -- scope handle "$HOLES_PLUGIN"
+	expect_fault "slots through libc's handle"
+	run "$M6I" bare timeout 20 env LD_PRELOAD="$LIB:$tmp/libpmuguard-copy.so" -- \
+		scope handle "$HOLES_PLUGIN"
+	[ "$rc" != 124 ] || fail "two copies of the library forwarded to each other (the process hung)"
+	expect_denied scope-handle
+	expect_badclose scope-handle-badclose
+	run "$M6I" bare timeout 20 env LD_PRELOAD="$LIB:$tmp/libpmuguard-copy.so" -- slots
+	[ "$rc" != 124 ] || fail "two copies: plain syscall() hung"
+	expect_denied slots
+	expect_badclose badclose
+	ok "two copies of the library: one claimed libc's symbol, the other forwards to it"
+	;;
 sandbox-kills-vm-readv)
 	run "$M6I" bare -- sandbox-kill
 	[ "$rc" = 0 ] || [ "$rc" = 86 ] || fail "without the shim: exit $rc"
@@ -298,10 +316,9 @@ fd-limit)
 	expect_fault "slots at the fd limit"
 	run "$M6I" guarded -- emfile
 	expect_denied emfile-first emfile-again fds-free
-	# The attr is read through the mem file, which needs a descriptor:
-	# unreadable at the limit, so denied (the kernel could not have given
-	# an fd either), and said once for both calls.
-	n=$(grep -c 'blocked perf_event_open(attr unreadable: EMFILE)' "$tmp/err" || true)
+	# At the limit the mem file cannot be opened: the attr is read with
+	# process_vm_readv, which needs no descriptor, and judged.
+	n=$(grep -c 'blocked perf_event_open(type=4, config=0x400)' "$tmp/err" || true)
 	[ "$n" = 1 ] || fail "the block at the fd limit was said $n times, not once"
 	expect_err 'config=0x8000\).*advertises fixed counter 3'
 	ok "after the fd limit the probe ran again and found the hazard"

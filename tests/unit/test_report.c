@@ -194,7 +194,7 @@ Test(keys, a_value_never_starts_a_line)
 	build("m6i-16xlarge");
 	r.snapshot = "a\nb=1\\c\x7f" "d";
 	char *k = render(report_render_keys);
-	cr_assert(!strncmp(k, "schema=2\n", 9), "%.40s", k);
+	cr_assert(!strncmp(k, "schema=3\n", 9), "%.40s", k);
 	cr_assert(strstr(k, "\nsnapshot=a\\x0ab=1\\x5cc\\x7fd\n"), "%s", k);
 	cr_assert(strstr(k, "\nstate=hazard\nreason="));
 	cr_assert(strstr(k, "\nguard_state=hazard\n"));
@@ -208,7 +208,7 @@ Test(keys, a_value_never_starts_a_line)
 	free(k);
 	char *j = render(report_render_json);
 	cr_assert(strstr(j, "\"snapshot\":\"a\\u000ab=1\\\\c\\u007fd\""), "%s", j);
-	cr_assert(!strncmp(j, "{\"schema\":2,", 12));
+	cr_assert(!strncmp(j, "{\"schema\":3,", 12));
 	free(j);
 }
 
