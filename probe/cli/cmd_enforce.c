@@ -884,17 +884,22 @@ static int do_status(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'J'},
 		{"keys", no_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	enum form form = FORM_TEXT;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (ch == 'J')
+	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (ch == 'J') {
 			form_set(&form, FORM_JSON, "status");
-		else if (ch == 'K')
+		} else if (ch == 'K') {
 			form_set(&form, FORM_KEYS, "status");
-		else
-			die_bad_option("enforce status", argv, "");
+		} else if (ch == 'h') {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		} else {
+			die_bad_option("enforce status", argv, "h");
+		}
 	}
 	if (optind < argc)
 		die_usage("enforce status: unexpected argument '%s'", argv[optind]);

@@ -8,16 +8,11 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "report.h"
 
 void fput_safe(const char *s, FILE *out)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
+	report_put_safe(out, s);
 }
 
 /* One line on stderr, whatever the values in it hold: paths and variables

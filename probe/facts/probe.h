@@ -107,6 +107,13 @@ struct probe_klog_ignored {
 	unsigned banner;         /* a "Linux version" line that cannot start a boot */
 };
 
+/* All of them: the one sum the report and the findings say. */
+static inline unsigned probe_klog_ignored_total(const struct probe_klog_ignored *ig)
+{
+	return ig->not_at_start + ig->malformed + ig->other_facility + ig->outside_block +
+	       ig->banner;
+}
+
 /* A hybrid part's block holds a section per core PMU: "core: cpu_atom PMU
  * driver:" and its own "..." lines (init_hybrid_pmu(), arch/x86/events/
  * intel/core.c).  Each section's numbers, as that PMU's own facts. */

@@ -2,7 +2,8 @@
 /*
  * The document behind `pmuguard probe --json` and `--keys`: every key, in
  * order, written once.  render_json.c prints it as JSON, render_keys.c as
- * KEY=VALUE lines, so the two cannot differ in a key or a value.  The keys
+ * KEY=VALUE lines, so the two cannot differ in a key or a value (but for
+ * the bytes that are not UTF-8: U+FFFD in JSON, \xHH in keys).  The keys
  * are stable (README, "--json"): a key that changes meaning or goes away
  * raises REPORT_SCHEMA; a new key does not.
  */

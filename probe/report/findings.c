@@ -105,8 +105,7 @@ static void klog_evidence(char *buf, size_t size, const struct probe_facts *f)
 	else
 		add(buf, size, " The kernel log holds no PMU mask line.");
 	const struct probe_klog_ignored *ig = &f->klog.ignored;
-	unsigned ignored = ig->not_at_start + ig->malformed + ig->other_facility + ig->outside_block +
-			   ig->banner;
+	unsigned ignored = probe_klog_ignored_total(ig);
 	if (f->known & PROBE_KNOWN_KLOG && ignored)
 		add(buf, size, " %u record%s of the log with the PMU driver's marks %s not read as "
 			       "its block: not at a record's start, not the kernel's, or outside the "

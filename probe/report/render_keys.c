@@ -33,14 +33,26 @@ struct keys {
 	unsigned index[KEYS_DEPTH]; /* the next element's index, in an array */
 };
 
-/* Control characters and backslashes as \xHH, every other byte as it is. */
+/* Control characters, DEL, backslashes and bytes that are not UTF-8 as
+ * \xHH, every other character as it is: the one escaper of a value or a
+ * message line (the JSON renderer says U+FFFD where this says \xHH). */
+void report_put_safe(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = *p < 0x80 ? 1 : report_utf8_len(p);
+		if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
+			fprintf(out, "\\x%02x", *p);
+			p++;
+		} else {
+			fwrite(p, 1, n, out);
+			p += n;
+		}
+	}
+}
+
 static void keys_value(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			fprintf(out, "\\x%02x", *p);
-		else
-			fputc(*p, out);
+	report_put_safe(out, s);
 }
 
 /* The node's path into k->path; its length. */

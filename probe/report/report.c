@@ -83,8 +83,7 @@ static void kernel_log(struct report *r, const struct report_input *in)
 	r->kernel_log.pmu_block_anchored = k->pmu_block_anchored;
 	const struct probe_klog_ignored *ig = &k->ignored;
 	r->kernel_log.ignored = (struct report_ignored){
-		.count = ig->not_at_start + ig->malformed + ig->other_facility + ig->outside_block +
-			 ig->banner,
+		.count = probe_klog_ignored_total(ig),
 		.not_at_start = ig->not_at_start,
 		.malformed = ig->malformed,
 		.other_facility = ig->other_facility,

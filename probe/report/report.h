@@ -208,5 +208,9 @@ void json_str(FILE *out, const char *s);
 
 /* The length of a well-formed UTF-8 sequence at p (RFC 3629), or 0. */
 size_t report_utf8_len(const unsigned char *p);
+/* s with control characters, DEL, backslashes and bytes that are not UTF-8
+ * written as \xHH (--keys values, and every line of the command that
+ * carries a value from outside). */
+void report_put_safe(FILE *out, const char *s);
 
 #endif
