@@ -18,6 +18,10 @@ enum {
 	/* enforce start, status: a denying guard is attached, and perf events
 	 * of the counter-3 class opened before it still exist (listed) */
 	EXIT_EXISTING_EVENTS = 7,
+	/* enforce status: attached, but the self-test's canary was not refused:
+	 * the program does not run, or whether it runs is unknown.  It does
+	 * not protect the host. */
+	EXIT_UNVERIFIED = 8,
 };
 
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);

@@ -48,21 +48,31 @@ int cmd_enforce(int argc, char **argv)
 
 static const char usage_text[] =
 	"Usage: pmuguard enforce start [--mode auto|always|audit|off] [--snapshot DIR]\n"
-	"                              [--attach auto|lsm|fmod_ret] [--json|--keys]\n"
+	"                              [--attach auto|lsm|fmod_ret] [--keep-unverified]\n"
+	"                              [--json|--keys]\n"
 	"       pmuguard enforce stop\n"
 	"       pmuguard enforce status [--json|--keys]\n"
 	"       pmuguard enforce follow\n"
 	"\n"
 	"Guard every process on the host in the kernel: a BPF program on the LSM\n"
 	"hook perf_event_alloc denies the fixed-counter-3 class with ENOENT.\n"
-	"  start    attach it where the policy wants it (nothing on a healthy host);\n"
-	"           pinned in /sys/fs/bpf/pmuguard, so it outlives the command\n"
+	"  start    attach it where the policy wants it (nothing on a healthy host),\n"
+	"           prove that it runs (a self-test: a harmless canary event that\n"
+	"           the program refuses for this process only), then pin it in\n"
+	"           /sys/fs/bpf/pmuguard (mounting bpffs there if nothing is), so it\n"
+	"           outlives the command; one that attaches but does not run is\n"
+	"           detached again (exit 4)\n"
 	"    --mode auto|always|audit|off   as PMUGUARD_MODE (lock = yes applies)\n"
 	"    --snapshot DIR                 take the facts from a snapshot\n"
-	"    --attach auto|lsm|fmod_ret     how to attach (auto: lsm, else fmod_ret)\n"
+	"    --attach auto|lsm|fmod_ret     how to attach (auto: lsm where bpf is an\n"
+	"                                   active LSM, else fmod_ret; the other one\n"
+	"                                   when the first fails the self-test)\n"
+	"    --keep-unverified              pin it even when the self-test fails, for\n"
+	"                                   diagnosis (still exit 4; status exits 8)\n"
 	"  stop     detach and unpin it\n"
-	"  status   attached or not (and why), counts per encoding and per uid, and\n"
-	"           the events of the class that existed before the start\n"
+	"  status   attached or not (and why), the self-test run again, counts per\n"
+	"           encoding and per uid, and the events of the class that existed\n"
+	"           before the start\n"
 	"  follow   print each denial, once per process and encoding, until stop\n"
 	"  --json   start, status: one JSON object (\"schema\" first), for programs\n"
 	"  --keys   start, status: the same as KEY=VALUE lines (\"schema=N\" first),\n"
@@ -74,10 +84,12 @@ static const char usage_text[] =
 	"exist (pid, comm, fd, encoding): the kernel judged them when they were\n"
 	"allocated, before the guard, so each is unguarded until its owner closes it.\n"
 	"\n"
-	"Exit: 0 ok; 1 internal error; 2 usage; 4 the kernel could not attach the\n"
-	"guard (start); 5 built without enforce; 6 nothing attached (status, follow);\n"
-	"7 attached, but events of the class opened before it still exist (start,\n"
-	"status: a warning; the guard is attached and denies every new one).\n";
+	"Exit: 0 ok; 1 internal error; 2 usage; 4 the kernel could not take the\n"
+	"guard: it did not attach, or it attached but failed the self-test (start);\n"
+	"5 built without enforce; 6 nothing attached (status, follow); 7 attached,\n"
+	"but events of the class opened before it still exist (start, status: a\n"
+	"warning; the guard is attached and denies every new one); 8 attached, but\n"
+	"the self-test failed: it does not protect the host (status).\n";
 
 /* ---- One model, three renderings ------------------------------------------
  *
@@ -331,6 +343,51 @@ static void out_config(struct out *o, const struct pmug_enf_config *c)
 		out_null(o, "started_utc");
 }
 
+/* ---- The self-test ---------------------------------------------------------- */
+
+static void when_utc(char *buf, size_t size, time_t t)
+{
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "?");
+}
+
+/* "verified": true only where the canary came back refused by this very
+ * program; "verification" says when, and why not. */
+static void out_verify(struct out *o, const struct enf_verify *v)
+{
+	out_bool(o, "verified", v->ran && v->verified);
+	out_open(o, "verification", false);
+	out_bool(o, "ran", v->ran);
+	if (v->ran) {
+		char when[32];
+		when_utc(when, sizeof(when), v->at);
+		out_u64(o, "checked_at", (unsigned long long)v->at);
+		out_str(o, "checked_utc", when);
+		out_str(o, "canary_errno", v->open_errno ? strerrorname_np(v->open_errno) : NULL);
+		out_u64(o, "canaries_refused", v->answered);
+	} else {
+		out_null(o, "checked_at");
+		out_null(o, "checked_utc");
+		out_null(o, "canary_errno");
+		out_null(o, "canaries_refused");
+	}
+	out_str(o, "why", v->verified ? NULL : v->why[0] ? v->why : "not checked");
+	out_close(o);
+}
+
+static void verify_text(const char *lead, const struct enf_verify *v)
+{
+	if (v->ran && v->verified)
+		printf("%sverified: the self-test's canary event was refused by the program just "
+		       "now: it runs and judges every perf_event_open (%llu canar%s refused since "
+		       "it was loaded)\n",
+		       lead, v->answered, v->answered == 1 ? "y" : "ies");
+	else
+		printf("%sNOT VERIFIED: %s. This guard does not protect the host.\n", lead,
+		       v->why[0] ? v->why : "the self-test did not run");
+}
+
 /* ---- The events that existed before the guard ------------------------------ */
 
 /* The perf events that exist now, judged with cfg's rule (the attached
@@ -463,12 +520,19 @@ static void start_text(const struct start_model *m)
 			       guard_mode_name(m->earlier->cfg.mode));
 		return;
 	}
+	if (m->r->mounted_bpffs)
+		printf("pmuguard: enforce: nothing was mounted at %s: mounted bpffs there\n",
+		       ENF_BPFFS);
 	if (m->outcome == OUT_REFUSED) {
+		bool pinned = m->r->keep_unverified && m->err == -ENOEXEC;
 		fprintf(stderr,
-			"pmuguard: enforce: could not attach the kernel guard: %s. Nothing of this "
-			"start was left attached or pinned (a guard an earlier start attached is "
-			"unchanged); the preload and `pmuguard run` still guard what they reach.\n",
-			m->r->why);
+			"pmuguard: enforce: could not attach the kernel guard: %s. %s; the "
+			"preload and `pmuguard run` still guard what they reach.\n",
+			m->r->why,
+			pinned ? "It stays pinned, unverified, as --keep-unverified asked: "
+				 "`pmuguard enforce stop` removes it"
+			       : "Nothing of this start was left attached or pinned (a guard an "
+				 "earlier start attached is unchanged)");
 		return;
 	}
 	/* What is attached now, with the facts and reason it was started on
@@ -482,6 +546,9 @@ static void start_text(const struct start_model *m)
 	       guard_mode_name((enum guard_mode)c->mode));
 	print_types(stdout, c->core_types, c->n_core);
 	printf(", facts from %s): %s\n", facts_from_words(c), c->reason);
+	verify_text("pmuguard: enforce: ", &m->r->verify);
+	if (m->r->refused[0])
+		printf("pmuguard: enforce: not kept before it: %s\n", m->r->refused);
 	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
 }
 
@@ -496,6 +563,14 @@ static void start_data(const struct start_model *m, enum form form)
 		const struct plan *pl = &m->pl;
 		out_str(&o, "error", m->outcome == OUT_REFUSED ? m->r->why : NULL);
 		out_null(&o, "attach");
+		out_bool(&o, "protects", false);
+		if (m->outcome == OUT_REFUSED) {
+			out_verify(&o, &m->r->verify);
+			out_str(&o, "refused", m->r->refused[0] ? m->r->refused : NULL);
+			out_bool(&o, "pinned_unverified",
+				 m->r->keep_unverified && m->err == -ENOEXEC);
+			out_bool(&o, "mounted_bpffs", m->r->mounted_bpffs);
+		}
 		out_str(&o, "mode", guard_mode_name(pl->policy.mode));
 		out_bool(&o, "enforce", pl->policy.watch && pl->policy.enforce);
 		out_open(&o, "facts", false);
@@ -517,6 +592,10 @@ static void start_data(const struct start_model *m, enum form form)
 	} else {
 		out_null(&o, "error");
 		out_str(&o, "attach", enf_attach_name(m->r->attach));
+		out_bool(&o, "protects", m->r->verify.verified && m->r->cfg.enforce);
+		out_verify(&o, &m->r->verify);
+		out_str(&o, "refused", m->r->refused[0] ? m->r->refused : NULL);
+		out_bool(&o, "mounted_bpffs", m->r->mounted_bpffs);
 		out_config(&o, &m->r->cfg);
 		existing_data(&o, m->ex, &m->r->cfg);
 	}
@@ -529,12 +608,14 @@ static int do_start(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"attach", required_argument, NULL, 'a'},
+		{"keep-unverified", no_argument, NULL, 'U'},
 		{"json", no_argument, NULL, 'J'},
 		{"keys", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int mode = -1, ch;
+	bool keep_unverified = false;
 	unsigned attach = PMUG_ENF_ATTACH_NONE;
 	const char *snapshot = NULL;
 	enum form form = FORM_TEXT;
@@ -558,6 +639,9 @@ static int do_start(int argc, char **argv)
 				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
 					  optarg);
 			break;
+		case 'U':
+			keep_unverified = true;
+			break;
 		case 'J':
 			form_set(&form, FORM_JSON, "start");
 			break;
@@ -579,7 +663,7 @@ static int do_start(int argc, char **argv)
 	if (!m.pl.policy.watch) {
 		m.outcome = OUT_NOTHING;
 		struct enf_status *st = calloc(1, sizeof(*st));
-		if (st && enf_status_read(ENF_PIN_DIR, st, false) == 0 && st->attached)
+		if (st && enf_status_read(ENF_PIN_DIR, st, 0) == 0 && st->attached)
 			m.earlier = st;
 		else
 			free(st);
@@ -590,7 +674,7 @@ static int do_start(int argc, char **argv)
 		m.r = calloc(1, sizeof(*m.r));
 		if (!m.r)
 			die_errno("out of memory");
-		m.err = enf_start(&cfg, ENF_PIN_DIR, m.r);
+		m.err = enf_start(&cfg, ENF_PIN_DIR, keep_unverified, m.r);
 		if (m.err) {
 			m.outcome = OUT_REFUSED;
 			m.rc = EXIT_ENFORCE_FAILED;
@@ -732,6 +816,7 @@ static void status_text(const struct status_model *m)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
 	       hook_words(st->attach), when);
+	verify_text("  ", &st->verify);
 	printf("  mode: %s (%s); facts: %s, from %s\n", guard_mode_name((enum guard_mode)c->mode),
 	       c->enforce ? "deny with ENOENT" : "audit: count, allow",
 	       probe_state_name((enum probe_state)c->state), facts_from_words(c));
@@ -783,11 +868,15 @@ static void status_data(const struct status_model *m, enum form form)
 		/* What is pinned could not be read: attached or not is unknown. */
 		out_null(&o, "attached");
 		out_str(&o, "error", st->why);
+		out_null(&o, "protects");
+		out_null(&o, "verified");
 		out_end(&o);
 		return;
 	}
 	out_bool(&o, "attached", st->attached);
 	out_null(&o, "error");
+	out_bool(&o, "protects", st->attached && st->verify.verified && st->cfg.enforce);
+	out_verify(&o, &st->verify);
 	if (!st->attached) {
 		const struct kernel_view *k = &m->k;
 		out_str(&o, "why", st->why);
@@ -907,7 +996,7 @@ static int do_status(int argc, char **argv)
 	m.st = calloc(1, sizeof(*m.st));
 	if (!m.st)
 		die_errno("out of memory");
-	m.err = enf_status_read(ENF_PIN_DIR, m.st, false);
+	m.err = enf_status_read(ENF_PIN_DIR, m.st, ENF_STATUS_VERIFY);
 	if (m.err) {
 		m.rc = EXIT_INTERNAL;
 	} else if (!m.st->attached) {
@@ -916,7 +1005,7 @@ static int do_status(int argc, char **argv)
 		m.rc = EXIT_NOT_ATTACHED;
 	} else {
 		m.ex = existing_read(&m.st->cfg);
-		m.rc = existing_rc(m.ex, &m.st->cfg);
+		m.rc = m.st->verify.verified ? existing_rc(m.ex, &m.st->cfg) : EXIT_UNVERIFIED;
 	}
 	if (form == FORM_TEXT) {
 		status_text(&m);
@@ -1013,7 +1102,7 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
  * and a line on stderr. */
 static int follow_open(struct enf_status *st)
 {
-	int err = enf_status_read(ENF_PIN_DIR, st, true);
+	int err = enf_status_read(ENF_PIN_DIR, st, ENF_STATUS_EVENTS);
 	if (err || !st->attached) {
 		fprintf(stderr, "pmuguard: enforce: follow: %s\n",
 			st->why[0] ? st->why : "nothing is attached");

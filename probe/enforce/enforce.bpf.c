@@ -55,6 +55,8 @@ struct hw_perf_event {
 struct perf_event_attr {
 	__u32 type;
 	__u64 config;
+	__u64 config1; /* in an anonymous union with bp_addr: CO-RE finds it */
+	__u64 config2;
 } __attribute__((preserve_access_index));
 
 struct perf_event {
@@ -140,8 +142,19 @@ static __always_inline int judge(struct perf_event *event)
 	unsigned long long config = 0;
 	enum guard_hit hit = pmug_enf_classify(cfg.core_types, cfg.n_core, type, event->hw.config,
 					       event->attr.type, event->attr.config, &config);
-	if (hit == GUARD_HIT_NONE)
-		return 0;
+	if (hit == GUARD_HIT_NONE) {
+		/* The self-test's canary (enforce_abi.h): this program's nonce,
+		 * from the process that opens it.  One compare for any other
+		 * event. */
+		if (event->attr.type != PMUG_ENF_CANARY_TYPE)
+			return 0;
+		if (event->attr.config != PMUG_ENF_CANARY_CONFIG || event->attr.config1 != cfg.canary ||
+		    event->attr.config2 != (bpf_get_current_pid_tgid() >> 32))
+			return 0;
+		__sync_fetch_and_add(&totals.canaries, 1);
+		totals.canary_ns = bpf_ktime_get_ns();
+		return -PMUG_ENF_CANARY_ERRNO;
+	}
 
 	int deny = cfg.enforce != 0;
 	__sync_fetch_and_add(deny ? &totals.denied : &totals.audited, 1);

@@ -13,13 +13,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
+#include <linux/perf_event.h>
 
 #include "enforce.h"
 #include "enforce.skel.h"
@@ -84,8 +88,51 @@ static bool join(char *out, size_t size, const char *dir, const char *name)
 	return n > 0 && (size_t)n < size;
 }
 
-/* Is the directory holding pin_dir a bpffs?  Pins anywhere else fail. */
-static int check_bpffs(const char *pin_dir, char *w, size_t ws)
+_Static_assert(PMUG_ENF_CANARY_TYPE == PERF_TYPE_SOFTWARE, "the canary is a software event");
+_Static_assert(PMUG_ENF_CANARY_CONFIG == PERF_COUNT_SW_DUMMY, "the canary counts nothing");
+_Static_assert(PMUG_ENF_CANARY_ERRNO == EBADSLT, "the canary's errno is this system's EBADSLT");
+
+/* The self-test's canary (enforce_abi.h) for the program whose nonce is
+ * nonce: 1 when it opened (closed again at once: it is disabled and
+ * counts nothing), or -errno.  A software event: it can never reach a PMU
+ * counter, whatever the guard does. */
+static int canary_open(unsigned long long nonce)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.config1 = nonce;
+	a.config2 = (unsigned long long)getpid();
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 1;
+}
+
+/* A fresh nonce for a load, never 0. */
+static unsigned long long canary_nonce(void)
+{
+	unsigned long long n = 0;
+	if (getrandom(&n, sizeof(n), GRND_NONBLOCK) != (ssize_t)sizeof(n)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		n = ((unsigned long long)ts.tv_nsec << 32) ^ (unsigned long long)ts.tv_sec ^
+		    ((unsigned long long)getpid() << 16);
+	}
+	return n ? n : 0x706d756775617264ull;
+}
+
+/* Is the directory holding pin_dir a bpffs?  Pins anywhere else fail.
+ * Where it is /sys/fs/bpf and nothing is mounted there (a host whose init
+ * does not mount it: Amazon Linux 2, a Firecracker guest's minimal init),
+ * mount it, as systemd would (*mounted says so). */
+static int check_bpffs(const char *pin_dir, char *w, size_t ws, bool *mounted)
 {
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof(parent), "%s", pin_dir);
@@ -98,6 +145,19 @@ static int check_bpffs(const char *pin_dir, char *w, size_t ws)
 		why(w, ws, "%s: %s (is bpffs mounted? mount -t bpf bpf %s)", parent,
 		    strerror(err), parent);
 		return -err;
+	}
+	if ((unsigned long)sfs.f_type != BPF_FS_MAGIC && !strcmp(parent, ENF_BPFFS)) {
+		if (mount("bpf", ENF_BPFFS, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0) {
+			int err = errno;
+			why(w, ws,
+			    "bpffs is not mounted at %s, and mounting it failed: %s, so the guard "
+			    "could not outlive this command",
+			    ENF_BPFFS, strerror(err));
+			return -err;
+		}
+		*mounted = true;
+		if (statfs(parent, &sfs) < 0)
+			sfs.f_type = 0;
 	}
 	if ((unsigned long)sfs.f_type != BPF_FS_MAGIC) {
 		why(w, ws,
@@ -143,6 +203,7 @@ static int try_attach(const struct pmug_enf_config *cfg, unsigned attach,
 		goto fail_msg;
 	skel->rodata->cfg = *cfg;
 	skel->rodata->cfg.attach = attach;
+	skel->rodata->cfg.canary = canary_nonce();
 	err = pmug_enforce__load(skel);
 	if (err) {
 		err = err < 0 ? err : -EINVAL;
@@ -176,22 +237,39 @@ static struct bpf_link *skel_link(struct pmug_enforce *s)
 	return s->links.pmug_lsm ? s->links.pmug_lsm : s->links.pmug_fmod_ret;
 }
 
+/* The self-test of a program just attached (not pinned yet): its .bss is
+ * mapped into this process, so its count is read directly. */
+static void verify_skel(struct pmug_enforce *skel, unsigned attach, struct enf_verify *v)
+{
+	memset(v, 0, sizeof(*v));
+	const volatile unsigned long long *n = &skel->bss->totals.canaries;
+	unsigned long long before = *n;
+	int ret = canary_open(skel->rodata->cfg.canary);
+	unsigned long long after = *n;
+	v->at = time(NULL);
+	enf_verify_judge(v, ret, true, before, after, attach);
+}
+
 static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
 
-/* Is the same configuration attached at pin_dir now?  Then r says which
- * (its attach, and its rodata: the reason and facts it was started on). */
+/* Is the same configuration attached at pin_dir now, and does it pass
+ * the self-test?  Then r says which (its attach, and its rodata: the
+ * reason and facts it was started on).  One that does not run is not the
+ * same: it is replaced. */
 static bool same_attached(const char *pin_dir, const struct pmug_enf_config *cfg,
 			  struct enf_result *r)
 {
 	struct enf_status *st = calloc(1, sizeof(*st));
 	if (!st)
 		return false;
-	bool same = enf_status_read(pin_dir, st, false) == 0 && st->attached &&
+	bool same = enf_status_read(pin_dir, st, ENF_STATUS_VERIFY) == 0 && st->attached &&
 		    enf_config_same(&st->cfg, cfg) &&
-		    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == st->attach);
+		    (cfg->attach == PMUG_ENF_ATTACH_NONE || cfg->attach == st->attach) &&
+		    st->verify.verified;
 	if (same) {
 		r->attach = st->attach;
 		r->cfg = st->cfg;
+		r->verify = st->verify;
 	}
 	free(st);
 	return same;
@@ -210,9 +288,11 @@ static unsigned long long object_id(void)
 	return h;
 }
 
-int enf_start(const struct pmug_enf_config *want, const char *pin_dir, struct enf_result *r)
+int enf_start(const struct pmug_enf_config *want, const char *pin_dir, bool keep_unverified,
+	      struct enf_result *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->keep_unverified = keep_unverified;
 	struct pmug_enf_config cfg = *want;
 	cfg.object = object_id();
 	capture_libbpf(r->log, sizeof(r->log));
@@ -229,7 +309,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		why(r->why, sizeof(r->why), "%s: path too long", pin_dir);
 		return -ENAMETOOLONG;
 	}
-	int err = check_bpffs(pin_dir, r->why, sizeof(r->why));
+	int err = check_bpffs(pin_dir, r->why, sizeof(r->why), &r->mounted_bpffs);
 	if (err)
 		return err;
 	if (access(ENF_BTF, R_OK) < 0) {
@@ -247,7 +327,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		why(r->why, sizeof(r->why), "out of memory");
 		return -ENOMEM;
 	}
-	err = enf_status_read(pin_dir, old, false);
+	err = enf_status_read(pin_dir, old, 0);
 	/* A program this pmuguard cannot read (-EPROTO: an older pmuguard's
 	 * layout) is replaced like any other configuration: renamed over, so
 	 * the host keeps a guard throughout. */
@@ -263,29 +343,51 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		return 0;
 	}
 
-	/* lsm where BPF LSM is listed; fmod_ret otherwise, and when lsm
-	 * fails (a kernel without CONFIG_BPF_LSM). */
-	unsigned order[2] = {PMUG_ENF_ATTACH_FMOD_RET, PMUG_ENF_ATTACH_NONE};
+	/* lsm where BPF LSM is listed; fmod_ret first otherwise (not listed,
+	 * or the list unreadable: securityfs not mounted), then the other.
+	 * Each is attached and then proved to run (the self-test) before it
+	 * is pinned: attached is not running (lsm/ where bpf is not an active
+	 * LSM loads and attaches, and is never called). */
+	unsigned order[2] = {PMUG_ENF_ATTACH_FMOD_RET, PMUG_ENF_ATTACH_LSM};
 	int lsm = bpf_lsm_active();
 	if (cfg->attach != PMUG_ENF_ATTACH_NONE) {
 		order[0] = cfg->attach; /* asked for (--attach): that one only */
-		lsm = 1;                /* no remark on the LSM list */
+		order[1] = PMUG_ENF_ATTACH_NONE;
+		lsm = 1; /* no remark on the LSM list */
 	} else if (lsm == 1) {
 		order[0] = PMUG_ENF_ATTACH_LSM;
 		order[1] = PMUG_ENF_ATTACH_FMOD_RET;
 	}
 	struct pmug_enforce *skel = NULL;
-	char first[256] = "";
+	bool unverified = false;
 	for (unsigned i = 0; i < 2 && order[i] != PMUG_ENF_ATTACH_NONE && !skel; i++) {
+		bool last = i == 1 || order[i + 1] == PMUG_ENF_ATTACH_NONE;
 		err = try_attach(cfg, order[i], &skel, r->why, sizeof(r->why));
-		if (err && i == 0)
-			snprintf(first, sizeof(first), "%.255s", r->why);
+		if (!err) {
+			r->tried |= 1u << order[i];
+			verify_skel(skel, order[i], &r->verify);
+			if (r->verify.verified)
+				break;
+			snprintf(r->why, sizeof(r->why), "%s", r->verify.why);
+			if (last && r->keep_unverified) {
+				unverified = true;
+				break;
+			}
+			pmug_enforce__destroy(skel); /* unpinned: this detaches it */
+			skel = NULL;
+			err = -ENOEXEC;
+		}
+		if (!last || r->refused[0]) {
+			size_t l = strlen(r->refused);
+			snprintf(r->refused + l, sizeof(r->refused) - l, "%s%s: %.200s",
+				 l ? "; " : "", enf_attach_name(order[i]), r->why);
+		}
 	}
 	if (!skel) {
-		if (first[0] && strcmp(first, r->why)) {
-			char both[sizeof(r->why)];
-			snprintf(both, sizeof(both), "%.250s; then %.250s", first, r->why);
-			snprintf(r->why, sizeof(r->why), "%s", both);
+		if (r->refused[0]) {
+			char all[sizeof(r->why)];
+			snprintf(all, sizeof(all), "%.500s", r->refused);
+			snprintf(r->why, sizeof(r->why), "%s", all);
 		}
 		if (lsm != 1) {
 			size_t l = strlen(r->why);
@@ -335,6 +437,12 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 	}
 	r->replaced = had;
 	pmug_enforce__destroy(skel); /* the pin holds the link now */
+	if (unverified) {
+		size_t l = strlen(r->why);
+		snprintf(r->why + l, sizeof(r->why) - l,
+			 "; pinned all the same (--keep-unverified): it does not protect this host");
+		return -ENOEXEC;
+	}
 	return 0;
 
 undo:
@@ -455,8 +563,26 @@ static void read_counts(int fd, struct enf_status *st)
 	}
 }
 
-int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events)
+/* The self-test of the pinned program: its .bss read through bss_fd
+ * before and after the canary. */
+static void verify_pinned(int bss_fd, const struct pmug_enf_config *cfg, unsigned attach,
+			  struct enf_verify *v)
 {
+	memset(v, 0, sizeof(*v));
+	struct pmug_enf_totals t0, t1;
+	__u32 key = 0;
+	bool counted = bss_fd >= 0 && bpf_map_lookup_elem(bss_fd, &key, &t0) == 0;
+	int ret = canary_open(cfg->canary);
+	counted = counted && bpf_map_lookup_elem(bss_fd, &key, &t1) == 0;
+	v->at = time(NULL);
+	enf_verify_judge(v, ret, counted, counted ? t0.canaries : 0, counted ? t1.canaries : 0,
+			 attach);
+}
+
+int enf_status_read(const char *pin_dir, struct enf_status *st, unsigned flags)
+{
+	bool keep_events = flags & ENF_STATUS_EVENTS;
+	int bss_fd = -1;
 	memset(st, 0, sizeof(*st));
 	st->events_fd = -1;
 	char link_path[PATH_MAX];
@@ -533,8 +659,12 @@ int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events
 			st->cfg.reason[sizeof(st->cfg.reason) - 1] = '\0';
 			st->cfg.facts_from[sizeof(st->cfg.facts_from) - 1] = '\0';
 		}
-		else if (read_section(mfd, &mi, ".bss", &st->totals, sizeof(st->totals)))
-			;
+		else if (read_section(mfd, &mi, ".bss", &st->totals, sizeof(st->totals))) {
+			if (bss_fd < 0 && (flags & ENF_STATUS_VERIFY)) {
+				bss_fd = mfd;
+				continue;
+			}
+		}
 		else if (!strcmp(mi.name, "counts"))
 			read_counts(mfd, st);
 		else if (!strcmp(mi.name, "events") && mi.type == BPF_MAP_TYPE_RINGBUF &&
@@ -553,7 +683,11 @@ int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events
 		goto out;
 	}
 	st->attached = true;
+	if (flags & ENF_STATUS_VERIFY)
+		verify_pinned(bss_fd, &st->cfg, st->attach, &st->verify);
 out:
+	if (bss_fd >= 0)
+		close(bss_fd);
 	if (prog_fd >= 0)
 		close(prog_fd);
 	close(link_fd);

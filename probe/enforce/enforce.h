@@ -39,6 +39,17 @@ const char *enf_attach_name(unsigned attach);
 /* Same effect (enforce or audit, the same core types, the same mode)? */
 bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_config *b);
 
+/* The self-test (enforce_abi.h, PMUG_ENF_CANARY_*): the canary opened
+ * against the attached program, and what came back. */
+struct enf_verify {
+	bool ran;                  /* the canary was opened */
+	bool verified;             /* refused with the canary's errno, and counted by the program */
+	int open_errno;            /* what perf_event_open said; 0: the canary opened */
+	time_t at;                 /* CLOCK_REALTIME of this check */
+	unsigned long long answered; /* canaries the program has refused since it was loaded */
+	char why[256];             /* not verified: why, in one line */
+};
+
 /* What start did, or why it could not. */
 struct enf_result {
 	unsigned attach;          /* PMUG_ENF_ATTACH_* attached (or found) */
@@ -46,15 +57,30 @@ struct enf_result {
 				       the earlier start's, with its reason and facts */
 	bool already;             /* the same configuration was already attached */
 	bool replaced;            /* a different configuration was replaced */
+	bool mounted_bpffs;       /* nothing was mounted at /sys/fs/bpf: this start mounted it */
+	bool keep_unverified;     /* asked: pin a program whose self-test failed (diagnosis) */
+	unsigned tried;           /* bit (1 << PMUG_ENF_ATTACH_*) per kind attached and tested */
+	struct enf_verify verify; /* the self-test of what is attached now (or of the last try) */
+	char refused[512];        /* an attach kind tried before the one kept, and why it was not */
 	char why[512];            /* on failure: one line, the reason */
 	char log[2048];           /* libbpf's last lines (for PMUGUARD_LOG=debug) */
 };
 
-/* Attach per cfg.  cfg->attach PMUG_ENF_ATTACH_NONE picks: lsm where BPF
- * LSM is listed, else fmod_ret, and fmod_ret when lsm fails; LSM or
- * FMOD_RET asks for that one only.  pin_dir is the directory
- * in bpffs.  0 on success, -errno on failure (r->why says what). */
-int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r);
+/* Attach per cfg, prove it runs (the self-test), then pin it.
+ * cfg->attach PMUG_ENF_ATTACH_NONE picks: lsm where BPF LSM is listed,
+ * else fmod_ret first (where the LSM list cannot be read too: the
+ * self-test decides), the other one when the first cannot be attached or
+ * does not pass the self-test; LSM or FMOD_RET asks for that one only.  A
+ * program that attached but failed the self-test is detached (-ENOEXEC,
+ * r->verify says why), unless keep_unverified: then it is pinned all the
+ * same and the call still fails with -ENOEXEC.  pin_dir is the directory
+ * in bpffs; where it is the default and nothing is mounted at
+ * /sys/fs/bpf, bpffs is mounted there.  An existing guard is replaced by
+ * renaming over its pin (never detached first), and one with the same
+ * configuration that passes the self-test is kept ("already").  0 on
+ * success, -errno on failure (r->why says what). */
+int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, bool keep_unverified,
+	      struct enf_result *r);
 /* Unpin, and wait (bounded) until the kernel has released the link.  0
  * when something was removed and detached, -ENOENT when nothing was pinned,
  * -EBUSY when another process still holds the link. */
@@ -76,12 +102,24 @@ struct enf_status {
 	struct enf_count counts[PMUG_ENF_COUNTS_MAX]; /* every key the map can hold */
 	unsigned n_counts, n_counts_total;
 	int events_fd;                /* the ring buffer, for --follow (or -1) */
+	struct enf_verify verify;     /* ENF_STATUS_VERIFY: the self-test, run now */
 	char why[512];                /* when not attached, or unreadable */
 };
 
+enum {
+	ENF_STATUS_EVENTS = 1, /* keep st->events_fd open for the caller (follow) */
+	ENF_STATUS_VERIFY = 2, /* run the self-test on what is attached (st->verify) */
+};
+
 /* 0 with st->attached true or false; -errno when what is pinned cannot be
- * read.  With keep_events, st->events_fd stays open for the caller. */
-int enf_status_read(const char *pin_dir, struct enf_status *st, bool keep_events);
+ * read.  flags: ENF_STATUS_*. */
+int enf_status_read(const char *pin_dir, struct enf_status *st, unsigned flags);
+
+/* Pure: the self-test's verdict from what the canary's open returned (fd
+ * >= 0, or -errno) and the program's count of canaries before and after
+ * (counted false where the count could not be read). */
+void enf_verify_judge(struct enf_verify *v, int open_ret, bool counted, unsigned long long before,
+		      unsigned long long after, unsigned attach);
 
 /* The perf events that exist now (start, after attaching; status), found
  * by the task_file iterator (enforce_iter.bpf.c) and judged with the rule

@@ -17,12 +17,28 @@
 /* "PMUG" and the layout version: status refuses to read a program whose
  * rodata does not carry them (an older or foreign object). */
 #define PMUG_ENF_MAGIC 0x474d5550u
-#define PMUG_ENF_VERSION 3u
+#define PMUG_ENF_VERSION 4u
 
 /* The start's reason sentence and where its facts came from, kept in the
  * rodata so that what the program reports says what it was started on. */
 #define PMUG_ENF_REASON_LEN 512
 #define PMUG_ENF_FACTS_FROM_LEN 256
+
+/* The self-test (enforce.c, enf_verify): proof that the attached program
+ * runs, not only that it loaded.  A program attached where nothing calls
+ * it (lsm/ while bpf is not an active LSM: Ubuntu's default lsm=) loads,
+ * attaches and never judges a call.  So the loader opens a canary: a
+ * software event (PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY: it never
+ * reaches a PMU counter) whose config1 carries the program's own nonce
+ * (cfg.canary, random at each load; perf ignores config1 for software
+ * events) and whose config2 carries the opener's tgid.  The program
+ * refuses exactly that event, for that process only, with an errno no
+ * other path of perf_event_open returns, and counts it (totals.canaries).
+ * Another process cannot trip it for us, and another program (an earlier
+ * start being replaced) lets it pass, since its nonce differs. */
+#define PMUG_ENF_CANARY_TYPE 1u    /* PERF_TYPE_SOFTWARE */
+#define PMUG_ENF_CANARY_CONFIG 9u  /* PERF_COUNT_SW_DUMMY */
+#define PMUG_ENF_CANARY_ERRNO 57   /* EBADSLT on every Linux architecture but alpha, mips, parisc, sparc */
 
 enum pmug_enf_attach {
 	PMUG_ENF_ATTACH_NONE = 0,
@@ -43,6 +59,7 @@ struct pmug_enf_config {
 	unsigned long long started; /* CLOCK_REALTIME seconds of the start */
 	unsigned long long object;  /* FNV-1a of the BPF object loaded: another
 				       build's program is not "already attached" */
+	unsigned long long canary;  /* the self-test's nonce (never 0) */
 	/* Read by user space only (status, follow): the policy's reason at the
 	 * start, and the snapshot directory its facts came from ("" for this
 	 * machine), NUL-terminated (cut to fit). */
@@ -56,6 +73,8 @@ struct pmug_enf_totals {
 	unsigned long long audited;     /* calls that would have been (audit) */
 	unsigned long long lost_events; /* ring buffer full: a report was dropped */
 	unsigned long long lost_keys;   /* counts map full: a key was not counted */
+	unsigned long long canaries;    /* self-test canaries refused (PMUG_ENF_CANARY_*) */
+	unsigned long long canary_ns;   /* bpf_ktime_get_ns() of the last one (CLOCK_MONOTONIC) */
 };
 
 /* counts: one entry per (uid, PMU type, encoding, denied). */
@@ -149,9 +168,9 @@ static inline enum guard_hit pmug_enf_classify(const volatile unsigned *types, u
  * while with no follower reading. */
 #define PMUG_ENF_RINGBUF_BYTES (256 * 1024)
 
-_Static_assert(sizeof(struct pmug_enf_config) == 64 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
+_Static_assert(sizeof(struct pmug_enf_config) == 72 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
 	       "rodata layout");
-_Static_assert(sizeof(struct pmug_enf_totals) == 32, "bss layout");
+_Static_assert(sizeof(struct pmug_enf_totals) == 48, "bss layout");
 _Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");
 _Static_assert(sizeof(struct pmug_enf_event) == 80, "event layout");
 _Static_assert(sizeof(struct pmug_enf_file) == 64, "iterator record layout");

@@ -163,3 +163,35 @@ const char *enf_state_token(unsigned state)
 {
 	return state < sizeof(states) / sizeof(states[0]) ? states[state].token : "unknown";
 }
+
+void enf_verify_judge(struct enf_verify *v, int open_ret, bool counted, unsigned long long before,
+		      unsigned long long after, unsigned attach)
+{
+	v->ran = true;
+	v->verified = false;
+	v->open_errno = open_ret >= 0 ? 0 : -open_ret;
+	v->answered = counted ? after : 0;
+	if (open_ret >= 0) {
+		snprintf(v->why, sizeof(v->why),
+			 "the self-test's canary event was opened: the %s program is attached but "
+			 "the kernel does not run it%s",
+			 enf_attach_name(attach),
+			 attach == PMUG_ENF_ATTACH_LSM
+				 ? " (bpf is not an active LSM: it is missing from lsm= on the kernel "
+				   "command line)"
+				 : "");
+	} else if (open_ret != -PMUG_ENF_CANARY_ERRNO) {
+		snprintf(v->why, sizeof(v->why),
+			 "the self-test's canary event could not be opened (%s) before it reached "
+			 "the guard: whether the program runs is unknown",
+			 strerror(-open_ret));
+	} else if (!counted || after <= before) {
+		snprintf(v->why, sizeof(v->why),
+			 "the self-test's canary was refused, but the %s program did not count it: "
+			 "something else answered",
+			 enf_attach_name(attach));
+	} else {
+		v->verified = true;
+		v->why[0] = '\0';
+	}
+}

@@ -395,23 +395,46 @@ static void same_layout(const struct btf *btf, const char *name, size_t size,
 	}
 }
 
+/* The self-test's verdict: verified only when the canary came back with
+ * its own errno and the program counted it. */
+Test(verify, only_the_canarys_errno_counted_by_the_program_verifies)
+{
+	struct enf_verify v;
+	memset(&v, 0, sizeof(v));
+	enf_verify_judge(&v, -PMUG_ENF_CANARY_ERRNO, true, 3, 4, PMUG_ENF_ATTACH_FMOD_RET);
+	cr_assert(v.ran && v.verified && v.answered == 4 && !v.why[0]);
+	/* Opened: attached, never run (lsm/ where bpf is not an active LSM). */
+	enf_verify_judge(&v, 5, true, 0, 0, PMUG_ENF_ATTACH_LSM);
+	cr_assert(v.ran && !v.verified && v.open_errno == 0);
+	cr_assert(strstr(v.why, "does not run it") && strstr(v.why, "lsm="), "%s", v.why);
+	/* Refused by something else (paranoid, seccomp): unknown, not verified. */
+	enf_verify_judge(&v, -EACCES, true, 0, 0, PMUG_ENF_ATTACH_LSM);
+	cr_assert(!v.verified && v.open_errno == EACCES && strstr(v.why, "unknown"), "%s", v.why);
+	/* The right errno, but not counted by this program. */
+	enf_verify_judge(&v, -PMUG_ENF_CANARY_ERRNO, true, 4, 4, PMUG_ENF_ATTACH_LSM);
+	cr_assert(!v.verified && strstr(v.why, "did not count"), "%s", v.why);
+	enf_verify_judge(&v, -PMUG_ENF_CANARY_ERRNO, false, 0, 0, PMUG_ENF_ATTACH_LSM);
+	cr_assert(!v.verified);
+}
+
 Test(abi, bpf_object_and_loader_agree)
 {
 	struct btf *btf = btf__parse(ENF_BPF_OBJ, NULL);
 	cr_assert_not_null(btf, "%s has BTF", ENF_BPF_OBJ);
-	static const char *const cfg_f[] = {"magic",  "enforce", "n_core", "core_types",
-					    "started", "object", "reason", "facts_from"};
+	static const char *const cfg_f[] = {"magic",  "enforce", "n_core", "core_types", "started",
+					    "object", "canary", "reason", "facts_from"};
 	static const size_t cfg_o[] = {
 		offsetof(struct pmug_enf_config, magic), offsetof(struct pmug_enf_config, enforce),
 		offsetof(struct pmug_enf_config, n_core),
 		offsetof(struct pmug_enf_config, core_types),
 		offsetof(struct pmug_enf_config, started), offsetof(struct pmug_enf_config, object),
-		offsetof(struct pmug_enf_config, reason),
+		offsetof(struct pmug_enf_config, canary), offsetof(struct pmug_enf_config, reason),
 		offsetof(struct pmug_enf_config, facts_from)};
-	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 8);
-	static const char *const tot_f[] = {"denied", "audited", "lost_events", "lost_keys"};
-	static const size_t tot_o[] = {0, 8, 16, 24};
-	same_layout(btf, "pmug_enf_totals", sizeof(struct pmug_enf_totals), tot_f, tot_o, 4);
+	same_layout(btf, "pmug_enf_config", sizeof(struct pmug_enf_config), cfg_f, cfg_o, 9);
+	static const char *const tot_f[] = {"denied",	 "audited",  "lost_events",
+					    "lost_keys", "canaries", "canary_ns"};
+	static const size_t tot_o[] = {0, 8, 16, 24, 32, 40};
+	same_layout(btf, "pmug_enf_totals", sizeof(struct pmug_enf_totals), tot_f, tot_o, 6);
 	/* struct pmug_enf_event only travels through the ring buffer (no BTF
 	 * of its own); enforce_abi.h's _Static_asserts hold both compilers to
 	 * its size. */

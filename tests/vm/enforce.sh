@@ -18,6 +18,13 @@
 #   enforce-audit    --mode audit on a counter-3 that works: counted, allowed
 #   enforce-hybrid   both core types of a hybrid guest (cpu_core 4, cpu_atom)
 #   enforce-healthy  a healthy world: nothing is attached, slots counts
+#   enforce-verify   lsm= without bpf: --attach lsm attaches a program that
+#                    never runs; the self-test catches it (exit 4, detached;
+#                    kept with --keep-unverified: status exits 8, the fleet
+#                    says unguarded, and the open kills the kernel); auto
+#                    takes fmod_ret, verified, and takes over the unverified one
+#   enforce-bare     no bpffs and no securityfs mounted: start mounts bpffs,
+#                    cannot read the LSM list, lets the self-test decide
 #   enforce-existing perf stat -D -1 opens slots disabled before start: start
 #                    and status name it and exit 7; enabled, it kills the
 #                    kernel all the same; fresh opens are denied; once its
@@ -165,6 +172,14 @@ follow_once() {
 		sort | uniq -d)" ]
 }
 rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
+# json_ok CASE EXPR: CASE's stdout is JSON and the Python expression EXPR
+# (j: the object) holds; what it was is printed when not.
+json_ok() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+if not eval(sys.argv[2]):
+    print('\n'.join('# ' + l for l in json.dumps(j, indent=1)[:3000].splitlines())); sys.exit(1)' "$dir/$1.out" "$2"
+}
 err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
 out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
 not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
@@ -584,6 +599,63 @@ EOF
 		eval 'rc_is start-lockdown 0 && out_has start-lockdown "^pmuguard: enforce: attached \(lsm" && out_has start-lockdown "^pmuguard: enforce: existing events: unknown \(the kernel refused the task_file iterator: .*lockdown is confidentiality" && ! out_has start-lockdown "none of"'
 	guarded status-lockdown "lockdown=confidentiality: status says unknown too (0); the guard still denies" \
 		eval 'rc_is status-lockdown 0 && out_has status-lockdown "^  existing events: unknown \(" && out_has fresh-lockdown "errno=ENOENT$" && rc_is stop-lockdown 0'
+	;;
+enforce-verify)
+	fleet=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
+	export VM_LSM=lockdown,yama
+	boot enforce-verify m6i-old <<EOF
+cat /sys/kernel/security/lsm >lsm.txt
+step forced "\$PMUGUARD" enforce start --attach lsm --json
+step forced-status "\$PMUGUARD" enforce status --json
+step kept "\$PMUGUARD" enforce start --attach lsm --keep-unverified --json
+step kept-status "\$PMUGUARD" enforce status --json
+step kept-status-text "\$PMUGUARD" enforce status
+step kept-fleet sh '$fleet' status --json --pmuguard "\$PMUGUARD"
+step auto "\$PMUGUARD" enforce start --json
+step auto-status "\$PMUGUARD" enforce status --json
+step auto-peo "\$PEO_ENABLE" 4:0x400 4:0x1a4
+step stop "\$PMUGUARD" enforce stop
+step kept-again "\$PMUGUARD" enforce start --attach lsm --keep-unverified
+# Pinned, attached, and not running: the open reaches the fault.
+step unverified-peo "\$PEO_ENABLE" 4:0x400
+EOF
+	unset VM_LSM
+	if [ "$result" = kernel-fault ] && [ -e "$dir/unverified-peo.started" ] && [ ! -e "$dir/unverified-peo.rc" ] &&
+		grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
+		tap_ok "enforce-verify: an lsm/ program attached where bpf is not an active LSM (lsm=$(cat "$dir/lsm.txt" 2>/dev/null)) does not protect: the open kills the kernel ($(panic_summary "$dir/console"))"
+	else
+		tap_not_ok "enforce-verify: expected the unverified guard to let the fault through; got $result" \
+			"$dir/console" "$dir/kept-again.out" "$dir/kept-again.err"
+	fi
+	guarded forced "--attach lsm where bpf is inactive: attached, the canary passes, detached again; exit 4, verified false" \
+		eval 'rc_is forced 4 && json_ok forced "j[\"outcome\"] == \"refused\" and j[\"verified\"] is False and j[\"protects\"] is False and j[\"pinned_unverified\"] is False and j[\"verification\"][\"ran\"] and j[\"verification\"][\"canary_errno\"] is None and \"does not run\" in j[\"verification\"][\"why\"]" && rc_is forced-status 6'
+	guarded kept "--keep-unverified: pinned all the same, exit 4; status exits 8: verified false, protects false" \
+		eval 'rc_is kept 4 && json_ok kept "j[\"pinned_unverified\"] is True and j[\"verified\"] is False" && rc_is kept-status 8 && json_ok kept-status "j[\"attached\"] is True and j[\"verified\"] is False and j[\"protects\"] is False and j[\"attach\"] == \"lsm\"" && out_has kept-status-text "NOT VERIFIED: .*does not run it.*This guard does not protect the host"'
+	guarded kept-fleet "pmuguard-fleet status: the unverified kernel guard is no layer: unguarded, exit 3" \
+		eval 'rc_is kept-fleet 3 && json_ok kept-fleet "j[\"guarded\"] is False and j[\"layer\"] == \"none\" and j[\"kernel\"][\"state\"] == \"unverified\" and j[\"kernel\"][\"verified\"] is False"'
+	guarded auto "auto: fmod_ret, verified, and it takes over the unverified lsm/ guard (renamed over its pin)" \
+		eval 'rc_is auto 0 && json_ok auto "j[\"outcome\"] == \"replaced\" and j[\"attach\"] == \"fmod_ret\" and j[\"verified\"] is True and j[\"protects\"] is True" && rc_is auto-status 0 && json_ok auto-status "j[\"verified\"] is True and j[\"verification\"][\"canary_errno\"] == \"EBADSLT\" and j[\"verification\"][\"canaries_refused\"] >= 2" && enable_ok auto-peo 4 && rc_is stop 0'
+	;;
+enforce-bare)
+	export VM_NOMOUNT=bpf,securityfs
+	fatal bare-peo m6i-old "the static peo-enable with no bpffs and no securityfs" <<<'step bare-peo "$PEO_ENABLE" 4:0x400'
+	boot enforce-bare m6i-old <<'EOF'
+grep -E ' /sys/fs/bpf | /sys/kernel/security ' /proc/mounts >mounts-before.txt
+step start "$PMUGUARD" enforce start --json
+step status "$PMUGUARD" enforce status --json
+step peo "$PEO_ENABLE" 4:0x400 4:0x1a4
+step perf-raw perf stat -e r0400,instructions -- true
+grep -E ' /sys/fs/bpf ' /proc/mounts >mounts-after.txt
+step stop "$PMUGUARD" enforce stop
+EOF
+	unset VM_NOMOUNT
+	survived
+	guarded start "no bpffs, no securityfs: start mounts bpffs, takes fmod_ret (the LSM list unreadable), verified" \
+		eval '[ ! -s "$dir/mounts-before.txt" ] && grep -q "^bpf /sys/fs/bpf bpf" "$dir/mounts-after.txt" && rc_is start 0 && json_ok start "j[\"mounted_bpffs\"] is True and j[\"attach\"] == \"fmod_ret\" and j[\"verified\"] is True and j[\"protects\"] is True"'
+	guarded status "status: verified (the canary refused again)" \
+		eval 'rc_is status 0 && json_ok status "j[\"verified\"] is True"'
+	guarded peo "the static binary gets ENOENT; TOPDOWN.SLOTS_P counts" enable_ok peo 4
+	guarded perf-raw "perf r0400 <not supported>, instructions counted" perf_ok perf-raw r0400 instructions
 	;;
 enforce-healthy)
 	boot enforce-healthy healthy <<'EOF'

@@ -7,7 +7,8 @@
 #
 #   vm.sh [--smp N] [--timeout SECONDS] [--pmu 'MODULE PARAMS' | --no-pmu] JOBDIR
 #
-# VM_LSM replaces the lsm= list (default lockdown,yama,bpf).
+# VM_LSM replaces the lsm= list (default lockdown,yama,bpf).  VM_NOMOUNT
+# (comma-separated: bpf, securityfs) leaves those unmounted in the VM.
 # VM_CACHE names the directory tests/vm/prepare.sh filled (kernel, initramfs,
 # test PMU module).  job.sh runs as root in JOBDIR (the same path inside the
 # VM, shared read-write); its stdout, stderr and exit status land in
@@ -42,6 +43,7 @@ rm -f "$job"/{stdout,stderr,rc,result,booted,console}
 printf '%s\n' "$pmu" >"$job/testpmu.args"
 append="console=ttyS0 quiet loglevel=4 panic=-1 oops=panic softlockup_panic=1"
 append+=" lsm=${VM_LSM:-lockdown,yama,bpf} random.trust_cpu=on tsc=unstable vmjob=$job"
+[ -z "${VM_NOMOUNT:-}" ] || append+=" vmnomount=$VM_NOMOUNT"
 [ "$use_pmu" = 0 ] || append+=" vmko=$TESTPMU"
 
 # -no-reboot: the guest's reboot (panic=-1, or init's `reboot -f` when the
