@@ -539,8 +539,17 @@ case "\$1 \${2:-} \${3:-}" in
 	exit 0 ;;
 "enforce status --keys")
 	echo schema=1
+	if [ -e "$tmp/attached" ] && [ "\${STUB_UNVERIFIED:-0}" = 1 ]; then
+		printf '%s\\n' exit=8 attached=true error= protects=false verified=false verification.ran=true \
+			'verification.why=the self-test'"'"'s canary event was opened: the lsm program is attached but the kernel does not run it' \
+			why= attach=lsm mode=auto enforce=true core_types.0=4 totals.denied=0 totals.audited=0
+		exit 8
+	fi
 	if [ -e "$tmp/attached" ]; then
-		printf '%s\\n' exit=0 attached=true error= why= attach=lsm mode=auto enforce=true core_types.0=4 \
+		printf '%s\\n' exit=0 attached=true error= protects=true verified=true verification.ran=true \
+			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
+			started=1764676800 started_utc=2025-12-02T12:00:00Z \
+			why= attach=lsm mode=auto enforce=true core_types.0=4 \
 			totals.denied=7 totals.audited=0 totals.reports_lost=0 totals.keys_not_counted=0 encodings=3 \
 			by_encoding.0.decision=denied by_encoding.0.uid=0 by_encoding.0.pmu_type=4 by_encoding.0.config=0x400 by_encoding.0.calls=5 \
 			'by_encoding.0.last_comm=perf\\x0a' 'by_encoding.0.name=TOPDOWN.SLOTS (fixed counter 3)' \
@@ -589,7 +598,7 @@ SH
 	[ ! -s "$tmp/out" ] || fail "a second install is not quiet: $(cat "$tmp/out")"
 	STUB_KERNEL=ok f status --layer auto >"$tmp/out" || fail "status with the kernel layer is not 0"
 	grep -q '^pmuguard-fleet: layer: kernel$' "$tmp/out" || fail "status does not name the kernel layer"
-	grep -q 'kernel: attached; denied 7' "$tmp/out" || fail "status does not give the kernel's counts"
+	grep -q 'kernel: attached and verified .*; denied 7' "$tmp/out" || fail "status does not give the kernel's counts"
 	# JSON and metrics from the counts' data: summed over uids, the
 	# encoding as 0x%04x, a comm's escape carried as text.
 	STUB_KERNEL=ok f status --layer auto --json --textfile "$tmp/k.prom" >"$tmp/k.json" || fail "status --json with the kernel layer is not 0"
@@ -605,6 +614,25 @@ PY
 	grep -qx 'pmuguard_kernel_calls_total{decision="denied",pmu_type="4",config="0x0400"} 6' "$tmp/k.prom" ||
 		fail "metrics: the kernel's counts by encoding: $(grep kernel_calls "$tmp/k.prom")"
 	grep -qx 'pmuguard_layer_installed{layer="kernel"} 1' "$tmp/k.prom" || fail "metrics: no kernel layer"
+	grep -qx 'pmuguard_kernel_verified_timestamp_seconds 1764676900' "$tmp/k.prom" || fail "metrics: no verification time"
+	grep -q '^pmuguard-fleet: kernel: attached and verified at 2025-12-02T12:01:40Z (self-test), since 2025-12-02T12:00:00Z' "$tmp/out" ||
+		fail "status text does not say verified when and since when: $(cat "$tmp/out")"
+	# Attached, but its self-test fails (exit 8): no layer, unguarded (3).
+	set +e
+	STUB_KERNEL=ok STUB_UNVERIFIED=1 f status --layer auto --json >"$tmp/u.json"
+	r=$?
+	STUB_KERNEL=ok STUB_UNVERIFIED=1 f status --layer auto >"$tmp/u.txt"
+	set -e
+	[ "$r" = 3 ] || fail "status with an unverified kernel guard exited $r, not 3"
+	python3 - "$tmp/u.json" <<'PY' || fail "unverified JSON is wrong: $(cat "$tmp/u.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+k = s["kernel"]
+assert s["guarded"] is False and s["layer"] == "none", s
+assert k["state"] == "unverified" and k["verified"] is False and "does not run" in k["not_verified_because"], k
+PY
+	grep -q '^pmuguard-fleet: kernel: ATTACHED BUT NOT VERIFIED: .*does not run it: it guards nothing' "$tmp/u.txt" ||
+		fail "status text does not say the kernel guard is unverified: $(cat "$tmp/u.txt")"
 	STUB_KERNEL=ok f uninstall --layer auto >"$tmp/out"
 	[ ! -e "$tmp/attached" ] || fail "uninstall did not stop the kernel guard"
 	# Attached, but an event of the class was opened before (exit 7): the
@@ -730,6 +758,87 @@ PY
 	! grep -v '^#' "$prom" | grep -vqE '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9]+$' ||
 		fail "metrics: a line the collector would reject"
 	ok "status counts the reports by encoding: text, JSON (schema 1), metrics"
+	;;
+status-observes-the-preload)
+	# The preload counts only as observed: a library the loader refuses
+	# (every process prints "cannot be preloaded ... ignored") is no layer,
+	# and a process started before the install, holding a perf event, is
+	# named as at risk now.
+	cat >"$tmp/script" <<SH
+set -e
+python3 -c '
+import ctypes, struct, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("IIQ", 1, 128, 9) + bytes(128 - 16), 128)
+fd = libc.syscall(298, attr, 0, -1, -1, 8)
+print(fd, flush=True)
+time.sleep(60)' >$tmp/holder.out &
+holder=\$!
+for _ in \$(seq 100); do [ -s $tmp/holder.out ] && break; sleep 0.05; done
+echo \$holder >$tmp/holder.pid
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/install.out
+PMUGUARD_SNAPSHOT=$M6I $FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/ok.json
+# The library made unloadable, as a broken upgrade leaves it.
+mount --bind $tmp/short.so $LIB
+set +e
+PMUGUARD_SNAPSHOT=$M6I $FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/broken.json 2>/dev/null
+echo \$? >$tmp/broken.rc
+PMUGUARD_SNAPSHOT=$M6I $FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD --textfile $tmp/m.prom >$tmp/broken.txt 2>/dev/null
+umount $LIB
+kill \$holder
+SH
+	head -c 100 "$LIB" >"$tmp/short.so"
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	grep -q 'only processes started from now on load it; those already running stay unguarded until they restart' "$tmp/install.out" ||
+		fail "install does not say that running processes stay unguarded: $(cat "$tmp/install.out")"
+	python3 - "$tmp/ok.json" "$(cat "$tmp/holder.pid")" <<'PY' || fail "status JSON is wrong: $(cat "$tmp/ok.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+p = s["preload"]
+assert s["guarded"] is True and p["installed"] and p["loads"] is True and p["guards"] is True, s
+assert p["processes_not_mapping"] >= 1 and p["processes_mapping"] >= 1, p
+risk = {r["pid"]: r for r in p["at_risk"]}
+assert int(sys.argv[2]) in risk and risk[int(sys.argv[2])]["comm"] == "python3", p["at_risk"]
+assert s["version"] and s["generated_at"], s
+PY
+	[ "$(cat "$tmp/broken.rc")" = 3 ] || fail "status with an unloadable library exited $(cat "$tmp/broken.rc"), not 3"
+	python3 - "$tmp/broken.json" <<'PY' || fail "status JSON with a broken library is wrong: $(cat "$tmp/broken.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+p = s["preload"]
+assert s["guarded"] is False and s["layer"] == "none" and p["installed"] is True and p["loads"] is False, s
+assert "cannot be preloaded" in p["load_error"], p
+PY
+	grep -q '^pmuguard-fleet: preload: LISTED BUT NOT LOADED: .*cannot be preloaded' "$tmp/broken.txt" ||
+		fail "status text does not say the library does not load: $(cat "$tmp/broken.txt")"
+	grep -qx 'pmuguard_protected 0' "$tmp/m.prom" && grep -qx 'pmuguard_layer_installed{layer="preload"} 0' "$tmp/m.prom" ||
+		fail "metrics claim the unloadable preload: $(cat "$tmp/m.prom")"
+	ok "status counts the preload only where the loader takes it, and names a process started before the install holding a perf event"
+	;;
+status-unknown-is-not-fine)
+	# No verdict: status exits 4, the metrics say unknown in their own
+	# series (no "unguarded 0", no "hazard -1"), and a failed reprobe
+	# rewrites the textfile with the failure and its time.
+	mkdir -p "$tmp/m"
+	printf 'pmuguard_hazard 0\npmuguard_unguarded 0\npmuguard_status_timestamp_seconds 1\n' >"$tmp/m/p.prom"
+	set +e
+	PMUGUARD_SNAPSHOT=$tmp/nowhere "$FLEET" status --root "$tmp" --lib /x/pmuguard/libpmuguard.so --pmuguard "$PMUGUARD" --textfile "$tmp/m/s.prom" >"$tmp/out" 2>&1
+	r=$?
+	PMUGUARD_SNAPSHOT=$tmp/nowhere "$FLEET" reprobe --root "$tmp" --lib /x/pmuguard/libpmuguard.so --pmuguard "$PMUGUARD" --textfile "$tmp/m/p.prom" >"$tmp/rout" 2>&1
+	rr=$?
+	set -e
+	[ "$r" = 4 ] || fail "status with no verdict exited $r, not 4: $(cat "$tmp/out")"
+	grep -qx 'pmuguard_verdict{state="unknown"} 1' "$tmp/m/s.prom" || fail "metrics: no unknown verdict series: $(cat "$tmp/m/s.prom")"
+	! grep -q '^pmuguard_unguarded \|^pmuguard_hazard ' "$tmp/m/s.prom" || fail "metrics: a 0/1 gauge read with nothing checked"
+	grep -qx 'pmuguard_protected 0' "$tmp/m/s.prom" || fail "metrics: protected is not 0"
+	grep -q '^pmuguard_build_info{version="[0-9.]*"} 1$' "$tmp/m/s.prom" || fail "metrics: no build_info"
+	[ "$rr" = 1 ] || fail "reprobe with no verdict exited $rr, not 1"
+	grep -qx 'pmuguard_reprobe_success 0' "$tmp/m/p.prom" || fail "a failed reprobe left the old textfile: $(cat "$tmp/m/p.prom")"
+	grep -q '^pmuguard_reprobe_error_info{exit="1",error="the probe gave no verdict' "$tmp/m/p.prom" || fail "metrics: the failure is not said"
+	t=$(sed -n 's/^pmuguard_reprobe_timestamp_seconds //p' "$tmp/m/p.prom")
+	[ "${t:-0}" -gt $(($(date +%s) - 100)) ] || fail "metrics: the failure has no fresh time"
+	ok "an unknown verdict exits 4 and has its own series; a failed reprobe rewrites the metrics with the failure and its time"
 	;;
 journal-entries-counted-by-message-id)
 	# Under journald the preload and the supervisor send native entries
