@@ -46,6 +46,7 @@ deb)
 		./usr/share/man/man8/pmuguard-fleet.8.gz ./usr/share/man/man5/pmuguard.conf.5.gz \
 		./usr/share/doc/pmuguard/README.md.gz \
 		./lib/systemd/system/pmuguard-reprobe.service ./lib/systemd/system/pmuguard-enforce.service \
+		./lib/systemd/system/pmuguard-metrics.service ./lib/systemd/system/pmuguard-metrics.timer \
 		"./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pmuguard/libpmuguard.so" \
 		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
@@ -97,6 +98,7 @@ dpkg -i $deb >/dev/null
 echo "package installed; preload untouched"
 [ -L /etc/systemd/system/sysinit.target.wants/pmuguard-reprobe.service ] && echo "reprobe enabled"
 [ ! -e /etc/systemd/system/sysinit.target.wants/pmuguard-enforce.service ] && echo "enforce not enabled"
+[ -L /etc/systemd/system/timers.target.wants/pmuguard-metrics.timer ] && echo "metrics timer enabled"
 set +e; /usr/bin/pmuguard probe --check --snapshot $M6I >/dev/null; echo "check=\$?"; set -e
 /usr/bin/pmuguard run --mode preload -- sh -c 'echo "preload=\$LD_PRELOAD"'
 ls /usr/share/man/man1/pmuguard.1.gz
@@ -119,6 +121,7 @@ SH
 	grep -q 'preload untouched' "$tmp/out" || fail "installing enabled the preload"
 	grep -q 'reprobe enabled' "$tmp/out" || fail "the package did not enable pmuguard-reprobe.service"
 	grep -q 'enforce not enabled' "$tmp/out" || fail "the package enabled pmuguard-enforce.service"
+	grep -q 'metrics timer enabled' "$tmp/out" || fail "the package did not enable pmuguard-metrics.timer"
 	grep -q 'check=3' "$tmp/out" || fail "the installed probe does not see the m6i hazard"
 	grep -q 'preload=/usr/lib/.*/pmuguard/libpmuguard.so' "$tmp/out" ||
 		fail "the installed command does not find the installed library"
@@ -171,6 +174,7 @@ MAC
 	for f in /usr/bin/pmuguard /usr/sbin/pmuguard-fleet /usr/share/man/man1/pmuguard.1 \
 		/usr/share/man/man8/pmuguard-fleet.8 /usr/share/man/man5/pmuguard.conf.5 \
 		/usr/lib/systemd/system/pmuguard-reprobe.service /usr/lib/systemd/system-preset/50-pmuguard.preset \
+		/usr/lib/systemd/system/pmuguard-metrics.timer /usr/lib/systemd/system/pmuguard-metrics.service \
 		/usr/share/pmuguard/ansible/pmuguard.yml /usr/share/pmuguard/aws/pmuguard-ssm.yml; do
 		grep -qx "$f" "$tmp/contents" || fail "the RPM lacks $f"
 	done

@@ -178,7 +178,8 @@ json_ok() {
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
 if not eval(sys.argv[2]):
-    print('\n'.join('# ' + l for l in json.dumps(j, indent=1)[:3000].splitlines())); sys.exit(1)' "$dir/$1.out" "$2"
+    print(chr(10).join("# " + l for l in json.dumps(j, indent=1)[:3000].splitlines()))
+    sys.exit(1)' "$dir/$1.out" "$2"
 }
 err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
 out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
@@ -344,6 +345,7 @@ s = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
 assert s["schema"] == 1 and s["exit"] == 0 and s["attached"] is True and s["error"] is None, s
 assert s["attach"] == "lsm" and s["mode"] == "auto" and s["enforce"] is True, s
+assert s["verified"] is True and s["protects"] is True and s["verification"]["canary_errno"] == "EBADSLT", s
 # The world's facts come through the policy file's snapshot key.
 f = s["facts"]
 assert f["state"] == "hazard" and (f["source"], bool(f["snapshot"])) in (("live", False), ("snapshot", True)), f
@@ -433,7 +435,7 @@ EOF
 	guarded perf-raw "fmod_ret: perf r0400 <not supported>, instructions counted" \
 		perf_ok perf-raw r0400 instructions
 	guarded status "status says fmod_ret and counts" \
-		eval 'rc_is status 0 && out_has status "attached \(fmod_ret: fmod_ret on security_perf_event_alloc\)" && out_has status "^  denied: 2,"'
+		eval 'rc_is status 0 && out_has status "attached \(fmod_ret: fmod_ret on security_perf_event_alloc\)" && out_has status "^  verified: the self-test" && out_has status "^  denied: 2,"'
 	guarded replace "a start with another policy replaces the attached one (pinned beside it, renamed over it)" \
 		eval 'rc_is replace 0 && out_has replace "replaced and attached \(fmod_ret, denying with ENOENT, mode always" && out_has status-replaced "mode: always" && out_has replaced-peo "^type=4 config=0x400 ret=-1 errno=ENOENT$"'
 	guarded stop "stop unpins" rc_is stop 0
