@@ -23,6 +23,8 @@
 #                    kept with --keep-unverified: status exits 8, the fleet
 #                    says unguarded, and the open kills the kernel); auto
 #                    takes fmod_ret, verified, and takes over the unverified one
+#   enforce-cloud    Debian's cloud kernel (no 9p: an ext4 root image), its
+#                    own CONFIG_LSM: lsm, verified, ENOENT; unguarded it dies
 #   enforce-bare     no bpffs and no securityfs mounted: start mounts bpffs,
 #                    cannot read the LSM list, lets the self-test decide
 #   enforce-existing perf stat -D -1 opens slots disabled before start: start
@@ -658,6 +660,41 @@ EOF
 		eval 'rc_is status 0 && json_ok status "j[\"verified\"] is True"'
 	guarded peo "the static binary gets ENOENT; TOPDOWN.SLOTS_P counts" enable_ok peo 4
 	guarded perf-raw "perf r0400 <not supported>, instructions counted" perf_ok perf-raw r0400 instructions
+	;;
+enforce-cloud)
+	# Debian's cloud kernel (linux-image-cloud-amd64, Debian's AMIs): no
+	# 9p, so the root is an ext4 image of what the job runs; no lsm= on
+	# the command line, so its CONFIG_LSM (bpf last) decides.
+	set +e
+	why=$("$here/prepare.sh" "$VM_CACHE" cloud 2>&1)
+	prc=$?
+	set -e
+	case $prc in
+	0) ;;
+	77) skip_all "the cloud kernel: $why" ;;
+	*) tap_not_ok "preparing the cloud kernel failed: $why"; finish ;;
+	esac
+	export VM_CACHE=$VM_CACHE/cloud VM_LSM=default
+	# shellcheck source=/dev/null
+	. "$VM_CACHE/vm.env"
+	export VM_ROOTIMG=$tmp/root.img
+	"$here/rootimg.sh" "$VM_ROOTIMG" --bin "$PMUGUARD" --bin "$PEO_ENABLE" "$here/world.sh" \
+		"$fixtures/m6i-16xlarge-oldkernel" "$TESTPMU"
+	echo "# cloud kernel $KVER; root image $(du -h "$VM_ROOTIMG" | cut -f1)"
+	fatal cloud-peo m6i-old "the static peo-enable on the cloud kernel" <<<'step cloud-peo "$PEO_ENABLE" 4:0x400'
+	boot enforce-cloud m6i-old <<'EOF'
+uname -r >uname.txt
+cat /sys/kernel/security/lsm >lsm.txt
+step start "$PMUGUARD" enforce start --json
+step status "$PMUGUARD" enforce status --json
+step peo "$PEO_ENABLE" 4:0x400 4:0x1a4
+step stop "$PMUGUARD" enforce stop
+EOF
+	survived
+	guarded start "the cloud kernel ($(cat "$dir/uname.txt" 2>/dev/null), lsm=$(cat "$dir/lsm.txt" 2>/dev/null)): start attaches through BPF LSM, verified" \
+		eval 'grep -q cloud "$dir/uname.txt" && rc_is start 0 && json_ok start "j[\"attach\"] == \"lsm\" and j[\"verified\"] is True and j[\"protects\"] is True"'
+	guarded status "status: verified" eval 'rc_is status 0 && json_ok status "j[\"verified\"] is True"'
+	guarded peo "the static binary gets ENOENT; TOPDOWN.SLOTS_P counts" enable_ok peo 4
 	;;
 enforce-healthy)
 	boot enforce-healthy healthy <<'EOF'

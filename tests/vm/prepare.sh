@@ -3,7 +3,13 @@
 #
 # Fill the VM test bed's cache once (tests/vm/README.md):
 #
-#   prepare.sh CACHE
+#   prepare.sh CACHE [generic|cloud]
+#
+# cloud: Debian's cloud kernel (linux-image-cloud-amd64, the kernel of
+# Debian's AMIs) instead, in CACHE/cloud.  It has no 9p (CONFIG_NET_9P is
+# unset), so its initramfs carries virtio-blk instead: the root comes as an
+# ext4 image (built in; tests/vm/vm.sh VM_ROOTIMG), the job directory as a
+# second one.
 #
 #   CACHE/kernel/    Debian's linux-image-<KVER> unpacked with dpkg -x (never
 #                    installed: that would build an initramfs for nothing);
@@ -21,7 +27,13 @@
 # reason on stdout), 1 on a failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${1:?usage: prepare.sh CACHE}
+cache=${1:?usage: prepare.sh CACHE [generic|cloud]}
+flavor=${2:-generic}
+case $flavor in
+generic) headers=linux-headers-amd64 ;;
+cloud) headers=linux-headers-cloud-amd64 cache=$cache/cloud ;;
+*) echo "prepare.sh: flavor is generic or cloud, not $flavor" >&2; exit 2 ;;
+esac
 
 cant() {
 	echo "$*"
@@ -34,10 +46,13 @@ if [ ! -x /bin/busybox ] || readelf -l /bin/busybox 2>/dev/null | grep -q INTERP
 	cant "a static /bin/busybox is missing (Debian package busybox-static)"
 fi
 command -v cpio >/dev/null || cant "cpio is missing (Debian package cpio)"
-dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) ||
-	cant "linux-headers-amd64 is not installed (scripts/lib.sh install_deps installs it)"
+dep=$(dpkg-query -W -f='${Depends}' $headers 2>/dev/null) ||
+	cant "$headers is not installed (scripts/lib.sh install_deps installs it)"
 kver=$(sed -nE 's/^linux-headers-([^ ,]+-amd64).*/\1/p' <<<"$dep")
-[ -n "$kver" ] || cant "cannot tell the kernel version from linux-headers-amd64 ($dep)"
+[ -n "$kver" ] || cant "cannot tell the kernel version from $headers ($dep)"
+if [ "$flavor" = cloud ] && ! { command -v mkfs.ext4 && command -v debugfs; } >/dev/null; then
+	cant "mkfs.ext4 and debugfs are missing (Debian package e2fsprogs)"
+fi
 kbuild=/usr/src/linux-headers-$kver
 [ -f "$kbuild/Makefile" ] || cant "$kbuild is missing (Debian package linux-headers-$kver)"
 mkdir -p "$cache"
@@ -51,6 +66,10 @@ flock 9
 mods=(drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
 	drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci fs/netfs/netfs
 	fs/fscache/fscache net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay)
+[ "$flavor" = generic ] ||
+	mods=(drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
+		drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk
+		fs/overlayfs/overlay)
 kdir=$cache/kernel/$kver
 kernel=$kdir/vmlinuz-$kver
 if [ ! -f "$kernel" ]; then
@@ -94,6 +113,7 @@ if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$kernel" -nt "$ini
 	cp "$here/init" "$root/init"
 	chmod 0755 "$root/init"
 	cp "$kdir"/modules/*.ko "$root/modules/"
+	echo "$flavor" >"$root/flavor"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$initrd.tmp"
 	mv "$initrd.tmp" "$initrd"
 	rm -rf "$root"
@@ -120,7 +140,7 @@ fi
 
 # The Go target (optional: the Go case skips without it).
 gopeo=
-if command -v go >/dev/null; then
+if [ "$flavor" = generic ] && command -v go >/dev/null; then
 	gopeo=$cache/gopeo
 	if [ ! -x "$gopeo" ] || [ "$here/../targets/peo.go" -nt "$gopeo" ]; then
 		(cd "$cache" && CGO_ENABLED=0 GOCACHE=$cache/gocache GOPATH=$cache/gopath HOME=$cache \
@@ -135,5 +155,6 @@ KERNEL=$kernel
 INITRD=$initrd
 TESTPMU=$ko
 GOPEO=$gopeo
+FLAVOR=$flavor
 EOF
 mv "$cache/vm.env.tmp" "$cache/vm.env"

@@ -9,6 +9,10 @@
 #
 # VM_LSM replaces the lsm= list (default lockdown,yama,bpf).  VM_NOMOUNT
 # (comma-separated: bpf, securityfs) leaves those unmounted in the VM.
+# On the cloud flavor (prepare.sh CACHE cloud: no 9p), VM_ROOTIMG names the
+# ext4 image of the root to boot (read-only; tests/vm/rootimg.sh makes
+# one), and the job directory travels as an ext4 image of its own, made
+# from JOBDIR before the boot and copied back into it after.
 # VM_CACHE names the directory tests/vm/prepare.sh filled (kernel, initramfs,
 # test PMU module).  job.sh runs as root in JOBDIR (the same path inside the
 # VM, shared read-write); its stdout, stderr and exit status land in
@@ -42,10 +46,26 @@ job=$(cd "$1" && pwd)
 rm -f "$job"/{stdout,stderr,rc,result,booted,console}
 printf '%s\n' "$pmu" >"$job/testpmu.args"
 append="console=ttyS0 quiet loglevel=4 panic=-1 oops=panic softlockup_panic=1"
-append+=" lsm=${VM_LSM:-lockdown,yama,bpf} random.trust_cpu=on tsc=unstable vmjob=$job"
+append+=" random.trust_cpu=on tsc=unstable vmjob=$job"
+# VM_LSM=default: no lsm= at all (the kernel's CONFIG_LSM).
+[ "${VM_LSM:-}" = default ] || append+=" lsm=${VM_LSM:-lockdown,yama,bpf}"
 [ -z "${VM_NOMOUNT:-}" ] || append+=" vmnomount=$VM_NOMOUNT"
 [ "$use_pmu" = 0 ] || append+=" vmko=$TESTPMU"
 
+# shellcheck disable=SC2054 # QEMU options are comma-separated
+share=(-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+	-fsdev "local,id=job,path=$job,security_model=none"
+	-device virtio-9p-pci,fsdev=job,mount_tag=job)
+if [ "${FLAVOR:-generic}" = cloud ]; then
+	: "${VM_ROOTIMG:?the cloud kernel boots an ext4 root image (tests/vm/rootimg.sh)}"
+	jobimg=$(mktemp "${TMPDIR:-/tmp}/vmjob.XXXXXX")
+	rm -f "$jobimg"
+	# No journal: what the job syncs is in place, even after a panic.
+	mkfs.ext4 -q -O ^has_journal -d "$job" "$jobimg" 64M >/dev/null
+	share=(-drive "file=$VM_ROOTIMG,format=raw,if=virtio,readonly=on"
+		-drive "file=$jobimg,format=raw,if=virtio")
+fi
 # -no-reboot: the guest's reboot (panic=-1, or init's `reboot -f` when the
 # job is done) ends QEMU.  The root share is read-only to the guest.
 set +e
@@ -54,13 +74,16 @@ timeout --kill-after=5 "$limit" qemu-system-x86_64 \
 	-nodefaults -no-user-config -nographic -display none -monitor none -no-reboot \
 	-chardev "file,id=con,path=$job/console" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
-	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
-	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-	-fsdev "local,id=job,path=$job,security_model=none" \
-	-device virtio-9p-pci,fsdev=job,mount_tag=job \
-	</dev/null >"$job/qemu.log" 2>&1
+	"${share[@]}" </dev/null >"$job/qemu.log" 2>&1
 qrc=$?
 set -e
+if [ -n "${jobimg:-}" ]; then
+	# What the job left: its files back into JOBDIR (e2fsprogs' debugfs
+	# reads the image without mounting it).
+	debugfs -R "rdump / $job" "$jobimg" >/dev/null 2>&1 || true
+	rm -rf "$job/lost+found"
+	rm -f "$jobimg"
+fi
 
 if grep -Eq 'Kernel panic|Oops|BUG:|general protection fault' "$job/console" 2>/dev/null; then
 	result=kernel-fault
