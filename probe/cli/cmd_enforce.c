@@ -86,10 +86,10 @@ static const char usage_text[] =
 	"\n"
 	"Exit: 0 ok; 1 internal error; 2 usage; 4 the kernel could not take the\n"
 	"guard: it did not attach, or it attached but failed the self-test (start);\n"
-	"5 built without enforce; 6 nothing attached (status, follow); 7 attached,\n"
-	"but events of the class opened before it still exist (start, status: a\n"
-	"warning; the guard is attached and denies every new one); 8 attached, but\n"
-	"the self-test failed: it does not protect the host (status).\n";
+	"5 built without enforce; 6 nothing attached (status, follow);\n"
+	"7 attached, but events of the class opened before it still exist (start,\n"
+	"status: a warning; the guard is attached and denies every new one);\n"
+	"8 attached, but the self-test failed: it does not protect the host (status).\n";
 
 /* ---- One model, three renderings ------------------------------------------
  *

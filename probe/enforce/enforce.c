@@ -146,7 +146,9 @@ static int check_bpffs(const char *pin_dir, char *w, size_t ws, bool *mounted)
 		    strerror(err), parent);
 		return -err;
 	}
-	if ((unsigned long)sfs.f_type != BPF_FS_MAGIC && !strcmp(parent, ENF_BPFFS)) {
+	/* Only where nothing is mounted (sysfs's own directory): over another
+	 * file system someone mounted there, refuse as before. */
+	if ((unsigned long)sfs.f_type == SYSFS_MAGIC && !strcmp(parent, ENF_BPFFS)) {
 		if (mount("bpf", ENF_BPFFS, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0) {
 			int err = errno;
 			why(w, ws,
