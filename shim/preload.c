@@ -420,7 +420,7 @@ static void cold_log(void *p)
 
 /*
  * No stack could be mapped (out of memory, a sandbox that forbids mmap):
- * no probe is possible, so on an Intel CPU the counter-3 class is denied on
+ * no probe is possible, so on an Intel CPU what lands on counters 3-6 is denied on
  * PERF_TYPE_RAW for this call, as mode always would, and nothing is kept or
  * logged.  Elsewhere the hazard does not exist.
  */
@@ -431,7 +431,10 @@ static void without_stack(struct call *c)
 	struct guard_policy *p = &c->local.policy;
 	p->mode = GUARD_ALWAYS;
 	p->reason = reason;
-	p->core_types[p->n_core++] = PROBE_TYPE_RAW;
+	p->core_types[0] = PROBE_TYPE_RAW;
+	p->core_hazard[0] = GUARD_RULE_HAZARD_ALL;
+	p->core_table[0] = GUARD_TABLE_ETD;
+	p->n_core = 1;
 #if defined(__x86_64__)
 	unsigned a, b, cx, d;
 	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(cx), "=d"(d) : "a"(0), "c"(0));

@@ -270,6 +270,18 @@ static void print_types(FILE *out, const unsigned *types, unsigned n)
 		fprintf(out, "%s%u", i ? ", " : "", types[i]);
 }
 
+/* "type 4: fixed counter 3; type 9: fixed counters 4, 5 and 6" */
+static void print_hazards(FILE *out, const struct pmug_enf_config *c)
+{
+	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++) {
+		uint32_t set = c->core_hazard[i] & GUARD_RULE_HAZARD_ALL;
+		char words[64];
+		probe_fixed_words(set, words, sizeof(words));
+		fprintf(out, "%stype %u: %s%s", i ? "; " : "", c->core_types[i],
+			!set ? "none" : (set & (set - 1)) ? "fixed counters " : "fixed counter ", words);
+	}
+}
+
 /* Why the kernel may have said no, in words an operator can act on. */
 static void hint(int err)
 {
@@ -291,7 +303,17 @@ static void hint(int err)
 
 static const char *hit_word(enum guard_hit hit)
 {
-	return hit == GUARD_HIT_SLOTS ? "slots" : hit == GUARD_HIT_METRIC ? "metric" : "none";
+	return hit == GUARD_HIT_SLOTS	 ? "slots"
+	       : hit == GUARD_HIT_METRIC ? "metric"
+	       : hit == GUARD_HIT_FIXED	 ? "fixed"
+				       : "none";
+}
+
+/* A counted key's class: the program counts hits only, so any table and
+ * every guarded counter name it. */
+static enum guard_hit key_hit(unsigned code)
+{
+	return guard_rule_config(code, GUARD_TABLE_ETD, GUARD_RULE_HAZARD_ALL);
 }
 
 static void sanitize_comm(char out[17], const char in[16])
@@ -326,6 +348,20 @@ static void out_config(struct out *o, const struct pmug_enf_config *c)
 	out_open(o, "core_types", true);
 	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++)
 		out_u64(o, NULL, c->core_types[i]);
+	out_close(o);
+	/* Each type's hazard set: the fixed counters whose encodings it denies. */
+	out_open(o, "core_pmus", true);
+	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++) {
+		out_open(o, NULL, false);
+		out_u64(o, "type", c->core_types[i]);
+		out_open(o, "hazard_counters", true);
+		for (unsigned n = GUARD_RULE_COUNTER_FIRST; n <= GUARD_RULE_COUNTER_LAST; n++)
+			if ((c->core_hazard[i] >> n) & 1)
+				out_u64(o, NULL, n);
+		out_close(o);
+		out_str(o, "table", c->core_table[i] == GUARD_TABLE_ETD ? "e-core-topdown" : "pseudo");
+		out_close(o);
+	}
 	out_close(o);
 	out_open(o, "facts", false);
 	out_str(o, "state", probe_state_name((enum probe_state)c->state));
@@ -823,6 +859,8 @@ static void status_text(const struct status_model *m)
 	printf("  reason at the start: %s\n", c->reason);
 	printf("  core PMU types: ");
 	print_types(stdout, c->core_types, c->n_core);
+	printf("\n  denied there: ");
+	print_hazards(stdout, c);
 	printf("\n  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
 	       " instructions (xlated), %" PRIu32 " bytes jited\n",
 	       st->prog_id, st->link_id, st->xlated_insns, st->jited_bytes);
@@ -844,7 +882,7 @@ static void status_text(const struct status_model *m)
 		       "%s\n",
 		       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
 		       e->key.code, e->val.calls, comm, e->val.last_pid,
-		       guard_hit_name(guard_rule_config(e->key.code), e->key.code));
+		       guard_hit_name(key_hit(e->key.code), e->key.code));
 	}
 	if (st->n_counts_total > st->n_counts)
 		printf("    (%u more)\n", st->n_counts_total - st->n_counts);
@@ -937,7 +975,7 @@ static void status_data(const struct status_model *m, enum form form)
 		const struct enf_count *e = &st->counts[i];
 		char comm[17];
 		comm_str(comm, e->val.last_comm);
-		enum guard_hit hit = guard_rule_config(e->key.code);
+		enum guard_hit hit = key_hit(e->key.code);
 		out_open(&o, NULL, false);
 		out_str(&o, "decision", e->key.denied ? "denied" : "audited");
 		out_u64(&o, "uid", e->key.uid);

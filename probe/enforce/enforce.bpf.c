@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The kernel-enforced guard: refuse, inside the kernel, every perf event
- * whose encoding lands on fixed counter 3 of a core PMU, whoever opens it
+ * whose encoding lands on a fixed counter in the hazard set of its core
+ * PMU (counters 3-6, the rodata's per type), whoever opens it
  * (static, Go, containerised, unprivileged, racing, inherited at fork).
  *
  * Where.  perf_event_alloc() (kernel/events/core.c) calls
@@ -23,7 +24,8 @@
  * or x86_pmu.event_map(id) for generic ids (x86_setup_perfctr); its bits
  * 0-15 are event code and umask.  intel_pmu_hw_config()
  * (arch/x86/events/intel/core.c) then places 0x0400 and 0x8000..0x8700 on
- * fixed counter 3 and the metric pseudo-counters.  As a second net, the
+ * fixed counter 3 and the metric pseudo-counters, and the E-core tables
+ * 0x0073, 0x019c and 0x02c2 on counters 4-6.  As a second net, the
  * attr's own config is judged too when attr.type is a core type (a driver
  * that left hw.config empty must not let the class through).  The rule
  * itself is classify_rule.h, shared with the shim.
@@ -140,8 +142,8 @@ static __always_inline int judge(struct perf_event *event)
 	 * decision of enforce_abi.h, which also judges the events that existed
 	 * before the start. */
 	unsigned long long config = 0;
-	enum guard_hit hit = pmug_enf_classify(cfg.core_types, cfg.n_core, type, event->hw.config,
-					       event->attr.type, event->attr.config, &config);
+	enum guard_hit hit = pmug_enf_classify(&cfg, type, event->hw.config, event->attr.type,
+					       event->attr.config, &config);
 	if (hit == GUARD_HIT_NONE) {
 		/* The self-test's canary (enforce_abi.h): this program's nonce,
 		 * from the process that opens it.  One compare for any other

@@ -17,7 +17,7 @@
 /* "PMUG" and the layout version: status refuses to read a program whose
  * rodata does not carry them (an older or foreign object). */
 #define PMUG_ENF_MAGIC 0x474d5550u
-#define PMUG_ENF_VERSION 4u
+#define PMUG_ENF_VERSION 5u
 
 /* The start's reason sentence and where its facts came from, kept in the
  * rodata so that what the program reports says what it was started on. */
@@ -56,6 +56,8 @@ struct pmug_enf_config {
 	unsigned int state;   /* enum probe_state of the facts */
 	unsigned int n_core;  /* core_types[0..n_core) are judged */
 	unsigned int core_types[GUARD_RULE_MAX_CORE];
+	unsigned int core_hazard[GUARD_RULE_MAX_CORE]; /* each type's hazard set (bit n: fixed counter n) */
+	unsigned int core_table[GUARD_RULE_MAX_CORE];  /* each type's enum guard_table */
 	unsigned long long started; /* CLOCK_REALTIME seconds of the start */
 	unsigned long long object;  /* FNV-1a of the BPF object loaded: another
 				       build's program is not "already attached" */
@@ -148,7 +150,7 @@ enum pmug_enf_state {
  * (enforce_config.c): the resolved PMU with the encoding the driver will
  * program, then, as a second net, the attr as the caller gave it.
  * *judged is the encoding that was judged last (the one hit, if any). */
-static inline enum guard_hit pmug_enf_classify(const volatile unsigned *types, unsigned n,
+static inline enum guard_hit pmug_enf_classify(const volatile struct pmug_enf_config *c,
 					       unsigned pmu_type, unsigned long long hw_config,
 					       unsigned attr_type, unsigned long long attr_config,
 					       unsigned long long *judged)
@@ -156,11 +158,13 @@ static inline enum guard_hit pmug_enf_classify(const volatile unsigned *types, u
 	*judged = hw_config;
 	if (pmu_type == PMUG_ENF_NO_PMU)
 		return GUARD_HIT_NONE;
-	enum guard_hit hit = guard_rule_classify(pmu_type, hw_config, types, n);
+	enum guard_hit hit = guard_rule_classify(pmu_type, hw_config, c->core_types, c->core_hazard,
+						 c->core_table, c->n_core);
 	if (hit != GUARD_HIT_NONE)
 		return hit;
 	*judged = attr_config;
-	return guard_rule_classify(attr_type, attr_config, types, n);
+	return guard_rule_classify(attr_type, attr_config, c->core_types, c->core_hazard,
+				   c->core_table, c->n_core);
 }
 
 #define PMUG_ENF_COUNTS_MAX 1024
@@ -168,7 +172,7 @@ static inline enum guard_hit pmug_enf_classify(const volatile unsigned *types, u
  * while with no follower reading. */
 #define PMUG_ENF_RINGBUF_BYTES (256 * 1024)
 
-_Static_assert(sizeof(struct pmug_enf_config) == 72 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
+_Static_assert(sizeof(struct pmug_enf_config) == 112 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
 	       "rodata layout");
 _Static_assert(sizeof(struct pmug_enf_totals) == 48, "bss layout");
 _Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");

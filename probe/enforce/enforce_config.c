@@ -28,11 +28,14 @@ void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
 	c->attach = attach;
 	c->mode = (unsigned)p->mode;
 	c->state = probe_state;
-	/* The policy's list starts with PERF_TYPE_RAW; the rule adds it
-	 * anyway.  At most GUARD_RULE_MAX_CORE fit (classify.h checks that
+	/* The policy's list starts with PERF_TYPE_RAW, each type with its
+	 * hazard set and table kind.  At most GUARD_RULE_MAX_CORE fit (classify.h checks that
 	 * the policy never holds more). */
-	for (unsigned i = 0; i < p->n_core && i < GUARD_RULE_MAX_CORE; i++)
-		c->core_types[c->n_core++] = p->core_types[i];
+	for (unsigned i = 0; i < p->n_core && i < GUARD_RULE_MAX_CORE; i++) {
+		c->core_types[c->n_core] = p->core_types[i];
+		c->core_hazard[c->n_core] = p->core_hazard[i];
+		c->core_table[c->n_core++] = p->core_table[i];
+	}
 	c->started = now < 0 ? 0 : (unsigned long long)now;
 	copy_cut(c->reason, sizeof(c->reason), p->reason);
 	copy_cut(c->facts_from, sizeof(c->facts_from), facts_from);
@@ -53,7 +56,8 @@ bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_conf
 	    a->mode != b->mode || a->n_core != b->n_core || a->object != b->object)
 		return false;
 	for (unsigned i = 0; i < a->n_core && i < GUARD_RULE_MAX_CORE; i++)
-		if (a->core_types[i] != b->core_types[i])
+		if (a->core_types[i] != b->core_types[i] || a->core_hazard[i] != b->core_hazard[i] ||
+		    a->core_table[i] != b->core_table[i])
 			return false;
 	return true;
 }
@@ -124,9 +128,8 @@ int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cf
 			continue;
 		ex->n_files++;
 		unsigned long long judged;
-		enum guard_hit hit = pmug_enf_classify(cfg->core_types, cfg->n_core, f[i].pmu_type,
-						       f[i].hw_config, f[i].attr_type,
-						       f[i].attr_config, &judged);
+		enum guard_hit hit = pmug_enf_classify(cfg, f[i].pmu_type, f[i].hw_config,
+						       f[i].attr_type, f[i].attr_config, &judged);
 		/* A dead event is being freed and can never be scheduled; any
 		 * other state (off, error, exit with children) still can. */
 		if (hit == GUARD_HIT_NONE || f[i].state == PMUG_ENF_STATE_DEAD)

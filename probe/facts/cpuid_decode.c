@@ -77,10 +77,32 @@ void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu)
 		cpu->fixed_counters = bits(la->edx, 0, 4);
 		cpu->fixed_bitmap = cpu->pmu_version >= 5 ? la->ecx : 0;
 	}
+	/* ARCH_PERFMON_EXT: CPUID.(7,1):EAX[8] says leaf 0x23 exists, 23H.0
+	 * EAX[1] that sub-leaf 1 holds the counter bitmaps; the kernel takes
+	 * the fixed one from 23H.1 EBX (update_pmu_cap(),
+	 * arch/x86/events/intel/core.c). */
+	const struct probe_cpuid_leaf *l71 = probe_leaf(f, 7, 1);
+	const struct probe_cpuid_leaf *x0 = probe_leaf(f, 0x23, 0);
+	const struct probe_cpuid_leaf *x1 = probe_leaf(f, 0x23, 1);
+	if (cpu->leaf_a_known && l71 && x0 && x1 && cpu->max_leaf >= 0x23 && (l71->eax >> 8) & 1 &&
+	    (x0->eax >> 1) & 1) {
+		cpu->fixed_ext_known = true;
+		cpu->fixed_ext = x1->ebx;
+	}
+}
+
+uint32_t probe_cpuid_fixed_mask(const struct probe_cpu *c)
+{
+	if (!c->known || strcmp(c->vendor, "GenuineIntel") || !c->leaf_a_known || !c->pmu_version)
+		return 0;
+	/* The SDM: fixed counter i exists if ECX[i] or EDX[4:0] > i.  The
+	 * union with leaf 0x23's: what any kernel version may take. */
+	uint32_t n = c->fixed_counters;
+	uint32_t m = n >= 32 ? ~0u : (1u << n) - 1;
+	return m | c->fixed_bitmap | (c->fixed_ext_known ? c->fixed_ext : 0);
 }
 
 bool probe_fixed3_advertised(const struct probe_cpu *c)
 {
-	return c->known && !strcmp(c->vendor, "GenuineIntel") && c->leaf_a_known &&
-	       c->pmu_version > 0 && (c->fixed_counters > 3 || (c->fixed_bitmap >> 3) & 1);
+	return (probe_cpuid_fixed_mask(c) >> 3) & 1;
 }

@@ -152,20 +152,25 @@ void probe_gather_verdict(struct probe_facts *f, const char *snapshot)
 		get(f, snapshot, PROBE_KNOWN_KLOG, NULL, false);
 		probe_evaluate(f, &v);
 	}
-	/* Then only the facts the verdict names as able to change it.  Each
-	 * can change it only by proving perf metrics or, on bare metal, by
-	 * listing slots/topdown events, so read them cheapest first (one
-	 * pread, then the log, which stops after the PMU block, then a dozen
-	 * sysfs files) and stop at the first proof. */
-	unsigned open = probe_open_facts(f, &v);
+	/* Then only the facts the verdict names as able to change it: the
+	 * MSR and the log can prove perf metrics, the log can refute a
+	 * counter (fixed.c) or add one the driver uses, sysfs events decide
+	 * bare metal.  Cheapest first (one pread, then the log, which stops
+	 * soon after the PMU block, then a dozen sysfs files), judging again
+	 * after each: every fact is read at most once. */
 	static const enum probe_known cheapest_first[] = {PROBE_KNOWN_MSR, PROBE_KNOWN_KLOG,
 							  PROBE_KNOWN_SYSFS_EVENTS};
-	for (size_t i = 0; i < sizeof(cheapest_first) / sizeof(cheapest_first[0]); i++) {
-		if (!(open & cheapest_first[i]))
-			continue;
-		get(f, snapshot, cheapest_first[i], NULL, false);
-		if (probe_metrics_proof(f))
+	for (;;) {
+		unsigned open = probe_open_facts(f, &v);
+		size_t i = 0;
+		while (i < sizeof(cheapest_first) / sizeof(cheapest_first[0]) &&
+		       !(open & cheapest_first[i]))
+			i++;
+		if (i == sizeof(cheapest_first) / sizeof(cheapest_first[0]))
 			break;
+		get(f, snapshot, cheapest_first[i], NULL, false);
+		f->tried |= cheapest_first[i];
+		probe_evaluate(f, &v);
 	}
 }
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROBE_MAX_LEAVES 8
+#define PROBE_MAX_LEAVES 8 /* cpuid.c: wanted[] */
 #define PROBE_MAX_PMUS 4
 #define PROBE_PMU_NAME 16
 #define PROBE_PATH_MAX 1024
@@ -230,8 +230,18 @@ struct probe_cpu {
 	bool leaf_a_known;              /* perfmon facts known (CPUID.0AH, or the PMU block) */
 	enum probe_basis perfmon_basis; /* of the perfmon facts */
 	uint32_t pmu_version, gp_counters, fixed_counters, fixed_bitmap;
+	uint32_t fixed_ext;             /* CPUID.23H.1:EBX, the fixed bitmap of ARCH_PERFMON_EXT */
+	bool fixed_ext_known;           /* CPUID.(7,1):EAX[8] and 23H.0:EAX[1] say it is valid */
 	bool pmu_off;                   /* the log: the PMU driver did not load */
 };
+
+/* The fixed counters the guard judges: 3 (TOPDOWN.SLOTS, and the metrics
+ * read through it) to 6 (the E-cores' TOPDOWN_*.ALL).  Counters 0-2
+ * exist wherever they are advertised: every hypervisor with a vPMU
+ * implements them.  Bit n of a set is fixed counter n. */
+#define PROBE_FIXED_GUARDED 0x78u
+#define PROBE_FIXED_FIRST 3u
+#define PROBE_FIXED_LAST 6u
 
 enum probe_state {
 	PROBE_SAFE = 0,     /* counter 3 is implemented or not advertised */
@@ -250,6 +260,19 @@ struct probe_verdict {
 	bool topdown_listed;        /* any core PMU lists slots/topdown-* */
 	const char *metrics_source; /* where the proof came from, or NULL */
 	const char *reason;         /* one sentence, static storage */
+	/* Per fixed counter (bit n: counter n; fixed.c).  Advertised: CPUID
+	 * (0AH EDX[4:0], its ECX bitmap on v5+, 23H.1 EBX), or the mask the
+	 * driver logged (what the kernel schedules onto).  Refuted: evidence
+	 * that it is not implemented, which beats any evidence for it.
+	 * Hazard: advertised and not proven implemented, counters 3-6. */
+	uint32_t fixed_advertised;
+	uint32_t fixed_refuted;
+	uint32_t fixed_hazard;
+	const char *refuted_by;     /* the evidence against, in words, or NULL */
+	/* The hazard set of each core PMU, f->pmus[i] (a hybrid log section of
+	 * its own narrows it to what that PMU advertises); the policy gives
+	 * PERF_TYPE_RAW fixed_hazard where no PMU of type 4 is listed. */
+	uint32_t pmu_hazard[PROBE_MAX_PMUS];
 	struct probe_cpu cpu;
 	/* The facts that decided state: CPUID, or the kernel log alone (no
 	 * CPUID, or no leaf 0xA).  A log-only verdict is the report's: */
@@ -305,6 +328,20 @@ const char *probe_state_name(enum probe_state s);
 void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu);
 /* Intel, perfmon present, and CPUID.0AH EDX[4:0] > 3 or ECX bit 3 (v5+). */
 bool probe_fixed3_advertised(const struct probe_cpu *c);
+/* The fixed counters CPUID advertises (bit n: counter n): EDX[4:0] counts
+ * them, ECX is a bitmap on v5 and later, 23H.1 EBX another; 0 off Intel
+ * or without perfmon. */
+uint32_t probe_cpuid_fixed_mask(const struct probe_cpu *c);
+/* Pure (fixed.c): the per-counter sets of v (fixed_advertised, _refuted,
+ * _hazard, pmu_hazard), from the facts and the CPU already decoded in v. */
+void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v);
+/* Then each core PMU's (pmu_hazard), from the final fixed_hazard. */
+void probe_fixed_per_pmu(const struct probe_facts *f, struct probe_verdict *v);
+/* The fixed counters a rejected PMU register write names (IA32_PERF_GLOBAL_CTRL
+ * bits 32+n and 48, IA32_FIXED_CTR_CTRL fields n), counters 3-6 only. */
+uint32_t probe_msr_error_fixed(const struct probe_msr_error *e);
+/* "3", "4, 5 and 6": the counters of a set, in words, into out. */
+void probe_fixed_words(uint32_t set, char *out, size_t size);
 /* Pure (klog_cpu.c): the CPU, and its perfmon, as the kernel log states
  * them, for where CPUID is missing; nothing where the log is unknown. */
 void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu);

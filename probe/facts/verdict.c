@@ -128,43 +128,60 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 				      "nothing to guard";
 		goto out;
 	}
-	v->fixed3_advertised = c->perfmon_basis == PROBE_BASIS_KLOG ? f->klog.fixed3_logged
-								    : probe_fixed3_advertised(c);
+	probe_fixed_sets(f, v);
+	v->fixed3_advertised = (v->fixed_advertised >> 3) & 1;
 
+	/* Counter 3: evidence against first, then perf metrics, then (bare
+	 * metal) the sysfs backstop.  Counters 4-6 are fixed.c's. */
+	bool log_basis = c->perfmon_basis == PROBE_BASIS_KLOG;
+	bool hazard3 = false;
+	const char *why3;
 	if (!v->fixed3_advertised) {
-		v->state = PROBE_SAFE;
-		v->reason = c->perfmon_basis == PROBE_BASIS_KLOG
-				    ? "fixed counter 3 is not in the PMU driver's block in the kernel log: "
-				      "the kernel never schedules onto it"
-				    : "fixed counter 3 is not advertised by CPUID.0AH: the kernel never "
-				      "schedules onto it";
+		why3 = log_basis ? "fixed counter 3 is not in the PMU driver's block in the kernel log: "
+				   "the kernel never schedules onto it"
+				 : "fixed counter 3 is not advertised by CPUID.0AH: the kernel never "
+				   "schedules onto it";
+	} else if ((v->fixed_refuted >> 3) & 1) {
+		hazard3 = true;
+		why3 = "the kernel uses fixed counter 3 but the facts refute it (the PMU mask it "
+		       "logged claims more fixed counters than advertised, or the hypervisor rejected "
+		       "enabling it), whatever bit 48 says: opening it faults the guest kernel";
 	} else if (v->perf_metrics_proven) {
-		v->state = PROBE_SAFE;
-		v->reason = "fixed counter 3 is advertised and perf metrics is proven: it is "
-			    "implemented";
+		why3 = "fixed counter 3 is advertised and perf metrics is proven: it is implemented";
 	} else if (c->hypervisor) {
-		v->state = PROBE_HAZARD;
-		v->reason = c->perfmon_basis == PROBE_BASIS_KLOG
-				    ? "the kernel log shows a guest whose PMU driver uses fixed counter 3 "
-				      "without perf metrics: the hypervisor does not implement it, and "
-				      "opening it faults the guest kernel"
-				    : "this guest advertises fixed counter 3 in CPUID.0AH but perf metrics "
-				      "is not proven: the hypervisor does not implement it, and opening it "
-				      "faults the guest kernel";
+		hazard3 = true;
+		why3 = log_basis ? "the kernel log shows a guest whose PMU driver uses fixed counter 3 "
+				   "without perf metrics: the hypervisor does not implement it, and "
+				   "opening it faults the guest kernel"
+				 : "this guest advertises fixed counter 3 in CPUID.0AH but perf metrics "
+				   "is not proven: the hypervisor does not implement it, and opening it "
+				   "faults the guest kernel";
 	} else if (!(f->known & PROBE_KNOWN_SYSFS)) {
-		v->state = PROBE_SAFE;
-		v->reason = "bare metal with fixed counter 3 advertised; sysfs unreadable, so the "
-			    "backstop cannot apply: failing open";
+		why3 = "bare metal with fixed counter 3 advertised; sysfs unreadable, so the "
+		       "backstop cannot apply: failing open";
 	} else if (v->topdown_listed) {
-		v->state = PROBE_SAFE;
-		v->reason = "bare metal: fixed counter 3 advertised and the core PMU lists "
-			    "slots/topdown events";
+		why3 = "bare metal: fixed counter 3 advertised and the core PMU lists "
+		       "slots/topdown events";
 	} else {
-		v->state = PROBE_HAZARD;
-		v->reason = "bare metal advertising fixed counter 3 with no perf metrics in the "
-			    "kernel log and no slots/topdown events in sysfs";
+		hazard3 = true;
+		why3 = "bare metal advertising fixed counter 3 with no perf metrics in the "
+		       "kernel log and no slots/topdown events in sysfs";
 	}
+	if (hazard3)
+		v->fixed_hazard |= 1u << 3;
+	v->state = v->fixed_hazard ? PROBE_HAZARD : PROBE_SAFE;
+	v->reason = why3;
+	if (!hazard3 && v->fixed_hazard)
+		v->reason = "this guest advertises fixed counters beyond 3 (the E-cores' "
+			    "TOPDOWN_*.ALL, counters 4-6) that no hypervisor is known to implement: "
+			    "an event the kernel schedules there faults the guest kernel";
+	else if (!hazard3 && (v->fixed_advertised & PROBE_FIXED_GUARDED & ~(1u << 3)) &&
+		 !v->fixed3_advertised)
+		v->reason = "bare metal: the fixed counters beyond 3 that CPUID advertises exist";
 out:
+	if (v->state != PROBE_HAZARD)
+		v->fixed_hazard = 0;
+	probe_fixed_per_pmu(f, v);
 	v->hazard = v->state == PROBE_HAZARD;
 	/* The guard acts on CPUID only (see the top of this file). */
 	v->guard_state = v->basis == PROBE_BASIS_KLOG ? PROBE_UNKNOWN : v->state;
@@ -174,13 +191,18 @@ out:
 
 unsigned probe_open_facts(const struct probe_facts *f, const struct probe_verdict *v)
 {
-	/* Only "advertised and not proven" is open to more facts: the MSR and
-	 * the log can prove perf metrics; sysfs events decide bare metal only
-	 * (in a guest they prove nothing, see the top). */
-	if (!v->fixed3_advertised || v->perf_metrics_proven)
-		return 0;
-	unsigned open = PROBE_KNOWN_MSR | PROBE_KNOWN_KLOG;
-	if (!v->cpu.hypervisor && (f->known & PROBE_KNOWN_SYSFS))
-		open |= PROBE_KNOWN_SYSFS_EVENTS;
+	unsigned open = 0;
+	/* In an Intel guest the log may hold evidence against a counter, or
+	 * a counter the driver uses that CPUID does not advertise (fixed.c). */
+	if (v->intel && v->cpu.hypervisor && v->cpu.leaf_a_known && v->cpu.pmu_version)
+		open |= PROBE_KNOWN_KLOG;
+	/* Counter 3 advertised and neither proven nor refuted: the MSR and the
+	 * log can prove perf metrics; sysfs events decide bare metal only (in
+	 * a guest they prove nothing, see the top). */
+	if (v->fixed3_advertised && !v->perf_metrics_proven && !((v->fixed_refuted >> 3) & 1)) {
+		open |= PROBE_KNOWN_MSR | PROBE_KNOWN_KLOG;
+		if (!v->cpu.hypervisor && (f->known & PROBE_KNOWN_SYSFS))
+			open |= PROBE_KNOWN_SYSFS_EVENTS;
+	}
 	return open & ~f->tried;
 }

@@ -1,18 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fixed-counter-3 rule itself, as static inline functions of plain
- * integers: no libc, no kernel headers.  Both the userspace classifier
- * (probe/guard/classify.c: the preload shim, the supervisor, the command)
- * and the kernel program (probe/enforce/enforce.bpf.c, built with clang
- * -target bpf) include this file, so the kernel and the shim cannot
- * disagree about what lands on counter 3.
+ * The rule itself, as static inline functions of plain integers: no libc,
+ * no kernel headers.  Both the userspace classifier (probe/guard/classify.c:
+ * the preload shim, the supervisor, the command) and the kernel program
+ * (probe/enforce/enforce.bpf.c, built with clang -target bpf) include this
+ * file, so the kernel and the shim cannot disagree about where an encoding
+ * lands.
  *
- * Where the encodings come from is told in probe/guard/classify.c: TOPDOWN.SLOTS is
- * FIXED_EVENT_CONSTRAINT(0x0400, 3) and the metrics are
- * METRIC_EVENT_CONSTRAINT(INTEL_TD_METRIC_*, n), 0x8000..0x8700
- * (arch/x86/events/intel/core.c, arch/x86/include/asm/perf_event.h).  Only
- * config bits 0-15 (event code, umask) take part: modifier bits never
- * save the class (see classify.c).
+ * The rule: an encoding is denied exactly when the fixed counter it would
+ * land on is in the hazard set of its core PMU (a bitmap of counters 3-6,
+ * from the probe: probe/facts/fixed.c).  Where it lands is the kernel's
+ * constraint tables (arch/x86/events/intel/core.c), as a table kind per
+ * core PMU (classify.c picks it from the CPU model and the PMU):
+ *
+ *   every Intel core PMU, event code 0x00 (the pseudo code of a fixed
+ *   counter: "the pseudo event-code for a fixed-mode PMC must be 0x00",
+ *   arch/x86/include/asm/perf_event.h):
+ *     umask n+1      fixed counter n   (0x0100 .. 0x0300: counters 0-2,
+ *                                       FIXED_EVENT_CONSTRAINT(0x0400, 3)
+ *                                       TOPDOWN.SLOTS, 0x0500.. beyond)
+ *     umask 0x80-87  fixed counter 3   (METRIC_EVENT_CONSTRAINT(INTEL_TD_METRIC_*):
+ *                                       read through TOPDOWN.SLOTS)
+ *   GUARD_TABLE_ETD, the E-core topdown tables (intel_skt_event_constraints,
+ *   intel_arw_event_constraints):
+ *     0x0073         fixed counter 4   FIXED_EVENT_CONSTRAINT(0x0073, 4)
+ *                                      TOPDOWN_BAD_SPECULATION.ALL
+ *     0x019c         fixed counter 5   (0x019c, 5) TOPDOWN_FE_BOUND.ALL
+ *     0x02c2         fixed counter 6   (0x02c2, 6) TOPDOWN_RETIRING.ALL
+ *
+ * Event code 0x00 never names a general-counter event, so its whole class
+ * is judged whatever the modifier bits: denying a meaningless encoding
+ * costs nothing.  The E-core codes are real events that the kernel also
+ * lets run on general counters: a fixed constraint matches only with
+ * FIXED_EVENT_FLAGS (event, umask, edge, inv, cmask, in_tx, in_tx_cp; see
+ * constraint_match() and x86_get_event_constraints()), so with edge, inv,
+ * cmask or a TSX bit set they never reach the fixed counter and pass.
  */
 #ifndef PMUGUARD_CLASSIFY_RULE_H
 #define PMUGUARD_CLASSIFY_RULE_H
@@ -22,6 +44,13 @@ enum guard_hit {
 	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
 	GUARD_HIT_METRIC, /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
 	GUARD_HIT_UNREADABLE, /* the attr could not be read: fail closed */
+	GUARD_HIT_FIXED,  /* an encoding the PMU places on fixed counter 4, 5 or 6 */
+};
+
+/* How a core PMU's constraint table places encodings (above). */
+enum guard_table {
+	GUARD_TABLE_PSEUDO = 0, /* the pseudo code 0x00 only */
+	GUARD_TABLE_ETD = 1,    /* and the E-core topdown events on counters 4-6 */
 };
 
 /* perf_event_attr.type of the (non-hybrid) core PMU and of raw events
@@ -32,50 +61,88 @@ enum guard_hit {
  * four from sysfs: cpu, cpu_core, cpu_atom, cpu_lowpower). */
 #define GUARD_RULE_MAX_CORE 5u
 
+/* The counters the rule guards: bit n is fixed counter n. */
+#define GUARD_RULE_COUNTER_FIRST 3
+#define GUARD_RULE_COUNTER_LAST 6
+#define GUARD_RULE_HAZARD_ALL 0x78u
+#define GUARD_RULE_NO_COUNTER (-1)
+
 #define GUARD_RULE_UMASK_SLOTS 0x04u
 #define GUARD_RULE_UMASK_METRIC_FIRST 0x80u
 #define GUARD_RULE_UMASK_METRIC_LAST 0x87u
 
-/* The class of an encoding: config bits 0-7 are the event code, 8-15 the
- * umask (sysfs format/event = config:0-7, format/umask = config:8-15). */
-static inline enum guard_hit guard_rule_config(unsigned long long config)
+/* FIXED_EVENT_FLAGS (arch/x86/events/perf_event.h): INTEL_ARCH_EVENT_MASK
+ * (event, umask), EDGE (bit 18), INV (23), CMASK (24-31), HSW_IN_TX (32),
+ * HSW_IN_TX_CHECKPOINTED (33). */
+#define GUARD_RULE_FIXED_FLAGS                                                                  \
+	(0xffffull | (1ull << 18) | (1ull << 23) | (0xffull << 24) | (1ull << 32) | (1ull << 33))
+
+/* The fixed counter an encoding lands on under a table kind, or
+ * GUARD_RULE_NO_COUNTER: config bits 0-7 are the event code, 8-15 the umask
+ * (sysfs format/event = config:0-7, format/umask = config:8-15). */
+static inline int guard_rule_counter(unsigned long long config, unsigned table)
 {
 	unsigned event = (unsigned)(config & 0xffu);
 	unsigned umask = (unsigned)((config >> 8) & 0xffu);
 
-	if (event != 0x00u)
-		return GUARD_HIT_NONE;
-	if (umask == GUARD_RULE_UMASK_SLOTS)
-		return GUARD_HIT_SLOTS;
-	if (umask >= GUARD_RULE_UMASK_METRIC_FIRST && umask <= GUARD_RULE_UMASK_METRIC_LAST)
-		return GUARD_HIT_METRIC;
-	return GUARD_HIT_NONE;
+	if (event == 0x00u) {
+		if (umask >= GUARD_RULE_UMASK_METRIC_FIRST && umask <= GUARD_RULE_UMASK_METRIC_LAST)
+			return 3;
+		if (umask >= 1u && umask <= 16u)
+			return (int)umask - 1;
+		return GUARD_RULE_NO_COUNTER;
+	}
+	if (table != GUARD_TABLE_ETD || (config & GUARD_RULE_FIXED_FLAGS) != (config & 0xffffull))
+		return GUARD_RULE_NO_COUNTER;
+	switch ((unsigned)(config & 0xffffu)) {
+	case 0x0073u:
+		return 4;
+	case 0x019cu:
+		return 5;
+	case 0x02c2u:
+		return 6;
+	}
+	return GUARD_RULE_NO_COUNTER;
 }
 
-/* Is type one of the core PMU types in types[0..n)?  PERF_TYPE_RAW always
- * is.  The loop has a constant bound so that the BPF verifier accepts it. */
-static inline int guard_rule_core_type(unsigned type, const volatile unsigned *types,
-				       unsigned n)
+/* The class of an encoding on a PMU of that table and hazard set. */
+static inline enum guard_hit guard_rule_config(unsigned long long config, unsigned table,
+					       unsigned hazard)
 {
-	if (type == GUARD_RULE_TYPE_RAW)
-		return 1;
+	int n = guard_rule_counter(config, table);
+	if (n < GUARD_RULE_COUNTER_FIRST || n > GUARD_RULE_COUNTER_LAST || !((hazard >> n) & 1u))
+		return GUARD_HIT_NONE;
+	if (n > 3)
+		return GUARD_HIT_FIXED;
+	return (config & 0xffu) == 0 && ((config >> 8) & 0xffu) >= GUARD_RULE_UMASK_METRIC_FIRST
+		       ? GUARD_HIT_METRIC
+		       : GUARD_HIT_SLOTS;
+}
+
+/* The index of type among the core PMU types types[0..n), or -1.  The
+ * loop has a constant bound so that the BPF verifier accepts it. */
+static inline int guard_rule_core_index(unsigned type, const volatile unsigned *types, unsigned n)
+{
 	for (unsigned i = 0; i < GUARD_RULE_MAX_CORE; i++) {
 		if (i >= n)
 			break;
 		if (types[i] == type)
-			return 1;
+			return (int)i;
 	}
-	return 0;
+	return -1;
 }
 
 /* Both together: the class of (type, config), GUARD_HIT_NONE off the core
- * PMUs. */
+ * PMUs.  hazards[i] and tables[i] are those of types[i]. */
 static inline enum guard_hit guard_rule_classify(unsigned type, unsigned long long config,
-						 const volatile unsigned *types, unsigned n)
+						 const volatile unsigned *types,
+						 const volatile unsigned *hazards,
+						 const volatile unsigned *tables, unsigned n)
 {
-	if (!guard_rule_core_type(type, types, n))
+	int i = guard_rule_core_index(type, types, n);
+	if (i < 0 || i >= (int)GUARD_RULE_MAX_CORE)
 		return GUARD_HIT_NONE;
-	return guard_rule_config(config);
+	return guard_rule_config(config, tables[i], hazards[i]);
 }
 
 #endif

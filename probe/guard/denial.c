@@ -63,6 +63,7 @@ void guard_report_fields(struct log_report *r, const struct guard_decision *d,
 		.decision = d->substitute ? "substitute" : d->deny ? "deny" : "audit",
 		.hit = d->hit == GUARD_HIT_SLOTS	    ? "slots"
 		       : d->hit == GUARD_HIT_METRIC	    ? "metric"
+		       : d->hit == GUARD_HIT_FIXED	    ? "fixed"
 		       : d->hit == GUARD_HIT_UNREADABLE ? "unreadable"
 							    : "none",
 		.program = prog,

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "classify.h"
 #include "conf.h"
 #include "policy.h"
 #include "settings.h"
@@ -35,16 +36,35 @@ const char *guard_mode_name(enum guard_mode m)
 	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
 }
 
+/* Every core type's hazard set, the same for all. */
+static void hazard_all(struct guard_policy *p, uint32_t set)
+{
+	for (unsigned i = 0; i < p->n_core; i++)
+		p->core_hazard[i] = set;
+}
+
 void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		       const struct probe_facts *f, const struct probe_verdict *v)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
 	p->reason = v->reason;
-	p->core_types[p->n_core++] = PROBE_TYPE_RAW;
-	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++)
-		if (f->pmus[i].type != PROBE_TYPE_RAW)
+	/* PERF_TYPE_RAW first: the non-hybrid cpu, or a hybrid cpu_core, is
+	 * registered with it; its set and table are that PMU's where sysfs
+	 * lists it, the machine's otherwise. */
+	p->core_types[0] = PROBE_TYPE_RAW;
+	p->core_hazard[0] = v->fixed_hazard;
+	p->core_table[0] = guard_table_for(&v->cpu, "cpu");
+	p->n_core = 1;
+	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++) {
+		unsigned at = p->n_core;
+		if (f->pmus[i].type == PROBE_TYPE_RAW)
+			at = 0;
+		else
 			p->core_types[p->n_core++] = f->pmus[i].type;
+		p->core_hazard[at] = v->pmu_hazard[i];
+		p->core_table[at] = guard_table_for(&v->cpu, f->pmus[i].name);
+	}
 
 	/* The guard acts on guard_state: the state where CPUID decided it,
 	 * unknown where the kernel log alone did (probe/facts/verdict.c says why).
@@ -54,9 +74,12 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 	bool hazard = v->guard_state == PROBE_HAZARD;
 	if (v->guard_state == PROBE_UNKNOWN && probe_facts_transient(f)) {
 		hazard = true;
+		hazard_all(p, GUARD_RULE_HAZARD_ALL);
 		p->reason = "the facts could not be read just now (out of descriptors or memory): "
 			    "failing closed until they can be";
 	}
+	if (!hazard)
+		hazard_all(p, 0);
 	switch (mode) {
 	case GUARD_AUTO:
 		p->watch = p->enforce = hazard;
@@ -66,15 +89,17 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		 * known not to be Intel is spared (on AMD event 0x00 umask
 		 * 0x04 is an ordinary event). */
 		p->watch = p->enforce = v->guard_state != PROBE_NOT_INTEL;
+		hazard_all(p, p->watch ? GUARD_RULE_HAZARD_ALL : 0);
 		if (p->watch)
 			p->reason = "mode always (the policy file, the environment or --mode) "
-				    "blocks the fixed-counter-3 class on every Intel core PMU";
+				    "blocks what lands on fixed counters 3-6 on every Intel core PMU";
 		break;
 	case GUARD_AUDIT:
 		p->watch = hazard;
 		p->enforce = false;
 		break;
 	case GUARD_OFF:
+		hazard_all(p, 0);
 		break;
 	}
 }
@@ -82,6 +107,9 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 void guard_policy_fail_closed(struct guard_policy *p, const char *reason)
 {
 	p->watch = p->enforce = true;
+	hazard_all(p, GUARD_RULE_HAZARD_ALL);
+	for (unsigned i = 0; i < p->n_core; i++)
+		p->core_table[i] = GUARD_TABLE_ETD;
 	p->reason = reason;
 }
 

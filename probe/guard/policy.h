@@ -24,7 +24,13 @@ struct guard_policy {
 	bool enforce; /* deny what the classifier hits (false in audit mode) */
 	bool substitute; /* slots = substitute: count TOPDOWN.SLOTS as TOPDOWN.SLOTS_P
 			    instead of denying it (the preload alone can) */
+	/* Per core PMU type: the fixed counters whose encodings are denied
+	 * there (bit n: counter n, within GUARD_RULE_HAZARD_ALL) and how its
+	 * constraint table places encodings (enum guard_table); the rule is
+	 * classify_rule.h.  core_types[0] is PERF_TYPE_RAW. */
 	uint32_t core_types[PROBE_MAX_PMUS + 1];
+	uint32_t core_hazard[PROBE_MAX_PMUS + 1];
+	uint32_t core_table[PROBE_MAX_PMUS + 1];
 	unsigned n_core;
 	const char *reason; /* the verdict's reason, static storage */
 };
@@ -40,8 +46,8 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		       const struct probe_facts *f, const struct probe_verdict *v);
 
 /* The guard could not read what it needs to decide (its policy file, for
- * a reason that passes): deny the counter-3 class on every core type the
- * policy knows, for now.  Costs nothing where the cause is the fd limit:
+ * a reason that passes): deny the class of every guarded counter (3-6) on
+ * every core type the policy knows, for now.  Costs nothing where the cause is the fd limit:
  * the kernel could not have opened the event either. */
 void guard_policy_fail_closed(struct guard_policy *p, const char *reason);
 

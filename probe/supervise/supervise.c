@@ -324,7 +324,7 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 			row->calls++;
 			/* Judged whatever the policy, for the audit table. */
 			row->hit = guard_attr_sized(attr.size)
-					   ? guard_classify(p, attr.type, attr.config)
+					   ? guard_classify_any(p, attr.type, attr.config)
 					   : GUARD_HIT_NONE;
 			row->denied = d.deny;
 		}

@@ -45,7 +45,8 @@ Test(rodata, m6i_auto_denies_on_the_raw_type)
 		cr_assert_eq(c.core_types[i], 0, "unused slot %u is zero", i);
 	/* The kernel program judges with these exactly as the shim does. */
 	for (unsigned code = 0; code <= 0xffff; code++)
-		cr_assert_eq(guard_rule_classify(4, code, c.core_types, c.n_core),
+		cr_assert_eq(guard_rule_classify(4, code, c.core_types, c.core_hazard, c.core_table,
+						 c.n_core),
 			     guard_classify(&p, 4, code), "0x%x", code);
 }
 
@@ -71,9 +72,9 @@ Test(rodata, hybrid_world_carries_both_core_types)
 	cr_assert_eq(c.n_core, p.n_core);
 	cr_assert_geq(c.n_core, 2, "RAW plus cpu_atom's dynamic type");
 	for (unsigned i = 0; i < w.f.n_pmus; i++)
-		cr_assert(guard_rule_core_type(w.f.pmus[i].type, c.core_types, c.n_core),
-			  "%s (type %u) is judged", w.f.pmus[i].name, w.f.pmus[i].type);
-	cr_assert_not(guard_rule_core_type(1, c.core_types, c.n_core), "software is not core");
+		cr_assert_geq(guard_rule_core_index(w.f.pmus[i].type, c.core_types, c.n_core), 0,
+			      "%s (type %u) is judged", w.f.pmus[i].name, w.f.pmus[i].type);
+	cr_assert_lt(guard_rule_core_index(1, c.core_types, c.n_core), 0, "software is not core");
 }
 
 Test(rodata, same_config_means_same_effect)
@@ -319,9 +320,9 @@ Test(existing, the_same_decision_as_the_kernel_program)
 	for (unsigned code = 0; code <= 0xffff; code++) {
 		unsigned long long judged;
 		/* On the resolved PMU, and through the attr alone. */
-		cr_assert_eq(pmug_enf_classify(c.core_types, c.n_core, 4, code, 0, 0, &judged),
+		cr_assert_eq(pmug_enf_classify(&c, 4, code, 0, 0, &judged),
 			     guard_classify(&p, 4, code), "hw 0x%x", code);
-		cr_assert_eq(pmug_enf_classify(c.core_types, c.n_core, 4, 0x00c0, 4, code, &judged),
+		cr_assert_eq(pmug_enf_classify(&c, 4, 0x00c0, 4, code, &judged),
 			     guard_classify(&p, 4, code), "attr 0x%x", code);
 	}
 }
