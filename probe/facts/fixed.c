@@ -23,8 +23,7 @@
  *  - a rejected write of IA32_PERF_GLOBAL_CTRL with bit 32+n (or bit 48,
  *    perf metrics: counter 3) or of IA32_FIXED_CTR_CTRL with field n set:
  *    the hypervisor refused to enable that counter.
- * The log counts only where its PMU block is the driver's beyond doubt
- * (kmsg.c: anchored), as for the proof of perf metrics.
+ * The log counts only where it speaks for this machine (log_counts()).
  *
  * Hazard.  Counter 3 is judged in verdict.c (perf metrics, the bare-metal
  * backstop).  Counters 4-6 (the E-cores' TOPDOWN_BAD_SPECULATION.ALL,
@@ -75,10 +74,13 @@ struct block {
 	int fixed_logged;
 };
 
+/* The count is the mask's weight, not its extent (0x77 counts 6), so it
+ * stands for counters 0..n-1 only where neither mask nor bitmap is logged. */
 static uint32_t block_advertised(const struct block *b)
 {
-	return (b->mask_seen ? FIXED_BITS(b->mask) : 0) | (b->bitmap_seen ? b->bitmap : 0) |
-	       count_mask(b->fixed_logged);
+	if (!b->mask_seen && !b->bitmap_seen)
+		return count_mask(b->fixed_logged);
+	return (b->mask_seen ? FIXED_BITS(b->mask) : 0) | (b->bitmap_seen ? b->bitmap : 0);
 }
 
 /* The block against itself, and (non-hybrid) against CPUID. */
@@ -149,21 +151,42 @@ static struct block section_block(const struct probe_klog_pmu *s)
 			      s->fixed_logged};
 }
 
+/* Does the log speak for this machine's fixed counters?  Without CPUID it
+ * is the only source: its block stands for it (the verdict is then the
+ * report's, verdict.c).  With CPUID, only a block that is the driver's
+ * beyond doubt (kmsg.c: anchored) and that describes this CPUID: the same
+ * version and general-purpose count, and no more fixed counters than CPUID
+ * gave the kernel (it prints the count of its mask within the counters
+ * CPUID gave it, x86_pmu_show_pmu_cap()).  A log of another machine, given
+ * with --dmesg, neither adds nor refutes. */
+static bool log_counts(const struct probe_facts *f, const struct probe_cpu *c)
+{
+	const struct probe_klog *k = &f->klog;
+	if (!(f->known & PROBE_KNOWN_KLOG) || !k->pmu_driver_seen)
+		return false;
+	if (c->perfmon_basis != PROBE_BASIS_CPUID)
+		return true;
+	if (!k->pmu_block_anchored)
+		return false;
+	if (k->version_logged >= 0 && (uint32_t)k->version_logged != c->pmu_version)
+		return false;
+	if (k->gp_logged >= 0 && (uint32_t)k->gp_logged != c->gp_counters)
+		return false;
+	return k->fixed_logged < 0 ||
+	       (unsigned)k->fixed_logged <= popcount(probe_cpuid_fixed_mask(c));
+}
+
 void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 {
 	const struct probe_cpu *c = &v->cpu;
 	const struct probe_klog *k = &f->klog;
 	bool cpuid = c->perfmon_basis == PROBE_BASIS_CPUID;
 	uint32_t cpuid_mask = cpuid ? probe_cpuid_fixed_mask(c) : 0;
-	bool log = (f->known & PROBE_KNOWN_KLOG) && k->pmu_driver_seen;
-	/* Without CPUID the log is the only source: its block stands for it
-	 * (the verdict is then the report's, verdict.c).  With CPUID, only a
-	 * block that is the driver's beyond doubt adds to it. */
-	bool log_counts = log && (k->pmu_block_anchored || !cpuid);
+	bool counts = log_counts(f, c);
 
 	uint32_t adv = cpuid_mask, ref = 0;
 	const char *by = NULL;
-	if (log_counts) {
+	if (counts) {
 		struct block m = merged_block(k);
 		adv |= block_advertised(&m);
 		for (unsigned i = 0; i < k->n_pmus && i < PROBE_MAX_PMUS; i++) {
@@ -178,7 +201,7 @@ void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 			     "kernel's own count or CPUID advertise";
 	}
 	uint32_t msr = 0;
-	if (log_counts && k->pmu_block_anchored)
+	if (counts && k->pmu_block_anchored)
 		for (unsigned i = 0; i < k->boot.n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++)
 			msr |= probe_msr_error_fixed(&k->boot.msr_errors[i]);
 	if (msr & ~ref)
@@ -203,8 +226,7 @@ void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 void probe_fixed_per_pmu(const struct probe_facts *f, struct probe_verdict *v)
 {
 	const struct probe_klog *k = &f->klog;
-	bool log = (f->known & PROBE_KNOWN_KLOG) && k->pmu_driver_seen &&
-		   (k->pmu_block_anchored || v->cpu.perfmon_basis != PROBE_BASIS_CPUID);
+	bool log = log_counts(f, &v->cpu);
 	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++) {
 		uint32_t set = v->fixed_hazard;
 		for (unsigned j = 0; log && j < k->n_pmus && j < PROBE_MAX_PMUS; j++) {

@@ -88,6 +88,16 @@ static void lines(const struct doc *d, const char *key, const char *const l[], u
 	end(d);
 }
 
+/* A set of fixed counters as the list of their numbers: [4, 5, 6]. */
+static void counters(const struct doc *d, const char *key, uint32_t set)
+{
+	begin(d, key, REPORT_NODE_ARRAY);
+	for (unsigned n = 0; n < 32; n++)
+		if ((set >> n) & 1)
+			uint(d, NULL, n);
+	end(d);
+}
+
 static void machine(const struct doc *d, const struct probe_machine *m)
 {
 	if (!m->source) {
@@ -205,6 +215,11 @@ static void pmus(const struct doc *d, const struct report *r)
 		/* Since the per-PMU facts became the PMU's own (new keys). */
 		str(d, "source", p->source);
 		uint_or_null(d, "fixed_bitmap", p->fixed_bitmap_known, p->fixed_bitmap);
+		/* Issue 22: the fixed counters the guard blocks on this PMU. */
+		if (p->hazard == REPORT_NULL)
+			null(d, "hazard_counters");
+		else
+			counters(d, "hazard_counters", p->hazard_counters);
 		end(d);
 	}
 	end(d);
@@ -243,6 +258,11 @@ void report_walk(const struct report *r, const struct report_sink *sink)
 	machine(&d, &r->machine);
 	cpu(&d, r);
 	boolean(&d, "fixed3_advertised", r->fixed3_advertised);
+	begin(&d, "fixed_counters", REPORT_NODE_OBJECT); /* issue 22 */
+	counters(&d, "advertised", r->fixed.advertised);
+	counters(&d, "refuted", r->fixed.refuted);
+	counters(&d, "hazard", r->fixed.hazard);
+	end(&d);
 	begin(&d, "perf_metrics", REPORT_NODE_OBJECT);
 	boolean(&d, "proven", r->perf_metrics.proven);
 	str(&d, "source", r->perf_metrics.source);

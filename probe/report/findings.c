@@ -175,6 +175,104 @@ const char *findings_plain_perf_stat_text(enum plain_perf_stat s)
 	return "";
 }
 
+static unsigned popcount32(uint32_t v)
+{
+	unsigned n = 0;
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* The evidence against the counters of set, quoted: the driver's mask
+ * against its own count, and the writes the hypervisor rejected. */
+static void refuted_evidence(char *buf, size_t size, const struct probe_facts *f,
+			     const struct probe_verdict *v, uint32_t set)
+{
+	const struct probe_klog *k = &f->klog;
+	char words[64];
+	uint32_t against = set & v->fixed_refuted;
+	probe_fixed_words(against, words, sizeof(words));
+	add(buf, size, " Evidence against fixed counter%s %s, which beats any evidence for it:",
+	    (against & (against - 1)) ? "s" : "", words);
+	if (k->mask_seen) {
+		uint32_t bits = (uint32_t)((k->mask >> 32) & 0xffff);
+		add(buf, size, " the PMU driver logged the mask 0x%016" PRIx64 " (%u fixed counters",
+		    k->mask, popcount32(bits));
+		if (k->fixed_bitmap_seen)
+			add(buf, size, ") with the fixed bitmap 0x%x", k->fixed_bitmap);
+		else if (k->fixed_logged >= 0)
+			add(buf, size, ") but counted %d fixed-purpose events", k->fixed_logged);
+		else
+			add(buf, size, ")");
+		if (v->cpu.perfmon_basis == PROBE_BASIS_CPUID)
+			add(buf, size, ", and CPUID.0AH advertises %u", v->cpu.fixed_counters);
+		if ((k->mask >> 48) & 1)
+			add(buf, size, "; its bit 48 (perf metrics) proves nothing against that");
+		add(buf, size, ".");
+	}
+	for (unsigned i = 0; i < k->boot.n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++) {
+		const struct probe_msr_error *e = &k->boot.msr_errors[i];
+		if (!(probe_msr_error_fixed(e) & set))
+			continue;
+		add(buf, size, " The kernel log has \"unchecked MSR access error: WRMSR to 0x%x "
+			       "(tried to write 0x%016" PRIx64 ")\": the hypervisor refused to "
+			       "enable it.",
+		    e->msr, e->value);
+	}
+}
+
+/* Fixed counters 4-6: the E-cores' topdown counters, advertised by a
+ * guest that no hypervisor is known to implement them for. */
+static void fixed_beyond3(const struct probe_facts *f, const struct probe_verdict *v,
+			  const struct probe_machine *m, struct finding *out, unsigned *n)
+{
+	const struct probe_cpu *c = &v->cpu;
+	uint32_t set = v->fixed_hazard & PROBE_FIXED_GUARDED & ~(1u << 3);
+	char words[64];
+	probe_fixed_words(set, words, sizeof(words));
+	bool many = (set & (set - 1)) != 0;
+	struct finding *x = next(out, n, "fixed-e-topdown-unimplemented", SEVERITY_CRITICAL,
+				 "Fixed counters beyond 3 (the E-cores' topdown counters) are "
+				 "advertised but not implemented");
+	ADD(x->evidence, "Fixed counter%s %s %s advertised by this guest's %s", many ? "s" : "",
+	    words, many ? "are" : "is",
+	    c->perfmon_basis == PROBE_BASIS_KLOG ? "kernel log (the PMU driver's block)" : "CPUID");
+	if (c->perfmon_basis == PROBE_BASIS_CPUID) {
+		ADD(x->evidence, " (CPUID.0AH perfmon version %u, %u fixed counters", c->pmu_version,
+		    c->fixed_counters);
+		if (c->pmu_version >= 5)
+			ADD(x->evidence, ", fixed bitmap 0x%x", c->fixed_bitmap);
+		if (c->fixed_ext_known)
+			ADD(x->evidence, ", leaf 0x23 fixed bitmap 0x%x", c->fixed_ext);
+		ADD(x->evidence, ")");
+	}
+	ADD(x->evidence, "; this is ");
+	machine_phrase(x->evidence, sizeof(x->evidence), m, v);
+	if (c->guest_because)
+		ADD(x->evidence, ": %s", c->guest_because);
+	ADD(x->evidence, ". No hypervisor is known to implement them: upstream KVM, its mediated "
+			 "vPMU included, gives a guest at most 3 fixed counters, so a vPMU "
+			 "that advertises these copied the host's CPUID.");
+	if (v->fixed_refuted & set)
+		refuted_evidence(x->evidence, sizeof(x->evidence), f, v, set);
+	x->consequence = "The kernel trusts CPUID and schedules TOPDOWN_BAD_SPECULATION.ALL "
+			 "(0x0073), TOPDOWN_FE_BOUND.ALL (0x019c) and TOPDOWN_RETIRING.ALL "
+			 "(0x02c2) on fixed counters 4, 5 and 6 before any general-purpose one: "
+			 "`perf stat -e cpu/event=0x73/`, toplev, or a tool that knows these events "
+			 "faults the guest kernel the way TOPDOWN.SLOTS does on the m6i.";
+	ADD(x->remedy, "Run perf tools under the guard: `pmuguard run -- perf stat ...` (the "
+		       "events show as <not supported>; the same events with a cmask or inv "
+		       "modifier still count on general-purpose counters). On a fleet, preload "
+		       "libpmuguard.so system-wide or start `pmuguard enforce`. ");
+	ADD(x->remedy, "This is the hypervisor's bug: report it to the %s%s (its vPMU advertises "
+		       "fixed counter%s %s without implementing %s).",
+	    m->words[0] ? "provider of " : "hypervisor's owner", m->words, many ? "s" : "", words,
+	    many ? "them" : "it");
+	if (v->basis == PROBE_BASIS_KLOG)
+		ADD(x->remedy, " This verdict rests on a kernel log alone: pmuguard's guard acts on "
+			       "CPUID, which it reads on the machine itself.");
+}
+
 static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 		   const struct probe_machine *m, struct finding *out, unsigned *n)
 {
@@ -201,8 +299,11 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 	if (c->guest_because)
 		ADD(x->evidence, ": %s", c->guest_because);
 	ADD(x->evidence, ".");
-	klog_evidence(x->evidence, sizeof(x->evidence), f);
-	if (f->known & PROBE_KNOWN_MSR)
+	if ((v->fixed_refuted >> 3) & 1)
+		refuted_evidence(x->evidence, sizeof(x->evidence), f, v, 1u << 3);
+	else
+		klog_evidence(x->evidence, sizeof(x->evidence), f);
+	if (f->known & PROBE_KNOWN_MSR && !((f->perf_capabilities >> 15) & 1))
 		ADD(x->evidence, " IA32_PERF_CAPABILITIES bit 15 (PERF_METRICS) is clear.");
 	if (v->topdown_listed && c->hypervisor)
 		ADD(x->evidence, " sysfs lists slots/topdown-* anyway: kernels before 6.11 list "
@@ -401,6 +502,9 @@ static void rejected_bits(char *buf, size_t size, const struct probe_msr_error *
 	if (e->msr == 0x38f) {
 		if ((e->value >> 35) & 1)
 			add(buf, size, " (bit 35: fixed counter 3, TOPDOWN.SLOTS)");
+		for (unsigned c = 4; c <= 6; c++)
+			if ((e->value >> (32 + c)) & 1)
+				add(buf, size, " (bit %u: fixed counter %u)", 32 + c, c);
 		if ((e->value >> 48) & 1)
 			add(buf, size, " (bit 48: perf metrics)");
 	} else if (e->msr == 0x38d && (e->value >> 12) & 0xf) {
@@ -469,8 +573,10 @@ unsigned findings_build_for(const struct probe_facts *f, const struct probe_verd
 	unsigned n = 0;
 	const struct probe_cpu *c = &v->cpu;
 
-	if (v->hazard)
+	if (v->hazard && (v->fixed_hazard >> 3) & 1)
 		fixed3(f, v, m, out, &n);
+	if (v->hazard && v->fixed_hazard & PROBE_FIXED_GUARDED & ~(1u << 3))
+		fixed_beyond3(f, v, m, out, &n);
 	/* Any vendor: a guest without a vPMU is the same story on AMD. */
 	if ((v->intel && c->leaf_a_known && c->perfmon_basis == PROBE_BASIS_CPUID &&
 	     c->pmu_version == 0) ||

@@ -11,7 +11,7 @@
 #include "probe.h"
 
 #define FINDINGS_MAX 8
-/* Ids: fixed3-unimplemented, no-vpmu, counters-in-use, pmu-msr-rejected,
+/* Ids: fixed3-unimplemented, fixed-e-topdown-unimplemented, no-vpmu, counters-in-use, pmu-msr-rejected,
  * not-intel, facts-unknown, healthy. */
 
 /* Worst first: a finding at or above SEVERITY_ERROR is a problem. */

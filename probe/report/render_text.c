@@ -95,6 +95,21 @@ static void perfmon(FILE *o, const struct report *r)
 	else if (r->perfmon.known && r->perfmon.version > 0)
 		fprintf(o, "  Fixed counter 3 %s\n",
 			r->fixed3_advertised ? "advertised by CPUID.0AH" : "not advertised");
+	/* Issue 22: counters 4-6, and counter 3 refuted, said on lines of
+	 * their own (the m6i's counter 3 alone is said above). */
+	char words[64];
+	if (r->fixed.advertised & 0x70) {
+		probe_fixed_words(r->fixed.advertised & 0x70, words, sizeof(words));
+		fprintf(o, "  Fixed 4-6       %s advertised\n", words);
+	}
+	if (r->fixed.refuted) {
+		probe_fixed_words(r->fixed.refuted, words, sizeof(words));
+		fprintf(o, "  Refuted         fixed %s (evidence against: see the findings)\n", words);
+	}
+	if (r->fixed.hazard & ~(1u << 3)) {
+		probe_fixed_words(r->fixed.hazard, words, sizeof(words));
+		fprintf(o, "  Hazardous       fixed %s\n", words);
+	}
 	if (r->perf_metrics.proven)
 		fprintf(o, "  Perf metrics    proven by %s\n", r->perf_metrics.source);
 	else

@@ -137,12 +137,13 @@ static const struct probe_klog_pmu *section_of(const struct probe_facts *f, cons
  * block) are its own only where it is the only core PMU; on a hybrid part
  * each PMU has its section of the driver's block, or its facts are
  * unknown (null), never another PMU's. */
-static void pmu_facts(struct report_pmu *x, const struct probe_pmu *p, bool only,
-		      const struct report *r, const struct report_input *in)
+static void pmu_facts(struct report_pmu *x, unsigned i, bool only, const struct report *r,
+		      const struct report_input *in)
 {
+	const struct probe_pmu *p = &in->f.pmus[i];
 	const struct probe_verdict *v = &in->v;
 	const struct probe_klog_pmu *s = section_of(&in->f, p->name);
-	bool fixed3_known = false, fixed3 = false;
+	bool fixed3_known = false;
 	if (s) {
 		x->own_section = true;
 		x->source = "kernel-log";
@@ -156,7 +157,6 @@ static void pmu_facts(struct report_pmu *x, const struct probe_pmu *p, bool only
 				  : s->perf_metrics_bit && in->f.klog.pmu_block_anchored ? REPORT_TRUE
 											   : REPORT_FALSE;
 		fixed3_known = s->fixed_logged >= 0 || s->fixed_bitmap_seen || s->mask_seen;
-		fixed3 = s->fixed3_logged;
 	} else if (only) {
 		x->source = r->perfmon.known ? r->perfmon.source : NULL;
 		x->fixed_known = r->perfmon.known;
@@ -164,20 +164,25 @@ static void pmu_facts(struct report_pmu *x, const struct probe_pmu *p, bool only
 		x->fixed_bitmap_known = r->perfmon.fixed_bitmap_known;
 		x->fixed_bitmap = r->perfmon.fixed_bitmap;
 		x->perf_metrics = v->perf_metrics_proven ? REPORT_TRUE : REPORT_FALSE;
-		x->hazard = v->hazard ? REPORT_TRUE : REPORT_FALSE;
+		x->hazard = v->hazard && v->pmu_hazard[i] ? REPORT_TRUE : REPORT_FALSE;
+		x->hazard_counters = v->hazard ? v->pmu_hazard[i] : 0;
 		return;
 	} else {
 		x->perf_metrics = REPORT_NULL;
 	}
-	/* The machine's hazard reaches this PMU where it advertises counter 3
-	 * without perf metrics; a machine without the hazard has it on no
-	 * PMU. */
+	/* The machine's hazard reaches this PMU where its own set (the
+	 * verdict's, narrowed by its section of the log: fixed.c) holds a
+	 * counter; a machine without the hazard has it on no PMU.  A PMU the
+	 * log says nothing of is unknown here (the guard gives it the
+	 * machine's set, policy.c). */
 	if (!v->hazard)
 		x->hazard = REPORT_FALSE;
 	else if (!fixed3_known)
 		x->hazard = REPORT_NULL;
-	else
-		x->hazard = fixed3 && x->perf_metrics != REPORT_TRUE ? REPORT_TRUE : REPORT_FALSE;
+	else {
+		x->hazard = v->pmu_hazard[i] ? REPORT_TRUE : REPORT_FALSE;
+		x->hazard_counters = v->pmu_hazard[i];
+	}
 }
 
 static void pmus(struct report *r, const struct report_input *in)
@@ -197,7 +202,7 @@ static void pmus(struct report *r, const struct report_input *in)
 			if (p->topdown_listed & (1u << m))
 				x->topdown[x->n_topdown++] = probe_topdown_names[m];
 		x->slots_encoding = nonempty(in->e.slots[i]);
-		pmu_facts(x, p, n == 1, r, in);
+		pmu_facts(x, i, n == 1, r, in);
 	}
 }
 
@@ -220,6 +225,9 @@ void report_build(struct report *r, const struct report_input *in)
 	probe_machine_build(&in->f, &r->machine);
 	cpu(r, in);
 	r->fixed3_advertised = v->fixed3_advertised;
+	r->fixed.advertised = v->fixed_advertised;
+	r->fixed.refuted = v->fixed_refuted;
+	r->fixed.hazard = v->hazard ? v->fixed_hazard : 0;
 	r->perf_metrics.proven = v->perf_metrics_proven;
 	r->perf_metrics.source = v->metrics_source;
 	kernel_log(r, in);

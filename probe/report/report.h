@@ -64,6 +64,7 @@ struct report_pmu {
 	uint32_t fixed_bitmap;
 	enum report_tri perf_metrics; /* proven on this PMU */
 	enum report_tri hazard;       /* the machine's hazard reaches this PMU */
+	uint32_t hazard_counters;     /* its fixed counters in the hazard set (hazard TRUE) */
 	bool own_section;             /* its facts are its section of the kernel log's block */
 	bool slots_listed;
 	const char *topdown[8];       /* "topdown-retiring", ...: the events/ it lists */
@@ -115,6 +116,12 @@ struct report {
 	} perfmon;
 
 	bool fixed3_advertised;
+	struct {
+		/* The verdict's per-counter sets (bit n: fixed counter n):
+		 * advertised (CPUID, the driver's mask), refuted (evidence
+		 * against), hazard (what the guard blocks lands there). */
+		uint32_t advertised, refuted, hazard;
+	} fixed;
 	struct {
 		bool proven;
 		const char *source; /* NULL */

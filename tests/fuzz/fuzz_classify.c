@@ -99,7 +99,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t type = (uint32_t)take(&in, 4);
 		uint64_t config = take(&in, 8);
 		enum guard_hit hit = guard_classify(&p, type, config);
-		if (hit != GUARD_HIT_NONE && (config & 0xff) != 0)
+		/* A hit lands on a counter of the type's hazard set, by the
+		 * type's table (issue 22); only the E-cores' topdown events
+		 * have an event code. */
+		if (hit != GUARD_HIT_NONE && hit != GUARD_HIT_UNREADABLE) {
+			int at = guard_rule_core_index(type, p.core_types, p.n_core);
+			int c = at < 0 ? GUARD_RULE_NO_COUNTER
+				       : guard_rule_counter(config, p.core_table[at]);
+			if (c == GUARD_RULE_NO_COUNTER || !((p.core_hazard[at] >> c) & 1))
+				abort();
+		}
+		if (hit != GUARD_HIT_NONE && hit != GUARD_HIT_FIXED && (config & 0xff) != 0)
 			abort();
 		if (hit == GUARD_HIT_SLOTS && ((config >> 8) & 0xff) != 0x04)
 			abort();

@@ -98,7 +98,8 @@ HANDMADE=(m6i-16xlarge m6i-16xlarge-oldkernel icx-8375c-metal m7i-24xlarge m5-24
 	guest-no-leaf-a m6i-no-sysfs metal-no-sysfs v5-guest-ecx-bitmap adl-hybrid-metal
 	hybrid-guest-hazard amd-epyc-guest kvm-on-hybrid-host kvm-on-hybrid-host-6.18
 	m6i-rotated-log m6i-empty-log vmware-counters-in-use m6i-16xlarge-log-only
-	m6i-injected-mask m6i-injected-rotated m6i-injected-split m6i-injected-split-rotated)
+	m6i-injected-mask m6i-injected-rotated m6i-injected-split m6i-injected-split-rotated
+	cwf-guest-fixed456 cwf-metal rpl-guest-mask-refuted rpl-guest-mask-refuted-log-only)
 for w in "${HANDMADE[@]}"; do rm -rf -- "$w"; done
 CAPTURES=${CAPTURES:-../../../shared/captures}
 if [ -d "$CAPTURES" ]; then
@@ -206,7 +207,7 @@ cpuid $w 0x0000001b "$INTEL" 0x000606a6 $METAL_ECX 0xbc010410 \
 w=v5-guest-ecx-bitmap
 cpuid $w 0x0000001b "$INTEL" 0x000606a6 $GUEST_ECX 0xbc010410 \
 	"0x08300805 0x00000000 0x0000000f 0x00008603" "$KVM"
-dmesg_intel $w Icelake 5 3 0000000f000000ff
+dmesg_intel $w Icelake 5 4 0000000f000000ff
 sysfs_intel $w cpu 4 icelake no 0
 sysfs_common $w
 
@@ -383,6 +384,89 @@ EOF
 sysfs_intel $w cpu 4 skylake no 0
 sysfs_common $w
 
+# Clearwater Forest (Darkmont-X, family 6 model 0xDD): perfmon version 5,
+# fixed counters 0-2 and 4-6 (ECX bitmap 0x77, no counter 3), as a 6.17+
+# kernel logs them.  As a guest whose VMM copied the host's leaf 0xA,
+# counters 4-6 are advertised and no hypervisor implements them: hazard.
+# On bare metal they exist: safe, and nothing is blocked.
+cwf_dmesg() { # WORLD GUEST(yes|no)
+	{
+		echo '[    0.000000] Linux version 6.17.0-5-generic (buildd@lcy02-amd64-011) (x86_64-linux-gnu-gcc-15 (Ubuntu 15.2.0-4ubuntu4) 15.2.0, GNU ld (GNU Binutils for Ubuntu) 2.45) #5-Ubuntu SMP PREEMPT_DYNAMIC'
+		if [ "$2" = yes ]; then
+			echo '[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.3-debian-1.16.3-2 04/01/2014'
+			echo '[    0.000000] Hypervisor detected: KVM'
+		fi
+		cat <<'EOF'
+[    0.231007] smpboot: CPU0: Intel(R) Xeon(R) 6 E-core processor (family: 0x6, model: 0xdd, stepping: 0x1)
+[    0.231517] Performance Events: XSAVE Architectural LBR, PEBS fmt6+-baseline,  AnyThread deprecated, Darkmont events, 32-deep LBR, full-width counters, Intel PMU driver.
+[    0.231517] ... version:                   5
+[    0.231517] ... bit width:                 48
+[    0.231517] ... generic counters:          8
+[    0.231517] ... generic bitmap:            00000000000000ff
+[    0.231517] ... fixed-purpose counters:    6
+[    0.231517] ... fixed-purpose bitmap:      0000000000000077
+[    0.231517] ... value mask:                0000ffffffffffff
+[    0.231517] ... max period:                00007fffffffffff
+[    0.231517] ... global_ctrl mask:          00000077000000ff
+[    0.232110] signal: max sigframe size: 3632
+EOF
+	} >"$1/dmesg.txt"
+}
+w=cwf-guest-fixed456
+cpuid $w 0x00000023 "$INTEL" 0x000d06d1 $GUEST_ECX 0xbc010410 \
+	"0x08300805 0x00000000 0x00000077 0x00008603" "$KVM"
+cwf_dmesg $w yes
+sysfs_intel $w cpu 4 darkmont no 0
+sysfs_common $w
+w=cwf-metal
+cpuid $w 0x00000023 "$INTEL" 0x000d06d1 $METAL_ECX 0xbc010410 \
+	"0x08300805 0x00000000 0x00000077 0x00008603" -
+cwf_dmesg $w no
+sysfs_intel $w cpu 4 darkmont no 0
+sysfs_common $w
+
+# A QEMU/KVM guest on a hybrid Raptor Lake-P host, kernel 6.1-rc8 (before
+# KVM disabled the vPMU on hybrid hosts): CPUID claims 3 fixed counters and
+# the driver counts 3, but the 6.1 hybrid init built cpu_core's mask from
+# the model's static layout, counter 3 and bit 48 included, and the
+# hypervisor rejected the kernel's first write of it.  The PMU lines are
+# those issue 22 quotes from the published log; the rest of the boot is a
+# usual QEMU guest's.  The mask claims more than the count and the
+# rejected write has bits 35 and 48: counter 3 is not implemented, whatever
+# bit 48 says.  Log-only: the report's hazard; with CPUID: the guard's too.
+rpl_dmesg() {
+	cat >"$1/dmesg.txt" <<'EOF'
+[    0.000000] Linux version 6.1.0-rc8 (user@builder) (gcc (GCC) 12.2.1 20221121, GNU ld (GNU Binutils) 2.39.0) #1 SMP PREEMPT_DYNAMIC
+[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.1-1-1 04/01/2014
+[    0.000000] Hypervisor detected: KVM
+[    0.181234] smpboot: CPU0: 13th Gen Intel(R) Core(TM) i7-1360P (family: 0x6, model: 0xba, stepping: 0x2)
+[    0.181502] Performance Events: XSAVE Architectural LBR, PEBS fmt4+-baseline,  AnyThread deprecated, Alderlake Hybrid events, 32-deep LBR, full-width counters, Intel PMU driver.
+[    0.181502] core: cpu_core PMU driver: PEBS-via-PT
+[    0.181502] ... version:                2
+[    0.181502] ... bit width:              48
+[    0.181502] ... generic registers:      6
+[    0.181502] ... value mask:             0000ffffffffffff
+[    0.181502] ... max period:             00007fffffffffff
+[    0.181502] ... fixed-purpose events:   3
+[    0.181502] ... event mask:             0001000f0000003f
+[    0.182018] unchecked MSR access error: WRMSR to 0x38f (tried to write 0x0001000f0000003f) at rIP: 0xffffffff8100ba04 (native_write_msr+0x4/0x20)
+[    0.182018] Call Trace:
+[    0.182018]  <TASK>
+[    0.182018]  intel_pmu_enable_all+0x12/0x20
+[    0.182018]  x86_pmu_enable+0x17a/0x390
+[    0.182018]  </TASK>
+EOF
+}
+w=rpl-guest-mask-refuted-log-only
+mkdir -p $w
+rpl_dmesg $w
+w=rpl-guest-mask-refuted
+cpuid $w 0x00000020 "$INTEL" 0x000b06a2 $GUEST_ECX 0xfc18c410 \
+	"0x07300602 0x00000000 0x00000000 0x00000603" "$KVM"
+rpl_dmesg $w
+sysfs_intel $w cpu_core 4 alderlake_hybrid yes 4
+sysfs_common $w
+
 # What each world must give: its verdict and its findings, in order.  The
 # tests glob this folder, so a world added here is tested everywhere (the
 # unit suite fails on a world without an expected file).
@@ -409,6 +493,10 @@ expect m6i-injected-mask hazard fixed3-unimplemented
 expect m6i-injected-rotated hazard fixed3-unimplemented,facts-unknown
 expect m6i-injected-split hazard fixed3-unimplemented
 expect m6i-injected-split-rotated hazard fixed3-unimplemented,facts-unknown
+expect cwf-guest-fixed456 hazard fixed-e-topdown-unimplemented
+expect cwf-metal safe healthy
+expect rpl-guest-mask-refuted hazard fixed3-unimplemented,pmu-msr-rejected
+expect rpl-guest-mask-refuted-log-only hazard fixed3-unimplemented,pmu-msr-rejected,facts-unknown
 
 # The real captures, decided by reading each (source.txt says what it is).
 # Log-only and CPUID-less captures carry facts-unknown: CPUID or sysfs was

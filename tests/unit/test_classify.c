@@ -168,3 +168,94 @@ Test(substitute, hybrid_core_types_alike_and_audit_never_substitutes)
 	struct guard_decision d = decide_config(&p, 4, 0x0400);
 	cr_assert(d.report && !d.deny && !d.substitute, "audit changes nothing");
 }
+
+/* Issue 22: counters 4-6.  The Clearwater Forest guest advertises them
+ * (ECX 0x77) and no hypervisor implements them: the E-core topdown events
+ * are denied where they land on the fixed counter, and nothing else. */
+TestSuite(fixed456);
+
+Test(fixed456, cwf_guest_denies_the_e_core_topdown_events)
+{
+	world_load(&w, "cwf-guest-fixed456");
+	cr_assert_eq(w.v.fixed_hazard, 0x70, "hazard set 0x%x", w.v.fixed_hazard);
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert(p.watch && p.enforce);
+	static const struct {
+		uint64_t config;
+		enum guard_hit hit;
+		int counter;
+	} cases[] = {
+		{0x0073, GUARD_HIT_FIXED, 4},
+		{0x019c, GUARD_HIT_FIXED, 5},
+		{0x02c2, GUARD_HIT_FIXED, 6},
+		{0x0073 | (1ull << 16) | (1ull << 17), GUARD_HIT_FIXED, 4}, /* usr, os */
+		{0x0500, GUARD_HIT_FIXED, 4}, /* the pseudo-encoding of counter 4 */
+		{0x0600, GUARD_HIT_FIXED, 5},
+		{0x0700, GUARD_HIT_FIXED, 6},
+		/* Counter 3 is not advertised: slots is no hazard here. */
+		{0x0400, GUARD_HIT_NONE, -1},
+		/* A modifier the fixed counter cannot take: general-purpose. */
+		{0x0073 | (1ull << 23), GUARD_HIT_NONE, -1}, /* inv */
+		{0x0073 | (1ull << 24), GUARD_HIT_NONE, -1}, /* cmask 1 */
+		{0x0073 | (1ull << 18), GUARD_HIT_NONE, -1}, /* edge */
+		{0x0173, GUARD_HIT_NONE, -1},                /* another umask */
+		{0x00c0, GUARD_HIT_NONE, -1},
+		{0x003c, GUARD_HIT_NONE, -1},
+		{0x0300, GUARD_HIT_NONE, -1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum guard_hit h = guard_classify(&p, PROBE_TYPE_RAW, cases[i].config);
+		cr_assert_eq(h, cases[i].hit, "config 0x%llx: hit %d",
+			     (unsigned long long)cases[i].config, h);
+		if (h != GUARD_HIT_NONE) {
+			cr_assert_eq(guard_hit_counter(h, cases[i].config), cases[i].counter);
+			cr_assert_str_neq(guard_hit_name(h, cases[i].config), "none");
+		}
+	}
+	/* The generic ids are not raw encodings: never judged. */
+	cr_assert_eq(guard_classify(&p, 0, 1), GUARD_HIT_NONE);
+}
+
+Test(fixed456, cwf_metal_blocks_nothing)
+{
+	world_load(&w, "cwf-metal");
+	cr_assert_eq(w.v.state, PROBE_SAFE);
+	cr_assert_eq(w.v.fixed_hazard, 0);
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert_not(p.enforce);
+}
+
+Test(fixed456, p_core_tables_leave_the_e_core_events_alone)
+{
+	/* On the m6i (Ice Lake: the pseudo table) 0x0073 is an ordinary
+	 * event; under `always` the P-core table places it nowhere fixed. */
+	world_load(&w, "m6i-16xlarge");
+	cr_assert_eq(w.v.fixed_hazard, 0x08);
+	guard_policy_init(&p, GUARD_ALWAYS, &w.f, &w.v);
+	cr_assert_eq(guard_classify(&p, 4, 0x0073), GUARD_HIT_NONE);
+	cr_assert_eq(guard_classify(&p, 4, 0x019c), GUARD_HIT_NONE);
+	cr_assert_eq(guard_classify(&p, 4, 0x02c2), GUARD_HIT_NONE);
+	cr_assert_eq(guard_classify(&p, 4, 0x0400), GUARD_HIT_SLOTS);
+	/* The rule's table itself. */
+	cr_assert_eq(guard_rule_counter(0x0073, GUARD_TABLE_PSEUDO), GUARD_RULE_NO_COUNTER);
+	cr_assert_eq(guard_rule_counter(0x0073, GUARD_TABLE_ETD), 4);
+	cr_assert_eq(guard_rule_counter(0x0400, GUARD_TABLE_PSEUDO), 3);
+	cr_assert_eq(guard_rule_counter(0x0400, GUARD_TABLE_ETD), 3);
+	cr_assert_eq(guard_rule_counter(0x8300, GUARD_TABLE_PSEUDO), 3, "a metric");
+}
+
+Test(fixed456, refuted_counter3_is_the_hazard_whatever_bit48_says)
+{
+	/* The QEMU guest on a Raptor Lake-P host: bit 48 in the mask, but the
+	 * mask claims 4 fixed counters over a count of 3 and the hypervisor
+	 * rejected the write. */
+	world_load(&w, "rpl-guest-mask-refuted");
+	cr_assert_eq(w.v.state, PROBE_HAZARD);
+	cr_assert_eq(w.v.guard_state, PROBE_HAZARD);
+	cr_assert_eq(w.v.fixed_refuted, 0x08);
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert_eq(guard_classify(&p, 4, 0x0400), GUARD_HIT_SLOTS);
+	world_load(&w, "rpl-guest-mask-refuted-log-only");
+	cr_assert_eq(w.v.state, PROBE_HAZARD);
+	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN, "the guard acts on CPUID only");
+}

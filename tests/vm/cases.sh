@@ -81,6 +81,7 @@ fi
 
 ICX=GenuineIntel-6-6A-6
 ADL=GenuineIntel-6-97-2
+CWF=GenuineIntel-6-DD-1
 
 # The worlds: module parameters, the CPUID fixture, PERF_CPUID, vCPUs.
 world() {
@@ -91,6 +92,10 @@ world() {
 		pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
 	healthy) # Ice Lake with perf metrics (bit 48): counter 3 works
 		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
+	cwf-guest) # a Clearwater Forest guest whose CPUID claims fixed counters 4-6
+		pmu='faulty=1 etd=1 missing=0x70 td_events=0' facts=cwf-guest-fixed456 cpuid=$CWF smp=1 ;;
+	cwf-metal) # the same CPU on bare metal: counters 4-6 exist
+		pmu='faulty=0 etd=1 td_events=0' facts=cwf-metal cpuid=$CWF smp=1 ;;
 	*) echo "unknown world $1" >&2; exit 2 ;;
 	esac
 }
@@ -125,9 +130,9 @@ fatal() {
 			"$dir/console" "$dir/stderr" "$dir/$case.err"
 	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
 		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
-	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3 .*hw config $config)" \
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter [3-6] .*hw config $config)" \
 		"$dir/console"; then
-		tap_not_ok "$case: unguarded: the panic is not the counter-3 fault of $config" "$dir/console"
+		tap_not_ok "$case: unguarded: the panic is not the fixed-counter fault of $config" "$dir/console"
 	else
 		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
 	fi
@@ -557,6 +562,90 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$dir/$1.out" "$2" 2>/dev/null
 					not_supported kernel$s TOPDOWN.SLOTS && counted kernel$s instructions && rc_is enforce-stop$s 0"
 		done
 	fi
+	;;
+fixed456)
+	# Issue 22: a Clearwater Forest guest (family 6 model 0xDD, v5, ECX
+	# bitmap 0x77) whose CPUID claims fixed counters 4-6 that the
+	# hypervisor does not implement.  The E-cores' TOPDOWN_*.ALL events
+	# land there first; unguarded each kills the kernel.  Guarded, the
+	# preload and `pmuguard run` keep them from the kernel while the same
+	# events with a modifier (a general-purpose counter) and instructions
+	# count.  On bare metal all of it counts.  (The kernel guard:
+	# vm-enforce-fixed456.)
+	e4=cpu/event=0x73/ e5=cpu/event=0x9c,umask=0x1/ e6=cpu/event=0xc2,umask=0x2/
+	fatal cwf-bad-spec cwf-guest 0x73 "perf stat -e $e4 (TOPDOWN_BAD_SPECULATION.ALL, fixed counter 4)" \
+		<<<"step cwf-bad-spec perf stat -e $e4 -- true"
+	fatal cwf-fe-bound cwf-guest 0x19c "perf stat -e $e5 (TOPDOWN_FE_BOUND.ALL, fixed counter 5)" \
+		<<<"step cwf-fe-bound perf stat -e $e5 -- true"
+	fatal cwf-retiring cwf-guest 0x2c2 "perf stat -e $e6 (TOPDOWN_RETIRING.ALL, fixed counter 6)" \
+		<<<"step cwf-retiring perf stat -e $e6 -- true"
+	at_open='echo open >/sys/module/pmuguard_testpmu/parameters/fault_at'
+	fatal cwf-static cwf-guest 0x73 "the static target (inline syscall) opening 4:0x73" \
+		<<<"$at_open; step cwf-static \$PEO 4:0x73 4:0xc0"
+	boot fixed456.guarded cwf-guest <<EOF
+G="env LD_PRELOAD=\$LIB"
+step cwf-probe \$PMUGUARD probe --json
+step cwf-preload-4 \$G perf stat -e $e4,instructions -- true
+step cwf-preload-5 \$G perf stat -e $e5,cycles -- true
+step cwf-preload-6 \$G perf stat -e $e6,instructions -- true
+step cwf-preload-raw \$G perf stat -e r0073,r019c,r02c2,r0500,instructions -- true
+step cwf-preload-gp \$G perf stat -e cpu/event=0x73,cmask=0x1/,cpu/event=0xc2,umask=0x2,inv=1,cmask=0x1/,r0400 -- true
+step cwf-run-perf \$PMUGUARD run -- perf stat -e $e4,$e5,$e6,instructions -- true
+$at_open
+step cwf-run-static \$PMUGUARD run -- \$PEO 4:0x73 4:0x19c 4:0x2c2 4:0x500 4:0xc0 4:0x1000073
+step cwf-seccomp-static \$PMUGUARD run --mode seccomp -- \$PEO 4:0x73 4:0x19c 4:0x2c2 4:0xc0
+EOF
+	survived
+	fixed_ok() { # CASE CONFIG...: each config ENOENT in peo's output
+		local c=$1 x
+		shift
+		rc_is "$c" 0 || return 1
+		for x in "$@"; do out_has "$c" "type=4 config=$x ret=-1 errno=ENOENT" || return 1; done
+	}
+	guarded cwf-probe "probe: hazard on fixed counters 4, 5 and 6 (the guard's state), the finding names them" \
+		eval 'python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+assert d[\"state\"] == \"hazard\" and d[\"guard_state\"] == \"hazard\", d[\"state\"]
+assert d[\"fixed_counters\"][\"hazard\"] == [4, 5, 6], d[\"fixed_counters\"]
+assert [f[\"id\"] for f in d[\"findings\"]] == [\"fixed-e-topdown-unimplemented\"]" "$dir/cwf-probe.out"'
+	guarded cwf-preload-4 "$e4 (fixed counter 4) <not supported>, instructions counted" \
+		stat_ok cwf-preload-4 "$e4" 4 0x73 instructions
+	guarded cwf-preload-5 "$e5 (fixed counter 5) <not supported>, cycles counted" \
+		stat_ok cwf-preload-5 "$e5" 4 0x19c cycles
+	guarded cwf-preload-6 "$e6 (fixed counter 6) <not supported>, instructions counted" \
+		stat_ok cwf-preload-6 "$e6" 4 0x2c2 instructions
+	guarded cwf-preload-raw "r0073, r019c, r02c2 and the pseudo-encoding r0500 <not supported>, instructions counted" \
+		eval 'rc_is cwf-preload-raw 0 && not_supported cwf-preload-raw r0073 && not_supported cwf-preload-raw r019c &&
+			not_supported cwf-preload-raw r02c2 && not_supported cwf-preload-raw r0500 && counted cwf-preload-raw instructions'
+	guarded cwf-preload-gp "with cmask or inv the events run on general-purpose counters: counted; r0400 (no counter 3 here) counted" \
+		eval 'rc_is cwf-preload-gp 0 && ! grep -q "not supported" "$dir/cwf-preload-gp.err" && ! err_has cwf-preload-gp "^pmuguard" &&
+			counted cwf-preload-gp r0400'
+	guarded cwf-run-perf "pmuguard run -- perf: the three <not supported>, instructions counted" \
+		eval 'rc_is cwf-run-perf 0 && not_supported cwf-run-perf "$e4" && not_supported cwf-run-perf "$e5" &&
+			not_supported cwf-run-perf "$e6" && counted cwf-run-perf instructions'
+	guarded cwf-run-static "pmuguard run (auto: seccomp) with the static target: 0x73, 0x19c, 0x2c2, 0x500 ENOENT; 0xc0 and 0x73 with cmask open" \
+		eval 'fixed_ok cwf-run-static 0x73 0x19c 0x2c2 0x500 && out_has cwf-run-static "type=4 config=0xc0 ret=fd" &&
+			out_has cwf-run-static "type=4 config=0x1000073 ret=fd" && ! out_has cwf-run-static DISAGREE'
+	guarded cwf-seccomp-static "pmuguard run --mode seccomp: the three ENOENT, instructions open" \
+		eval 'fixed_ok cwf-seccomp-static 0x73 0x19c 0x2c2 && out_has cwf-seccomp-static "type=4 config=0xc0 ret=fd"'
+	# Bare metal: the counters exist, nothing is blocked, all of it counts.
+	boot fixed456.metal cwf-metal <<EOF
+step metal-probe \$PMUGUARD probe --json
+step metal-unguarded perf stat -e $e4,$e5,$e6,instructions -- true
+step metal-preload env LD_PRELOAD=\$LIB perf stat -e $e4,$e5,$e6,instructions -- true
+step metal-run \$PMUGUARD run -- \$PEO 4:0x73 4:0x19c 4:0x2c2 4:0xc0
+EOF
+	survived
+	all_counted() {
+		rc_is "$1" 0 && counted "$1" "$e4" && counted "$1" "$e5" && counted "$1" "$e6" &&
+			counted "$1" instructions && ! err_has "$1" "^pmuguard"
+	}
+	guarded metal-probe "bare metal: safe, nothing hazardous" \
+		eval 'python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+assert d[\"state\"] == \"safe\" and d[\"fixed_counters\"][\"hazard\"] == [], d[\"fixed_counters\"]" "$dir/metal-probe.out"'
+	guarded metal-unguarded "bare metal, unguarded: the three topdown events count" all_counted metal-unguarded
+	guarded metal-preload "bare metal under the preload: the same events count, nothing blocked" all_counted metal-preload
+	guarded metal-run "bare metal under pmuguard run: the static target opens all four" \
+		eval 'rc_is metal-run 0 && [ "$(grep -c "ret=fd" "$dir/metal-run.out")" = 4 ]'
 	;;
 *)
 	echo "unknown group $group" >&2

@@ -27,6 +27,8 @@
 #                    own CONFIG_LSM: lsm, verified, ENOENT; unguarded it dies
 #   enforce-bare     no bpffs and no securityfs mounted: start mounts bpffs,
 #                    cannot read the LSM list, lets the self-test decide
+#   enforce-fixed456 a Clearwater Forest guest's fixed counters 4-6: the
+#                    topdown events denied in the kernel, unguarded it dies
 #   enforce-existing perf stat -D -1 opens slots disabled before start: start
 #                    and status name it and exit 7; enabled, it kills the
 #                    kernel all the same; fresh opens are denied; once its
@@ -99,6 +101,7 @@ fi
 
 ICX=GenuineIntel-6-6A-6
 ADL=GenuineIntel-6-97-2
+CWF=GenuineIntel-6-DD-1
 
 world() {
 	case $1 in
@@ -107,6 +110,8 @@ world() {
 		pmu='faulty=0 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
 	hybrid) pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
 	healthy) pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
+	cwf-guest) # fixed counters 4-6 advertised, not implemented (cases.sh)
+		pmu='faulty=1 etd=1 missing=0x70 td_events=0' facts=cwf-guest-fixed456 cpuid=$CWF smp=1 ;;
 	*) echo "unknown world $1" >&2; exit 2 ;;
 	esac
 }
@@ -143,8 +148,8 @@ fatal() {
 			"$dir/console" "$dir/stderr" "$dir/$case.err" "$dir/$case.out"
 	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
 		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
-	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
-		tap_not_ok "$case: unguarded: the panic is not the counter-3 fault" "$dir/console"
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter [3-6]" "$dir/console"; then
+		tap_not_ok "$case: unguarded: the panic is not the fixed-counter fault" "$dir/console"
 	else
 		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
 	fi
@@ -519,6 +524,41 @@ EOF
 	guarded core-peo "the static binary on cpu_core's type gets ENOENT" enable_ok core-peo 4
 	guarded status "status counts denials on both types" \
 		eval 'out_has status "denied +uid 0 +type $atom +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x0400"'
+	;;
+enforce-fixed456)
+	# Issue 22: the kernel guard on the Clearwater Forest guest (cases.sh
+	# fixed456): its rodata carries the hazard set {4, 5, 6} and the E-core
+	# table for type 4, so the topdown events are denied in the kernel, for
+	# perf and for a static binary that schedules the event, while
+	# instructions and slots (no counter 3 here) count.
+	e4=cpu/event=0x73/ e5=cpu/event=0x9c,umask=0x1/ e6=cpu/event=0xc2,umask=0x2/
+	fatal cwf-enable cwf-guest "the static target enabling 4:0x73 (fixed counter 4)" \
+		<<<'step cwf-enable "$PEO_ENABLE" 4:0x73 4:0x1a4'
+	boot enforce-fixed456 cwf-guest <<EOF
+step start "\$PMUGUARD" enforce start
+step status-json "\$PMUGUARD" enforce status --json
+step cwf-perf perf stat -e $e4,$e5,$e6,instructions,r0400 -- true
+step cwf-enable "\$PEO_ENABLE" 4:0x73 4:0x1a4
+step cwf-enable-6 "\$PEO_ENABLE" 4:0x2c2 4:0x1a4
+step status "\$PMUGUARD" enforce status
+step stop "\$PMUGUARD" enforce stop
+EOF
+	survived
+	guarded start "start attaches for fixed counters 4-6, verified" \
+		eval 'rc_is start 0 && out_has start "attached" && python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"verified\"] is True, d
+assert {\"type\": 4, \"hazard_counters\": [4, 5, 6], \"table\": \"e-core-topdown\"}.items() <= d[\"core_pmus\"][0].items(), d[\"core_pmus\"]" "$dir/status-json.out"'
+	guarded cwf-perf "perf, no preload: the three topdown events <not supported>, instructions and r0400 counted" \
+		eval 'rc_is cwf-perf 0 && not_supported cwf-perf "$e4" && not_supported cwf-perf "$e5" &&
+			not_supported cwf-perf "$e6" && counted cwf-perf instructions && counted cwf-perf r0400'
+	guarded cwf-enable "the static binary: 4:0x73 ENOENT, 0x1a4 scheduled and read" \
+		eval 'rc_is cwf-enable 0 && out_has cwf-enable "^type=4 config=0x73 ret=-1 errno=ENOENT$" &&
+			out_has cwf-enable "^type=4 config=0x1a4 ret=fd count=[0-9]+$"'
+	guarded cwf-enable-6 "the static binary: 4:0x2c2 (fixed counter 6) ENOENT" \
+		eval 'rc_is cwf-enable-6 0 && out_has cwf-enable-6 "^type=4 config=0x2c2 ret=-1 errno=ENOENT$"'
+	guarded status "status counts the denials, naming the counter" \
+		eval 'out_has status "denied +uid 0 +type 4 +config 0x0073" && out_has status "type 4: fixed counters 4, 5 and 6"'
 	;;
 enforce-existing)
 	# The guard judges an event when it is allocated: opened before the

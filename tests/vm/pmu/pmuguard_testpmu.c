@@ -17,8 +17,17 @@
  * x86_pmu_enable <- __perf_event_enable), or already at open with
  * fault_at=open.
  *
+ * With etd=1 it is an E-core PMU of the Skymont/Darkmont generation instead
+ * (Clearwater Forest, family 6 model 0xDD): fixed counters 0-2 and 4-6
+ * (bitmap 0x77), where TOPDOWN_BAD_SPECULATION.ALL (0x0073),
+ * TOPDOWN_FE_BOUND.ALL (0x019c) and TOPDOWN_RETIRING.ALL (0x02c2) land on
+ * counters 4, 5 and 6 (intel_skt_event_constraints, arch/x86/events/intel/
+ * core.c), and a faulty world panics when one of them is scheduled.
+ *
  * Parameters (see tests/vm/README.md):
- *   faulty=1        counter 3 advertised but not implemented (m6i)
+ *   faulty=1        the counters in missing are advertised but not implemented
+ *   missing=0x8     the fixed counters that are not (bit n: counter n; m6i: 3)
+ *   etd=0           the E-core PMU (counters 4-6, the Darkmont boot block)
  *   td_events=1     list slots and topdown-* in events/ (pre-6.11)
  *   hybrid=0        register cpu_core (type 4) and cpu_atom (dynamic type)
  *   fault_at=add    "add" (scheduling) or "open" (event_init); writable
@@ -36,6 +45,12 @@
 static bool faulty = true;
 module_param(faulty, bool, 0444);
 MODULE_PARM_DESC(faulty, "fixed counter 3 advertised but not implemented: panic when it is used");
+static uint missing = 0x8;
+module_param(missing, uint, 0444);
+MODULE_PARM_DESC(missing, "the fixed counters advertised but not implemented (bit n: counter n)");
+static bool etd;
+module_param(etd, bool, 0444);
+MODULE_PARM_DESC(etd, "an E-core PMU (Darkmont): fixed counters 4-6 take the topdown events");
 static bool td_events = true;
 module_param(td_events, bool, 0444);
 MODULE_PARM_DESC(td_events, "list slots and topdown-* in events/ (kernels before 6.11)");
@@ -69,15 +84,39 @@ static const u64 icl_event_map[PERF_COUNT_HW_MAX] = {
 	[PERF_COUNT_HW_REF_CPU_CYCLES] = 0x0300,
 };
 
-/* Where an encoding lands: the fixed-counter-3 class is event code 0x00
- * with umask 0x04 (slots) or 0x80..0x87 (the metrics).  Metric constraints
- * match on event|umask only (intel_pmu_check_event_constraints keeps them
- * whenever fixed counter 3 is in intel_ctrl), so modifiers do not matter. */
-static bool tp_on_counter3(u64 config)
+/* The bits a fixed-counter constraint matches besides event and umask
+ * (FIXED_EVENT_FLAGS: edge, inv, cmask, in_tx, in_tx_cp): with any of
+ * them set, the event runs on a general-purpose counter. */
+#define TP_FIXED_FLAGS ((1ULL << 18) | (1ULL << 23) | (0xffULL << 24) | (3ULL << 32))
+
+/* The fixed counter an encoding lands on, or -1.  The counter-3 class is
+ * event code 0x00 with umask 0x04 (slots) or 0x80..0x87 (the metrics);
+ * metric constraints match on event|umask only
+ * (intel_pmu_check_event_constraints keeps them whenever fixed counter 3
+ * is in intel_ctrl), so modifiers do not matter there.  On the E-core
+ * table, the topdown events and the pseudo-encodings 0x0500-0x0700 of
+ * counters 4-6, without modifiers. */
+static int tp_counter(u64 config)
 {
 	u64 code = config & 0xffff;
 
-	return code == 0x0400 || (code >= 0x8000 && code <= 0x8700 && !(code & 0xff));
+	if (code == 0x0400 || (code >= 0x8000 && code <= 0x8700 && !(code & 0xff)))
+		return 3;
+	if (!etd || (config & TP_FIXED_FLAGS))
+		return -1;
+	switch (code) {
+	case 0x0073: case 0x0500: return 4;
+	case 0x019c: case 0x0600: return 5;
+	case 0x02c2: case 0x0700: return 6;
+	default: return -1;
+	}
+}
+
+static bool tp_hazard(u64 config)
+{
+	int n = tp_counter(config);
+
+	return n >= 0 && (missing >> n) & 1;
 }
 
 /* A plausible rate per nanosecond on the CPU, so perf prints numbers. */
@@ -88,6 +127,7 @@ static u64 tp_rate(u64 config)
 	case 0x0300: return 2; /* ref-cycles */
 	case 0x00c0: return 2; /* instructions */
 	case 0x0400: return 12; /* slots: 4 wide */
+	case 0x0073: case 0x019c: case 0x02c2: return 4; /* topdown slots of 8-wide E-cores */
 	default: return 1;
 	}
 }
@@ -97,9 +137,9 @@ static void tp_fault(struct perf_event *event, const char *where)
 	/* The m6i guest oopses in the bare rdpmc/wrmsr of fixed counter 3 and
 	 * the instance is gone; a panic here gives the same end, with the call
 	 * trace of whoever scheduled the event. */
-	panic("pmuguard_testpmu: fixed counter 3 is not implemented on this guest: "
+	panic("pmuguard_testpmu: fixed counter %d is not implemented on this guest: "
 	      "%s of %s event type=%u config=%#llx (hw config %#llx) by %s[%d]\n",
-	      where, event->pmu->name, event->attr.type,
+	      tp_counter(event->hw.config), where, event->pmu->name, event->attr.type,
 	      (unsigned long long)event->attr.config,
 	      (unsigned long long)event->hw.config, current->comm, task_pid_nr(current));
 }
@@ -136,7 +176,7 @@ static int tp_event_init(struct perf_event *event)
 		return -EINVAL;
 	event->hw.config = config;
 	event->hw.idx = -1;
-	if (tp_on_counter3(config) && tp_fault_at("open"))
+	if (tp_hazard(config) && tp_fault_at("open"))
 		tp_fault(event, "open");
 	return 0;
 }
@@ -178,7 +218,7 @@ static void tp_stop(struct perf_event *event, int flags)
 
 static int tp_add(struct perf_event *event, int flags)
 {
-	if (tp_on_counter3(event->hw.config) && tp_fault_at("add"))
+	if (tp_hazard(event->hw.config) && tp_fault_at("add"))
 		tp_fault(event, "pmu->add (scheduling)");
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
@@ -263,7 +303,7 @@ static const struct attribute_group tp_events_group = {
 
 static ssize_t pmu_name_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", hybrid ? "alderlake_hybrid" : "icelake");
+	return sysfs_emit(buf, "%s\n", hybrid ? "alderlake_hybrid" : etd ? "darkmont" : "icelake");
 }
 static DEVICE_ATTR_RO(pmu_name);
 
@@ -314,6 +354,24 @@ static void tp_boot_block(void)
 {
 	u64 mask = 0x0000000f000000ffULL | (faulty ? 0 : 1ULL << 48);
 
+	if (etd) {
+		/* The 6.11+ layout (x86_pmu_show_pmu_cap()), with a Clearwater
+		 * Forest's counters: the bitmap is CPUID.0AH ECX. */
+		pr_info("Performance Events: XSAVE Architectural LBR, PEBS fmt6+-baseline,  "
+			"AnyThread deprecated, Darkmont events, 32-deep LBR, full-width counters, "
+			"Intel PMU driver.\n");
+		pr_info("... version:                   5\n");
+		pr_info("... bit width:                 48\n");
+		pr_info("... generic counters:          8\n");
+		pr_info("... generic bitmap:            00000000000000ff\n");
+		pr_info("... fixed-purpose counters:    6\n");
+		pr_info("... fixed-purpose bitmap:      0000000000000077\n");
+		pr_info("... value mask:                0000ffffffffffff\n");
+		pr_info("... max period:                00007fffffffffff\n");
+		pr_info("... global_ctrl mask:          00000077000000ff\n");
+		return;
+	}
+
 	pr_info("Performance Events: %s events, Intel PMU driver.\n",
 		hybrid ? "Alderlake Hybrid" : "Icelake");
 	pr_info("... version:                %d\n", faulty ? 2 : 5);
@@ -357,4 +415,4 @@ static void __exit tp_exit(void)
 module_init(tp_init);
 module_exit(tp_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("pmuguard tests: a core PMU that dies like the AWS m6i's fixed counter 3");
+MODULE_DESCRIPTION("pmuguard tests: a core PMU that dies like the AWS m6i's fixed counter 3 (or 4-6)");
