@@ -158,10 +158,24 @@ static inline enum guard_hit pmug_enf_classify(const volatile struct pmug_enf_co
 	*judged = hw_config;
 	if (pmu_type == PMUG_ENF_NO_PMU)
 		return GUARD_HIT_NONE;
+	/* Most events: both encodings land on no guarded counter under any
+	 * table (cycles, instructions, any event code but the topdown ones). */
+	if (guard_rule_nowhere(hw_config) && guard_rule_nowhere(attr_config))
+		return GUARD_HIT_NONE;
+	/* And the software, tracepoint and breakpoint events. */
+	if (guard_rule_generic_type(pmu_type) && guard_rule_generic_type(attr_type))
+		return GUARD_HIT_NONE;
 	enum guard_hit hit = guard_rule_classify(pmu_type, hw_config, c->core_types, c->core_hazard,
 						 c->core_table, c->n_core);
 	if (hit != GUARD_HIT_NONE)
 		return hit;
+	/* The attr on the same type with the same bits the rule reads
+	 * (GUARD_RULE_FIXED_FLAGS: event, umask and the modifiers of a fixed
+	 * constraint) has just been judged: the driver filled hw.config from
+	 * it (x86: attr.config & X86_RAW_EVENT_MASK). */
+	if (attr_type == pmu_type &&
+	    (attr_config & GUARD_RULE_FIXED_FLAGS) == (hw_config & GUARD_RULE_FIXED_FLAGS))
+		return GUARD_HIT_NONE;
 	*judged = attr_config;
 	return guard_rule_classify(attr_type, attr_config, c->core_types, c->core_hazard,
 				   c->core_table, c->n_core);

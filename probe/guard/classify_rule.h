@@ -18,7 +18,16 @@
  *   arch/x86/include/asm/perf_event.h):
  *     umask n+1      fixed counter n   (0x0100 .. 0x0300: counters 0-2,
  *                                       FIXED_EVENT_CONSTRAINT(0x0400, 3)
- *                                       TOPDOWN.SLOTS, 0x0500.. beyond)
+ *                                       TOPDOWN.SLOTS, 0x0500.. beyond: the
+ *                                       counters 4-15 of
+ *                                       intel_v5_gen_event_constraints, the
+ *                                       table of the v5+ models a kernel
+ *                                       does not know, "generic_arch_v5+",
+ *                                       so an older kernel on a Clearwater
+ *                                       Forest; on the models it knows they
+ *                                       are no constraint and run nowhere
+ *                                       fixed, and denying them costs
+ *                                       nothing: see below)
  *     umask 0x80-87  fixed counter 3   (METRIC_EVENT_CONSTRAINT(INTEL_TD_METRIC_*):
  *                                       read through TOPDOWN.SLOTS)
  *   GUARD_TABLE_ETD, the E-core topdown tables (intel_skt_event_constraints,
@@ -77,6 +86,21 @@ enum guard_table {
 #define GUARD_RULE_FIXED_FLAGS                                                                  \
 	(0xffffull | (1ull << 18) | (1ull << 23) | (0xffull << 24) | (1ull << 32) | (1ull << 33))
 
+/* The E-core topdown events' codes (event and umask), whatever else is set. */
+static inline int guard_rule_topdown_code(unsigned long long config)
+{
+	unsigned code = (unsigned)(config & 0xffffu);
+	return code == 0x0073u || code == 0x019cu || code == 0x02c2u;
+}
+
+/* No table places the encoding on a guarded counter: an event code other
+ * than the pseudo code 0x00, and none of the topdown events.  The judges'
+ * fast path: most events are this, and it costs a few instructions. */
+static inline int guard_rule_nowhere(unsigned long long config)
+{
+	return (config & 0xffu) != 0 && !guard_rule_topdown_code(config);
+}
+
 /* The fixed counter an encoding lands on under a table kind, or
  * GUARD_RULE_NO_COUNTER: config bits 0-7 are the event code, 8-15 the umask
  * (sysfs format/event = config:0-7, format/umask = config:8-15). */
@@ -109,6 +133,11 @@ static inline int guard_rule_counter(unsigned long long config, unsigned table)
 static inline enum guard_hit guard_rule_config(unsigned long long config, unsigned table,
 					       unsigned hazard)
 {
+	/* The common case first, in a few instructions: an event code that
+	 * is no topdown event on this table lands on no fixed counter
+	 * (guard_rule_counter() would say so after more work). */
+	if ((config & 0xffu) != 0 && (table != GUARD_TABLE_ETD || !guard_rule_topdown_code(config)))
+		return GUARD_HIT_NONE;
 	int n = guard_rule_counter(config, table);
 	if (n < GUARD_RULE_COUNTER_FIRST || n > GUARD_RULE_COUNTER_LAST || !((hazard >> n) & 1u))
 		return GUARD_HIT_NONE;
@@ -119,10 +148,28 @@ static inline enum guard_hit guard_rule_config(unsigned long long config, unsign
 		       : GUARD_HIT_SLOTS;
 }
 
+/* The types below this are the kernel's generic ones (PERF_TYPE_HARDWARE
+ * 0 .. PERF_TYPE_BREAKPOINT 5, include/uapi/linux/perf_event.h): no PMU
+ * but the core one takes PERF_TYPE_RAW among them, and the others a PMU
+ * registers get a type from perf_pmu_register()'s idr, from
+ * PERF_TYPE_MAX up. */
+#define GUARD_RULE_TYPE_MAX 6u
+
+/* A generic type that is never a core PMU's: software, tracepoint,
+ * breakpoint, or a generic id (hardware, hw-cache) not yet resolved. */
+static inline int guard_rule_generic_type(unsigned type)
+{
+	return type < GUARD_RULE_TYPE_MAX && type != GUARD_RULE_TYPE_RAW;
+}
+
 /* The index of type among the core PMU types types[0..n), or -1.  The
- * loop has a constant bound so that the BPF verifier accepts it. */
+ * generic types other than PERF_TYPE_RAW (software, tracepoint, a generic
+ * id the kernel has not resolved yet) are answered at once; the loop has a
+ * constant bound so that the BPF verifier accepts it. */
 static inline int guard_rule_core_index(unsigned type, const volatile unsigned *types, unsigned n)
 {
+	if (guard_rule_generic_type(type))
+		return -1;
 	for (unsigned i = 0; i < GUARD_RULE_MAX_CORE; i++) {
 		if (i >= n)
 			break;

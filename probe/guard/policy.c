@@ -58,6 +58,8 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 	p->n_core = 1;
 	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++) {
 		unsigned at = p->n_core;
+		if (guard_rule_generic_type(f->pmus[i].type))
+			continue; /* a generic type is no core PMU's (classify_rule.h) */
 		if (f->pmus[i].type == PROBE_TYPE_RAW)
 			at = 0;
 		else

@@ -456,3 +456,50 @@ Test(abi, bpf_object_and_loader_agree)
 	btf__free(btf);
 }
 #endif
+
+/* The kernel program's fast paths (enforce_abi.h: an encoding no table
+ * places on a guarded counter, a generic type, the attr already judged as
+ * hw.config) give exactly the decision of the rule run on hw.config and
+ * then on the attr, in every world and on every table. */
+static enum guard_hit reference(const struct pmug_enf_config *c, unsigned pmu_type,
+				unsigned long long hw, unsigned attr_type, unsigned long long attr)
+{
+	enum guard_hit h = guard_rule_classify(pmu_type, hw, c->core_types, c->core_hazard,
+					       c->core_table, c->n_core);
+	return h != GUARD_HIT_NONE ? h
+				   : guard_rule_classify(attr_type, attr, c->core_types,
+							 c->core_hazard, c->core_table, c->n_core);
+}
+
+Test(rodata, fast_paths_decide_as_the_rule)
+{
+	static struct world w;
+	static const char *const worlds[] = {"m6i-16xlarge", "cwf-guest-fixed456",
+					     "hybrid-guest-hazard"};
+	static const unsigned long long codes[] = {0x0400, 0x8000, 0x8300, 0x0073, 0x019c, 0x02c2,
+						   0x0500, 0x0700, 0x00c0, 0x01a4, 0x0000, 0x0300};
+	unsigned types[] = {0, 1, 2, 3, 4, 5, 6, 8, 10};
+	srand(22);
+	for (size_t wi = 0; wi < sizeof(worlds) / sizeof(worlds[0]); wi++) {
+		struct guard_policy p;
+		policy_for(worlds[wi], GUARD_ALWAYS, &p, &w);
+		struct pmug_enf_config c;
+		memset(&c, 0, sizeof(c));
+		enf_config_fill(&c, &p, w.v.state, NULL, PMUG_ENF_ATTACH_LSM, 1);
+		for (unsigned i = 0; i < 200000; i++) {
+			unsigned pt = types[(unsigned)rand() % 9], at = types[(unsigned)rand() % 9];
+			unsigned long long hw = codes[(unsigned)rand() % 12], attr = codes[(unsigned)rand() % 12];
+			unsigned long long noise = ((unsigned long long)rand() << 32) ^ (unsigned)rand();
+			if (rand() & 1)
+				hw |= noise & ~0xffffull;
+			if (rand() & 1)
+				attr = rand() & 1 ? hw : attr | (noise & 0xff840000ull);
+			if (rand() % 4 == 0)
+				at = pt;
+			unsigned long long judged;
+			cr_assert_eq(pmug_enf_classify(&c, pt, hw, at, attr, &judged),
+				     reference(&c, pt, hw, at, attr),
+				     "%s: pmu %u hw 0x%llx attr %u 0x%llx", worlds[wi], pt, hw, at, attr);
+		}
+	}
+}
