@@ -178,8 +178,8 @@ int cmd_run(int argc, char **argv)
 	static const char run_usage[] =
 		"Usage: pmuguard run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"
 		"\n"
-		"Run CMD guarded: no process of its tree reaches fixed counter 3 where the\n"
-		"probe finds the hazard.\n"
+		"Run CMD guarded: no process of its tree reaches a fixed counter (3-6) the\n"
+		"probe finds advertised but not implemented.\n"
 		"  --mode auto      (default) a seccomp supervisor over the whole tree, plus\n"
 		"                   the preload for dynamic programs (no round trip for them)\n"
 		"  --mode preload   LD_PRELOAD only: CMD and its dynamic children\n"

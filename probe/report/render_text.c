@@ -246,8 +246,13 @@ void report_render_text(FILE *o, const struct report *r)
 	msr(o, r);
 	pmus(o, r);
 	quotes(o, r);
-	fprintf(o, "\nVerdict: %s%s\n", r->state,
-		r->hazard ? " (fixed counter 3 would fault this machine)" : "");
+	char words[64];
+	probe_fixed_words(r->fixed.hazard, words, sizeof(words));
+	if (r->hazard && r->fixed.hazard)
+		fprintf(o, "\nVerdict: %s (fixed counter%s %s would fault this machine)\n", r->state,
+			r->fixed.hazard & (r->fixed.hazard - 1) ? "s" : "", words);
+	else
+		fprintf(o, "\nVerdict: %s\n", r->state);
 	if (r->basis_klog)
 		fprintf(o, "  from the kernel log alone: the guard acts only on CPUID and treats "
 			   "this machine as %s\n",

@@ -410,7 +410,8 @@ static void audit_summary(const struct sup *s)
 	if (s->rows_full)
 		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
 			AUDIT_MAX);
-	fprintf(stderr, "This run would have reached fixed counter 3 on an affected machine: %s\n",
+	fprintf(stderr, "This run would have reached an unimplemented fixed counter (3-6) on an affected "
+			"machine: %s\n",
 		reached ? "yes" : s->refused ? "unknown (some attrs could not be read)" : "no");
 }
 

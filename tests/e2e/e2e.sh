@@ -309,11 +309,11 @@ audit-matches-the-simulator)
 	[ -s "$tmp/seen" ] || fail "the simulator saw no call"
 	diff -u "$tmp/seen" "$tmp/audited" || fail "the audit does not list exactly what reached the kernel"
 	grep -q 'raw  *4  *0x400 .*would be denied: TOPDOWN.SLOTS' "$tmp/err" || fail "slots not marked"
-	grep -q '^This run would have reached fixed counter 3 on an affected machine: yes' "$tmp/err" ||
+	grep -q '^This run would have reached an unimplemented fixed counter (3-6) on an affected machine: yes' "$tmp/err" ||
 		fail "wrong verdict"
 	run icx-8375c-metal $ICX_CPUID --via ptrace --healthy -- "$PMUGUARD" run --audit \
 		--snapshot "$FIXTURES/$M6I" -- perf stat -e instructions,r01a4 -- true
-	grep -q '^This run would have reached fixed counter 3 on an affected machine: no' "$tmp/err" ||
+	grep -q '^This run would have reached an unimplemented fixed counter (3-6) on an affected machine: no' "$tmp/err" ||
 		fail "wrong verdict for a harmless run"
 	ok "audit lists the $(wc -l <"$tmp/seen") encodings the simulator saw, and says yes/no rightly"
 	;;
@@ -425,7 +425,7 @@ nonroot-unreadable-attr)
 	run icx-8375c-metal $ICX_CPUID --via ptrace --healthy -- "${nobody[@]}" "$PMUGUARD" run --audit \
 		--snapshot "$FIXTURES/$M6I" -- "$tmp/peo" --nodump 4:0x400
 	[ "$rc" = 0 ] || fail "audit run exited $rc"
-	grep -q '^This run would have reached fixed counter 3 on an affected machine: unknown' "$tmp/err" ||
+	grep -q '^This run would have reached an unimplemented fixed counter (3-6) on an affected machine: unknown' "$tmp/err" ||
 		fail "--audit did not say unknown"
 	grep -Eq 'refused to read \((Operation not permitted|Permission denied)\)' "$tmp/err" ||
 		fail "--audit did not say why"
