@@ -52,10 +52,13 @@ static const char usage_text[] =
 	"                              [--json|--keys]\n"
 	"       pmuguard enforce stop\n"
 	"       pmuguard enforce status [--json|--keys]\n"
-	"       pmuguard enforce follow\n"
+	"       pmuguard enforce follow [--json]\n"
+	"       pmuguard enforce agent [--mode M] [--snapshot DIR] [--attach A] [--remove-on-exit]\n"
+	"       pmuguard enforce ready\n"
 	"\n"
 	"Guard every process on the host in the kernel: a BPF program on the LSM\n"
-	"hook perf_event_alloc denies the fixed-counter-3 class with ENOENT.\n"
+	"hook perf_event_alloc denies with ENOENT what lands on an unimplemented\n"
+	"fixed counter (3-6).\n"
 	"  start    attach it where the policy wants it (nothing on a healthy host),\n"
 	"           prove that it runs (a self-test: a harmless canary event that\n"
 	"           the program refuses for this process only), then pin it in\n"
@@ -74,6 +77,13 @@ static const char usage_text[] =
 	"           encoding and per uid, and the events of the class that existed\n"
 	"           before the start\n"
 	"  follow   print each denial, once per process and encoding, until stop\n"
+	"           (--json: one JSON object per line)\n"
+	"  agent    a node agent (a Kubernetes DaemonSet's entrypoint): start, then\n"
+	"           follow --json until SIGTERM, which leaves the guard pinned\n"
+	"           (--remove-on-exit: stops it); mounts securityfs to read the LSM\n"
+	"           list where the pod has none; idles where no guard is needed\n"
+	"  ready    a readiness probe: exit 0 only when the pinned guard passes its\n"
+	"           self-test now, or this node needs none\n"
 	"  --json   start, status: one JSON object (\"schema\" first), for programs\n"
 	"  --keys   start, status: the same as KEY=VALUE lines (\"schema=N\" first),\n"
 	"           for shell scripts: keys are the JSON paths joined by '.', array\n"
@@ -588,10 +598,12 @@ static void start_text(const struct start_model *m)
 	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
 }
 
-static void start_data(const struct start_model *m, enum form form)
+static void start_data(const struct start_model *m, enum form form, const char *event)
 {
 	struct out o;
 	out_begin(&o, form);
+	if (event)
+		out_str(&o, "event", event); /* agent: its log lines say what each is */
 	out_str(&o, "outcome", outcome_token[m->outcome]);
 	out_u64(&o, "exit", (unsigned long long)m->rc);
 	if (m->outcome == OUT_NOTHING || m->outcome == OUT_REFUSED) {
@@ -636,6 +648,60 @@ static void start_data(const struct start_model *m, enum form form)
 		existing_data(&o, m->ex, &m->r->cfg);
 	}
 	out_end(&o);
+}
+
+/* What start does, for start and for the agent: the policy, then the
+ * attach, the self-test and the pin where it wants a guard. */
+static void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
+		      bool keep_unverified)
+{
+	*m = (struct start_model){.rc = EXIT_OK};
+	plan_make(&m->pl, mode, snapshot, false);
+	if (!m->pl.policy.watch) {
+		m->outcome = OUT_NOTHING;
+		struct enf_status *st = calloc(1, sizeof(*st));
+		if (st && enf_status_read(ENF_PIN_DIR, st, 0) == 0 && st->attached)
+			m->earlier = st;
+		else
+			free(st);
+		return;
+	}
+	struct pmug_enf_config cfg;
+	enf_config_fill(&cfg, &m->pl.policy, m->pl.v.state, m->pl.set.snapshot, attach, time(NULL));
+	m->r = calloc(1, sizeof(*m->r));
+	if (!m->r)
+		die_errno("out of memory");
+	m->err = enf_start(&cfg, ENF_PIN_DIR, keep_unverified, m->r);
+	if (m->err) {
+		m->outcome = OUT_REFUSED;
+		m->rc = EXIT_ENFORCE_FAILED;
+		return;
+	}
+	m->outcome = m->r->already ? OUT_ALREADY : m->r->replaced ? OUT_REPLACED : OUT_ATTACHED;
+	/* After the attach: from here on no event of the class can be
+	 * allocated, so what the iterator finds is all there will be. */
+	m->ex = existing_read(&m->r->cfg);
+	m->rc = existing_rc(m->ex, &m->r->cfg);
+}
+
+static void start_refused_say(const struct start_model *m, enum form form)
+{
+	if (m->outcome != OUT_REFUSED)
+		return;
+	if (form != FORM_TEXT) /* the data said it; people still read stderr */
+		fprintf(stderr, "pmuguard: enforce: could not attach the kernel guard: %s\n",
+			m->r->why);
+	hint(m->err);
+	if (m->pl.set.log == GUARD_LOG_DEBUG && m->r->log[0])
+		fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", m->r->log);
+}
+
+static void start_free(struct start_model *m)
+{
+	free(m->ex);
+	free(m->earlier);
+	free(m->r);
+	free(m->pl.f);
 }
 
 static int do_start(int argc, char **argv)
@@ -694,52 +760,14 @@ static int do_start(int argc, char **argv)
 	if (optind < argc)
 		die_usage("enforce start: unexpected argument '%s'", argv[optind]);
 
-	struct start_model m = {.rc = EXIT_OK};
-	plan_make(&m.pl, mode, snapshot, false);
-	if (!m.pl.policy.watch) {
-		m.outcome = OUT_NOTHING;
-		struct enf_status *st = calloc(1, sizeof(*st));
-		if (st && enf_status_read(ENF_PIN_DIR, st, 0) == 0 && st->attached)
-			m.earlier = st;
-		else
-			free(st);
-	} else {
-		struct pmug_enf_config cfg;
-		enf_config_fill(&cfg, &m.pl.policy, m.pl.v.state, m.pl.set.snapshot, attach,
-				time(NULL));
-		m.r = calloc(1, sizeof(*m.r));
-		if (!m.r)
-			die_errno("out of memory");
-		m.err = enf_start(&cfg, ENF_PIN_DIR, keep_unverified, m.r);
-		if (m.err) {
-			m.outcome = OUT_REFUSED;
-			m.rc = EXIT_ENFORCE_FAILED;
-		} else {
-			m.outcome = m.r->already ? OUT_ALREADY : m.r->replaced ? OUT_REPLACED
-									    : OUT_ATTACHED;
-			/* After the attach: from here on no event of the class can
-			 * be allocated, so what the iterator finds is all there
-			 * will be. */
-			m.ex = existing_read(&m.r->cfg);
-			m.rc = existing_rc(m.ex, &m.r->cfg);
-		}
-	}
+	struct start_model m;
+	start_run(&m, mode, snapshot, attach, keep_unverified);
 	if (form == FORM_TEXT)
 		start_text(&m);
 	else
-		start_data(&m, form);
-	if (m.outcome == OUT_REFUSED) {
-		if (form != FORM_TEXT) /* the data said it; people still read stderr */
-			fprintf(stderr, "pmuguard: enforce: could not attach the kernel guard: %s\n",
-				m.r->why);
-		hint(m.err);
-		if (m.pl.set.log == GUARD_LOG_DEBUG && m.r->log[0])
-			fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", m.r->log);
-	}
-	free(m.ex);
-	free(m.earlier);
-	free(m.r);
-	free(m.pl.f);
+		start_data(&m, form, NULL);
+	start_refused_say(&m, form);
+	start_free(&m);
 	return m.rc;
 }
 
@@ -1083,7 +1111,43 @@ struct follow {
 	struct guard_policy policy;  /* the reason it was started with, for the line */
 	struct guard_once once;
 	bool journal; /* stdout is the journal: send entries with fields instead */
+	bool json;    /* one JSON object per line (the agent's pod log) */
 };
+
+/* A denial as one JSON line: the data, and the text line as "message". */
+static void event_json(const struct follow *fo, const struct pmug_enf_event *e,
+		       const struct guard_decision *d, const char *comm, const struct logline *l)
+{
+	struct out o;
+	char when[32], msg[sizeof(l->buf) + 1];
+	when_utc(when, sizeof(when), time(NULL));
+	size_t n = l->len < sizeof(l->buf) ? l->len : sizeof(l->buf);
+	memcpy(msg, l->buf, n);
+	msg[n] = '\0';
+	out_begin(&o, FORM_JSON);
+	out_str(&o, "event", e->denied ? "denied" : "audited");
+	out_str(&o, "time", when);
+	out_u64(&o, "pid", e->tgid);
+	out_u64(&o, "tid", e->pid);
+	out_str(&o, "comm", comm);
+	out_u64(&o, "uid", e->uid);
+	out_u64(&o, "cgroup_id", e->cgroup_id);
+	out_u64(&o, "pmu_type", e->pmu_type);
+	out_u64(&o, "attr_type", e->attr_type);
+	out_hex(&o, "config", e->attr_config);
+	out_hex(&o, "hw_config", e->hw_config);
+	out_str(&o, "hit", hit_word(d->hit));
+	int counter = guard_hit_counter(d->hit, d->config);
+	if (counter >= 0)
+		out_u64(&o, "counter", (unsigned long long)counter);
+	else
+		out_null(&o, "counter");
+	out_str(&o, "what", guard_hit_name(d->hit, d->config));
+	out_bool(&o, "inherited", e->inherited != 0);
+	out_str(&o, "attach", enf_attach_name(fo->st->attach));
+	out_str(&o, "message", msg);
+	out_end(&o);
+}
 
 /* systemd's JOURNAL_STREAM ("DEV:INODE" of the stream it connected to
  * stdout): true when fd 1 is still that stream. */
@@ -1130,6 +1194,10 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
 	log_str(&l, "]");
 	/* Under systemd, a native entry (MESSAGE_ID, PMUGUARD_LAYER=kernel, ...):
 	 * as a plain stdout line it would read as one more preload report. */
+	if (fo->json) {
+		event_json(fo, e, &d, comm, &l);
+		return;
+	}
 	struct log_report r;
 	guard_report_fields(&r, &d, GUARD_LAYER_KERNEL, comm, (pid_t)e->tgid, (uid_t)e->uid);
 	if (!fo->journal || !log_system(&l, sizeof("pmuguard: ") - 1, &r))
@@ -1154,32 +1222,49 @@ static int follow_open(struct enf_status *st)
 	return EXIT_OK;
 }
 
-static int do_follow(void)
+static void on_signals(void)
 {
-	struct enf_status *st = calloc(1, sizeof(*st));
-	if (!st)
-		die_errno("out of memory");
-	int rc = follow_open(st);
-	if (rc != EXIT_OK) {
-		free(st);
-		return rc;
-	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* A lifecycle line of follow --json and the agent: {"schema":1,"event":...}. */
+static void life_json(const char *event, const char *key, const char *value)
+{
+	struct out o;
+	char when[32];
+	when_utc(when, sizeof(when), time(NULL));
+	out_begin(&o, FORM_JSON);
+	out_str(&o, "event", event);
+	out_str(&o, "time", when);
+	if (key)
+		out_str(&o, key, value);
+	out_end(&o);
+}
+
+/* Follow the attached program (st, open) until stop or a signal. */
+static int follow_loop(struct enf_status *st, bool json)
+{
+	int rc = EXIT_OK;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct follow fo = {.st = st,
 			    .once = GUARD_ONCE_INIT(follow_seen),
-			    .journal = stdout_is_journal()};
+			    .journal = !json && stdout_is_journal(),
+			    .json = json};
 	const char *verb = "following denials";
 	for (;;) {
 		/* The reason sentence: the one the program was started with,
 		 * from its rodata; nothing is probed again. */
 		fo.policy = (struct guard_policy){.reason = st->cfg.reason};
 		guard_once_forget(&fo.once);
-		printf("pmuguard: enforce: %s (%s, mode %s)\n", verb, enf_attach_name(st->attach),
-		       guard_mode_name((enum guard_mode)st->cfg.mode));
+		if (json)
+			life_json("following", "attach", enf_attach_name(st->attach));
+		else
+			printf("pmuguard: enforce: %s (%s, mode %s)\n", verb,
+			       enf_attach_name(st->attach),
+			       guard_mode_name((enum guard_mode)st->cfg.mode));
 		fflush(stdout);
 		int err = enf_follow(st->events_fd, st->link_id, ENF_PIN_DIR, on_event, &fo,
 				     should_stop);
@@ -1194,12 +1279,164 @@ static int do_follow(void)
 			if (rc == EXIT_NOT_ATTACHED)
 				rc = EXIT_OK; /* stopped just after the replace */
 		} else if (err == -ENOENT) {
-			printf("pmuguard: enforce: stopped (unpinned); no more denials to follow\n");
+			if (json)
+				life_json("stopped", "why", "unpinned: no more denials to follow");
+			else
+				printf("pmuguard: enforce: stopped (unpinned); no more denials to "
+				       "follow\n");
 		} else if (err) {
 			fprintf(stderr, "pmuguard: enforce: follow: %s\n", strerror(-err));
 			rc = EXIT_INTERNAL;
 		}
 		break;
+	}
+	return rc;
+}
+
+static int do_follow(bool json)
+{
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		die_errno("out of memory");
+	int rc = follow_open(st);
+	if (rc == EXIT_OK) {
+		on_signals();
+		rc = follow_loop(st, json);
+	}
+	free(st);
+	return rc;
+}
+
+/* ---- agent, ready: the node agent of a DaemonSet --------------------------- */
+
+/* `enforce agent`: what a node agent does, in the foreground, its log one
+ * JSON object per line.  The LSM list read even where the pod has no
+ * securityfs (mounted here); start (bpffs mounted where nothing is, the
+ * attach, the self-test, the pin: the guard outlives the pod where
+ * /sys/fs/bpf is the host's); then the denials followed until SIGTERM;
+ * then the guard left in place, or removed with --remove-on-exit.  A node
+ * that needs no guard idles.  Exit 0 at a signal, 4 where the kernel could
+ * not take the guard (the pod restarts; `ready` never says yes). */
+static int do_agent(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'm'},
+		{"snapshot", required_argument, NULL, 's'},
+		{"attach", required_argument, NULL, 'a'},
+		{"remove-on-exit", no_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int mode = -1, ch;
+	unsigned attach = PMUG_ENF_ATTACH_NONE;
+	const char *snapshot = NULL;
+	bool remove = false;
+	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+			mode = guard_mode_parse(optarg);
+			if (mode < 0)
+				die_usage("enforce: --mode is auto, always, audit or off, not '%s'",
+					  optarg);
+			break;
+		case 's':
+			snapshot = optarg;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "lsm"))
+				attach = PMUG_ENF_ATTACH_LSM;
+			else if (!strcmp(optarg, "fmod_ret"))
+				attach = PMUG_ENF_ATTACH_FMOD_RET;
+			else if (strcmp(optarg, "auto"))
+				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
+					  optarg);
+			break;
+		case 'R':
+			remove = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			die_bad_option("enforce agent", argv, "m:s:a:h");
+		}
+	}
+	if (optind < argc)
+		die_usage("enforce agent: unexpected argument '%s'", argv[optind]);
+	on_signals();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	int sec = enf_securityfs_mount();
+	if (sec > 0)
+		life_json("mounted", "securityfs", ENF_SECURITYFS ": the pod had no LSM list");
+	else if (sec < 0)
+		life_json("no-lsm-list", "why", strerror(-sec)); /* the self-test decides */
+
+	struct start_model m;
+	start_run(&m, mode, snapshot, attach, false);
+	start_data(&m, FORM_JSON, "start");
+	start_refused_say(&m, FORM_JSON);
+	int rc = m.rc;
+	enum outcome outcome = m.outcome;
+	bool guarding = outcome != OUT_NOTHING && outcome != OUT_REFUSED;
+	start_free(&m);
+	if (outcome == OUT_REFUSED)
+		return rc;
+	if (guarding) {
+		struct enf_status *st = calloc(1, sizeof(*st));
+		if (!st)
+			die_errno("out of memory");
+		rc = follow_open(st);
+		if (rc == EXIT_OK)
+			rc = follow_loop(st, true);
+		free(st);
+	} else {
+		while (!stopping)
+			sleep(60); /* a signal ends the sleep */
+	}
+	if (!stopping)
+		return rc; /* unpinned by someone else, or an error: said above */
+	if (remove && guarding) {
+		char why[512] = "";
+		int err = enf_stop(ENF_PIN_DIR, why, sizeof(why));
+		life_json("exit", "guard", err ? why : "removed (--remove-on-exit)");
+		return err ? EXIT_INTERNAL : EXIT_OK;
+	}
+	life_json("exit", "guard",
+		  guarding ? "left in place, pinned in " ENF_PIN_DIR ": `pmuguard enforce stop` "
+			     "removes it"
+			   : "none was needed on this node");
+	return EXIT_OK;
+}
+
+/* `enforce ready`: the readiness probe.  Exit 0 only on what is seen now:
+ * the pinned guard passes its self-test again, or this node's policy needs
+ * no guard; else 6 (none attached where one is needed), 8 (attached, the
+ * self-test fails) or 1. */
+static int do_ready(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		die_usage("enforce ready takes no arguments");
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		die_errno("out of memory");
+	int rc;
+	int err = enf_status_read(ENF_PIN_DIR, st, ENF_STATUS_VERIFY);
+	if (err) {
+		printf("not ready: %s\n", st->why);
+		rc = EXIT_INTERNAL;
+	} else if (st->attached) {
+		rc = st->verify.verified ? EXIT_OK : EXIT_UNVERIFIED;
+		printf("%s: %s, verified %s\n", rc ? "not ready" : "ready",
+		       enf_attach_name(st->attach), st->verify.verified ? "true" : "false");
+	} else {
+		struct plan pl;
+		plan_make(&pl, -1, NULL, true);
+		rc = pl.policy.watch ? EXIT_NOT_ATTACHED : EXIT_OK;
+		printf("%s: %s (%s)\n", rc ? "not ready" : "ready",
+		       rc ? "no guard attached where the policy wants one" : "no guard needed",
+		       pl.policy.reason);
+		free(pl.f);
 	}
 	free(st);
 	return rc;
@@ -1221,10 +1458,16 @@ int cmd_enforce(int argc, char **argv)
 	if (!strcmp(sub, "status"))
 		return do_status(argc - 1, argv + 1);
 	if (!strcmp(sub, "follow") || !strcmp(sub, "--follow")) {
-		if (argc > 2)
-			die_usage("enforce follow takes no arguments");
-		return do_follow();
+		bool json = argc == 3 && !strcmp(argv[2], "--json");
+		if (argc > 2 && !json)
+			die_usage("enforce follow takes no arguments but --json");
+		return do_follow(json);
 	}
-	die_usage("enforce: unknown subcommand '%s' (start, stop, status or follow)", sub);
+	if (!strcmp(sub, "agent"))
+		return do_agent(argc - 1, argv + 1);
+	if (!strcmp(sub, "ready"))
+		return do_ready(argc - 1, argv + 1);
+	die_usage("enforce: unknown subcommand '%s' (start, stop, status, follow, agent or ready)",
+		  sub);
 }
 #endif

@@ -108,6 +108,9 @@ int cmd_probe(int argc, char **argv)
 	 * (PMUGUARD_SNAPSHOT, the policy file's snapshot, under its lock; else
 	 * this machine), through the one resolver. */
 	in->snapshot = cli_snapshot && *cli_snapshot ? cli_snapshot : NULL;
+	/* The settings' snapshot is this machine's facts pinned (fleet mode):
+	 * what runs here is still this machine's. */
+	in->this_machine = !in->snapshot && !in->dmesg;
 	if (!in->snapshot && !in->dmesg && !in->msr_asked) {
 		struct guard_cli cli = {.mode = -1};
 		struct guard_settings set;

@@ -171,6 +171,21 @@ static int check_bpffs(const char *pin_dir, char *w, size_t ws, bool *mounted)
 	return 0;
 }
 
+int enf_securityfs_mount(void)
+{
+	if (access(ENF_LSM_LIST, R_OK) == 0)
+		return 0;
+	struct statfs sfs;
+	if (statfs(ENF_SECURITYFS, &sfs) < 0)
+		return -errno;
+	if ((unsigned long)sfs.f_type != SYSFS_MAGIC)
+		return -EEXIST; /* something is mounted there, but without the list */
+	if (mount("securityfs", ENF_SECURITYFS, "securityfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
+		return -errno;
+	return 1;
+}
+
 /* What /sys/kernel/security/lsm says: 1 bpf listed, 0 not, -errno unknown. */
 static int bpf_lsm_active(void)
 {

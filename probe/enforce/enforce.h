@@ -86,6 +86,12 @@ int enf_start(const struct pmug_enf_config *cfg, const char *pin_dir, bool keep_
  * -EBUSY when another process still holds the link. */
 int enf_stop(const char *pin_dir, char *why, size_t why_size);
 
+#define ENF_SECURITYFS "/sys/kernel/security"
+/* The LSM list for a node agent in a pod without securityfs: mount it at
+ * ENF_SECURITYFS where nothing is mounted there (sysfs's own directory),
+ * read-only.  1 mounted, 0 the list was readable already, -errno. */
+int enf_securityfs_mount(void);
+
 struct enf_count {
 	struct pmug_enf_key key;
 	struct pmug_enf_count val;

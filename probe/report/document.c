@@ -270,6 +270,23 @@ void report_walk(const struct report *r, const struct report_sink *sink)
 	kernel_log(&d, r);
 	msr(&d, r);
 	pmus(&d, r);
+	/* Issue 24: the container runtimes seen on this machine; null for a
+	 * snapshot or a log (another machine's facts). */
+	const struct report_containers *c = r->containers;
+	if (!c || !c->looked) {
+		null(&d, "containers");
+	} else {
+		begin(&d, "containers", REPORT_NODE_OBJECT);
+		begin(&d, "runtimes", REPORT_NODE_ARRAY);
+		for (unsigned i = 0; i < c->n; i++)
+			str(&d, NULL, c->runtime[i]);
+		end(&d);
+		begin(&d, "evidence", REPORT_NODE_ARRAY);
+		for (unsigned i = 0; i < c->n; i++)
+			str(&d, NULL, c->evidence[i]);
+		end(&d);
+		end(&d);
+	}
 	begin(&d, "plain_perf_stat", REPORT_NODE_OBJECT);
 	str(&d, "under_deny", r->plain_perf_stat.under_deny);
 	str(&d, "text", r->plain_perf_stat.text);

@@ -14,6 +14,7 @@
 
 #include "findings.h"
 #include "machine.h"
+#include "report.h"
 
 /* arch/x86/include/asm/intel-family.h: the "Hybrid" (P-core/E-core) group. */
 static const struct {
@@ -610,5 +611,29 @@ unsigned findings_build_for(const struct probe_facts *f, const struct probe_verd
 				 "changes nothing.";
 		ADD(x->remedy, "None needed.");
 	}
+	return n;
+}
+
+unsigned findings_containers(const struct report_containers *c, const struct probe_verdict *v,
+			     struct finding *out, unsigned room)
+{
+	(void)v;
+	if (!room || !c->n)
+		return 0;
+	unsigned n = 0;
+	struct finding *x = next(out, &n, "containers-need-kernel-guard", SEVERITY_WARNING,
+				 "A container runtime runs here: only the kernel guard reaches its "
+				 "containers");
+	for (unsigned i = 0; i < c->n; i++)
+		ADD(x->evidence, "%s%s is running (%s)", i ? "; " : "", c->runtime[i], c->evidence[i]);
+	ADD(x->evidence, ".");
+	x->consequence = "A container's processes see the image's own /etc/ld.so.preload, not "
+			 "the host's, and are no children of a `pmuguard run`: the preload and the "
+			 "supervisor do not guard perf, toplev or PerfSpect in a container, and "
+			 "those still reach the unimplemented counter.";
+	ADD(x->remedy, "Start the kernel guard, which judges every perf_event_open on the host, "
+		       "containers included: `pmuguard enforce start`, or on Kubernetes the "
+		       "DaemonSet of deploy/kubernetes (`pmuguard enforce agent`). `pmuguard-fleet "
+		       "status` says which layers were seen to work.");
 	return n;
 }

@@ -53,6 +53,13 @@ unsigned findings_build_for(const struct probe_facts *f, const struct probe_verd
 unsigned findings_build(const struct probe_facts *f, const struct probe_verdict *v,
 			struct finding *out);
 
+/* On a hazardous machine where a container runtime runs: the preload does
+ * not reach its containers.  Appends at most room findings; returns how
+ * many.  (report.h's struct report_containers.) */
+struct report_containers;
+unsigned findings_containers(const struct report_containers *c, const struct probe_verdict *v,
+			     struct finding *out, unsigned room);
+
 /* Is this Intel family/model a hybrid (P-core + E-core) part?
  * (arch/x86/include/asm/intel-family.h, "Hybrid" processors) */
 bool findings_hybrid_model(uint32_t family, uint32_t model);

@@ -245,6 +245,10 @@ void report_render_text(FILE *o, const struct report *r)
 	kernel_log(o, r);
 	msr(o, r);
 	pmus(o, r);
+	if (r->containers)
+		for (unsigned i = 0; i < r->containers->n; i++)
+			fprintf(o, "  Containers      %s (%s): the preload does not reach into its containers\n",
+				r->containers->runtime[i], r->containers->evidence[i]);
 	quotes(o, r);
 	char words[64];
 	probe_fixed_words(r->fixed.hazard, words, sizeof(words));

@@ -29,6 +29,8 @@ void report_gather(struct report_input *in)
 {
 	probe_gather_report(&in->f, &in->e, in->snapshot, in->dmesg);
 	probe_evaluate(&in->f, &in->v);
+	if (in->this_machine)
+		report_containers_scan(&in->containers);
 }
 
 static void cpu(struct report *r, const struct report_input *in)
@@ -239,4 +241,8 @@ void report_build(struct report *r, const struct report_input *in)
 					  ? findings_plain_perf_stat_text(r->plain_perf_stat.value)
 					  : NULL;
 	r->n_findings = findings_build_for(&in->f, v, &r->machine, r->findings);
+	r->containers = &in->containers;
+	if (in->containers.n && v->hazard)
+		r->n_findings += findings_containers(&in->containers, v, r->findings + r->n_findings,
+						     FINDINGS_MAX - r->n_findings);
 }

@@ -33,10 +33,22 @@ enum report_tri { REPORT_FALSE = 0, REPORT_TRUE = 1, REPORT_NULL = -1 };
 /* What the probe read: the facts, the evidence quoted and the verdict, and
  * what was asked.  report_gather() fills it; the model points into it, so
  * it lives as long as the model. */
+/* The container runtimes seen on this machine (containers.c). */
+#define REPORT_MAX_RUNTIMES 6
+struct report_containers {
+	bool looked; /* a probe of this machine that could read /proc */
+	unsigned n;
+	const char *runtime[REPORT_MAX_RUNTIMES]; /* "containerd", "dockerd", "crio", "podman" */
+	char evidence[REPORT_MAX_RUNTIMES][96];   /* "process containerd, pid 812" */
+};
+void report_containers_scan(struct report_containers *c);
+
 struct report_input {
 	const char *snapshot; /* --snapshot DIR (or the settings' snapshot), NULL: live */
 	const char *dmesg;    /* --dmesg FILE, NULL: none */
 	bool msr_asked;       /* --msr */
+	bool this_machine;    /* the facts are this machine's (no --snapshot, no --dmesg) */
+	struct report_containers containers; /* looked only on this_machine */
 	struct probe_facts f;
 	struct probe_evidence e;
 	struct probe_verdict v;
@@ -170,6 +182,10 @@ struct report {
 		const char *under_deny; /* "works", "stops", "may-stop" */
 		const char *text;       /* NULL when it works */
 	} plain_perf_stat;
+
+	/* Container runtimes seen here (NULL-free: looked false for a
+	 * snapshot or a log): the preload does not reach their containers. */
+	const struct report_containers *containers;
 
 	struct finding findings[FINDINGS_MAX];
 	unsigned n_findings;

@@ -277,10 +277,12 @@ snapshot-round-trip)
 	[ -s "$tmp/snap/cpuid.txt" ] || fail "no cpuid.txt"
 	[ -d "$tmp/snap/sys/bus/event_source/devices" ] || fail "no sysfs mirror"
 	# The report's first line names its source; JSON is one line, compared
-	# whole minus its source keys.
-	"$PMUGUARD" probe | sed 1d >"$tmp/live.txt"
+	# whole minus its source keys.  The container runtimes running here are
+	# no fact of the snapshot (null there): left out of both.
+	"$PMUGUARD" probe | sed 1d | grep -v '^  Containers  ' >"$tmp/live.txt"
 	"$PMUGUARD" probe --snapshot "$tmp/snap" | sed 1d >"$tmp/snap.txt"
-	"$PMUGUARD" probe --json | sed 's/"source":"[a-z]*","snapshot":[^,]*,//' >"$tmp/live.json"
+	"$PMUGUARD" probe --json | sed -e 's/"source":"[a-z]*","snapshot":[^,]*,//' \
+		-e 's/"containers":{"runtimes":\[[^]]*\],"evidence":\[[^]]*\]}/"containers":null/' >"$tmp/live.json"
 	"$PMUGUARD" probe --json --snapshot "$tmp/snap" |
 		sed 's/"source":"[a-z]*","snapshot":[^,]*,//' >"$tmp/snap.json"
 	diff -u "$tmp/live.json" "$tmp/snap.json" || fail "JSON differs between live and snapshot"
@@ -288,6 +290,38 @@ snapshot-round-trip)
 	status 1 "$PMUGUARD" snapshot "$tmp/snap"
 	grep -q "not empty" "$tmp/err" || fail "snapshot into a full directory: no clear error"
 	echo "ok: snapshot -> probe equals the live probe ($(wc -l <"$tmp/live.txt") report lines)"
+	;;
+containers)
+	# Issue 24: the probe names a container runtime it sees running on this
+	# machine (a process named containerd here), never for a snapshot of
+	# another; on a hazardous machine it warns that only the kernel guard
+	# reaches the containers.
+	mkdir -p "$tmp/bin"
+	cp "$(command -v sleep)" "$tmp/bin/containerd"
+	"$tmp/bin/containerd" 60 &
+	rt=$!
+	"$PMUGUARD" probe --json >"$tmp/live.json"
+	"$PMUGUARD" probe --json --snapshot "$FIXTURES/m6i-16xlarge" >"$tmp/snap.json"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" probe --json >"$tmp/pinned.json"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" probe >"$tmp/pinned.txt"
+	kill "$rt" 2>/dev/null || true
+	python3 - "$tmp" <<'PY' || fail "the container runtime is not reported as it should be"
+import json, sys
+t = sys.argv[1]
+live = json.load(open(t + "/live.json"))
+assert "containerd" in live["containers"]["runtimes"], live["containers"]
+assert any(e.startswith("process containerd, pid ") for e in live["containers"]["evidence"])
+snap = json.load(open(t + "/snap.json"))
+assert snap["containers"] is None, "a snapshot of another machine names this one's runtimes"
+pinned = json.load(open(t + "/pinned.json"))
+ids = [f["id"] for f in pinned["findings"]]
+assert pinned["state"] == "hazard" and "containers-need-kernel-guard" in ids, ids
+f = [f for f in pinned["findings"] if f["id"] == "containers-need-kernel-guard"][0]
+assert "containerd is running" in f["evidence"] and "pmuguard enforce" in f["remedy"], f
+PY
+	grep -q '^  Containers      containerd (process containerd, pid [0-9]*): the preload does not reach into its containers$' "$tmp/pinned.txt" ||
+		fail "the text report does not name the runtime"
+	echo "ok: the runtime is named live and under the pinned snapshot, never for another machine's snapshot"
 	;;
 usage-errors)
 	status 2 "$PMUGUARD"

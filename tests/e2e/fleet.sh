@@ -816,6 +816,36 @@ PY
 		fail "metrics claim the unloadable preload: $(cat "$tmp/m.prom")"
 	ok "status counts the preload only where the loader takes it, and names a process started before the install holding a perf event"
 	;;
+status-names-container-runtimes)
+	# Issue 24: a container runtime running here (a process named
+	# containerd) is named, and on a hazardous host whose only layer is the
+	# preload, status says its containers are not covered.
+	mkdir -p "$tmp/bin"
+	cp "$(command -v sleep)" "$tmp/bin/containerd"
+	cat >"$tmp/script" <<SH
+set -e
+$tmp/bin/containerd 60 &
+rt=\$!
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/install.out
+set +e
+PMUGUARD_SNAPSHOT=$M6I $FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.txt 2>&1
+PMUGUARD_SNAPSHOT=$M6I $FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.json 2>$tmp/st.err
+kill \$rt
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	grep -q '^pmuguard-fleet: containers: containerd running (process containerd, pid [0-9]*): NOT covered: the preload does not reach into containers' "$tmp/st.txt" ||
+		fail "status does not name the runtime: $(cat "$tmp/st.txt")"
+	grep -q '^pmuguard-fleet: protected: PARTLY, by preload: the containers of containerd are not covered' "$tmp/st.txt" ||
+		fail "status claims the containers are protected: $(cat "$tmp/st.txt")"
+	python3 - "$tmp/st.json" <<'PY' || fail "status --json: $(cat "$tmp/st.json" "$tmp/st.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["containers"] == {"runtimes": ["containerd"], "covered_by_kernel_layer": False}, d["containers"]
+assert d["layer"] == "preload", d["layer"]
+PY
+	ok "status names the container runtime and says the preload does not cover its containers"
+	;;
 status-unknown-is-not-fine)
 	# No verdict: status exits 4, the metrics say unknown in their own
 	# series (no "unguarded 0", no "hazard -1"), and a failed reprobe
