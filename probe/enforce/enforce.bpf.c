@@ -150,8 +150,7 @@ static __always_inline int judge(struct perf_event *event)
 		 * event. */
 		if (event->attr.type != PMUG_ENF_CANARY_TYPE)
 			return 0;
-		if (event->attr.config != PMUG_ENF_CANARY_CONFIG || event->attr.config1 != cfg.canary ||
-		    event->attr.config2 != (bpf_get_current_pid_tgid() >> 32))
+		if (event->attr.config != PMUG_ENF_CANARY_CONFIG || event->attr.config1 != cfg.canary)
 			return 0;
 		__sync_fetch_and_add(&totals.canaries, 1);
 		totals.canary_ns = bpf_ktime_get_ns();

@@ -31,11 +31,15 @@
  * software event (PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY: it never
  * reaches a PMU counter) whose config1 carries the program's own nonce
  * (cfg.canary, random at each load; perf ignores config1 for software
- * events) and whose config2 carries the opener's tgid.  The program
- * refuses exactly that event, for that process only, with an errno no
+ * events; config2 carries the opener's pid, for a reader of the events:
+ * not judged).  The program refuses exactly that event, with an errno no
  * other path of perf_event_open returns, and counts it (totals.canaries).
- * Another process cannot trip it for us, and another program (an earlier
- * start being replaced) lets it pass, since its nonce differs. */
+ * What verifies is the opener's own errno: another process opening the
+ * canary cannot make our open fail, and another program (an earlier
+ * start being replaced) lets it pass, since its nonce differs.  The
+ * opener's tgid is not compared: in a container (a node agent's pod) the
+ * pid the opener knows is its pid namespace's, not the one the program
+ * sees (issue 24: the agent's self-test failed in a pod of its own). */
 #define PMUG_ENF_CANARY_TYPE 1u    /* PERF_TYPE_SOFTWARE */
 #define PMUG_ENF_CANARY_CONFIG 9u  /* PERF_COUNT_SW_DUMMY */
 #define PMUG_ENF_CANARY_ERRNO 57   /* EBADSLT on every Linux architecture but alpha, mips, parisc, sparc */

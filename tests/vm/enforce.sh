@@ -29,6 +29,11 @@
 #                    cannot read the LSM list, lets the self-test decide
 #   enforce-fixed456 a Clearwater Forest guest's fixed counters 4-6: the
 #                    topdown events denied in the kernel, unguarded it dies
+#   enforce-containers the agent's image under podman (the DaemonSet's
+#                    capabilities): a second container's static program
+#                    gets ENOENT, the guard outlives the agent's container,
+#                    and perf in a container of its own is not guarded by
+#                    the host's preload (the kernel dies; fleet status says)
 #   enforce-existing perf stat -D -1 opens slots disabled before start: start
 #                    and status name it and exit 7; enabled, it kills the
 #                    kernel all the same; fresh opens are denied; once its
@@ -559,6 +564,117 @@ assert {\"type\": 4, \"hazard_counters\": [4, 5, 6], \"table\": \"e-core-topdown
 		eval 'rc_is cwf-enable-6 0 && out_has cwf-enable-6 "^type=4 config=0x2c2 ret=-1 errno=ENOENT$"'
 	guarded status "status counts the denials, naming the counter" \
 		eval 'out_has status "denied +uid 0 +type 4 +config 0x0073" && out_has status "type 4: fixed counters 4, 5 and 6"'
+	;;
+enforce-containers)
+	# Issue 24: the kernel guard as a node agent in a container.  The image
+	# (deploy/image/build.sh: FROM scratch, entrypoint `pmuguard enforce
+	# agent`) runs under podman with the capabilities the DaemonSet grants
+	# (deploy/kubernetes: BPF, PERFMON, SYS_ADMIN, SYSLOG; not privileged)
+	# and the host's bpffs; a static program in a second container gets
+	# ENOENT; the guard outlives the agent's container; and the preload's
+	# limit: with the host's /etc/ld.so.preload set, perf in a container
+	# image of its own is not guarded, and pmuguard-fleet status says so.
+	build=$(cd "$(dirname "$PMUGUARD")/../.." && pwd)
+	src=$(cd "$here/../.." && pwd)
+	if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
+		tap_not_ok "podman and runc are not installed (scripts/lib.sh install_deps installs them)"
+		finish
+	fi
+	if ! out=$("$src/deploy/image/build.sh" "$build" "$tmp/agent.tar" 2>&1); then
+		tap_not_ok "the agent's image does not build: $out"
+		finish
+	fi
+	tap_ok "the agent's image builds offline: $out"
+	# perf in a root of its own (a debug container's image): the binary
+	# and the libraries it links, no /etc/ld.so.preload.
+	perfroot=$tmp/perfroot
+	mkdir -p "$perfroot/usr/bin" "$perfroot/etc" "$perfroot/proc" "$perfroot/sys" "$perfroot/dev" "$perfroot/tmp"
+	cp "$(command -v perf)" "$perfroot/usr/bin/perf"
+	ldd "$(command -v perf)" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' | while read -r lib; do
+		mkdir -p "$perfroot$(dirname "$lib")"
+		cp "$(readlink -f "$lib")" "$perfroot$lib"
+	done
+	pod_setup() { # the job's podman: storage on a tmpfs, runc, no network, no systemd
+		cat <<EOF
+mount -t tmpfs tmpfs /var/lib/containers
+mkdir -p /run/containers /var/tmp
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+P="podman --storage-driver vfs --runtime runc --cgroup-manager cgroupfs --events-backend none"
+\$P load -q -i '$tmp/agent.tar' >load.out 2>&1
+IMG=localhost/pmuguard-agent:$("$PMUGUARD" --version | awk '{print $2}')
+AGENT_CAPS="--cap-drop all --cap-add BPF,PERFMON,SYS_ADMIN,SYSLOG"
+EOF
+	}
+	victim='$P run --rm --network none --security-opt seccomp=unconfined -v "$PEO_ENABLE:/peo-enable:ro" --entrypoint /peo-enable $IMG 4:0x400 4:0x1a4'
+	fatal pod-victim m6i-old "a static program in a container enabling 4:0x400, no guard" < <(
+		pod_setup
+		echo "step pod-victim $victim"
+	)
+	boot enforce-containers m6i-old < <(
+		pod_setup
+		cat <<EOF
+step agent-run \$P run -d --name agent --network none \$AGENT_CAPS -v /sys/fs/bpf:/sys/fs/bpf -v /tmp/pmuguard-facts:/facts:ro \$IMG --snapshot /facts
+for _ in \$(seq 100); do "\$PMUGUARD" enforce ready >/dev/null 2>&1 && break; sleep 0.2; done
+step ready-host "\$PMUGUARD" enforce ready
+step ready-pod \$P run --rm --network none \$AGENT_CAPS -v /sys/fs/bpf:/sys/fs/bpf -v /tmp/pmuguard-facts:/facts:ro --entrypoint /usr/bin/pmuguard \$IMG enforce ready
+step pod-victim $victim
+for _ in \$(seq 100); do \$P logs agent 2>/dev/null | grep -q '"event":"denied"' && break; sleep 0.1; done
+step agent-stop \$P stop -t 20 agent
+\$P logs agent >agent.log 2>agent.err
+step status-after "\$PMUGUARD" enforce status --json
+step pod-victim-after $victim
+step agent-remove \$P run --rm --network none \$AGENT_CAPS -v /sys/fs/bpf:/sys/fs/bpf -v /tmp/pmuguard-facts:/facts:ro --entrypoint /usr/bin/pmuguard \$IMG enforce stop
+EOF
+	)
+	survived
+	pod_denied() { rc_is "$1" 0 && grep -q '^type=4 config=0x400 ret=-1 errno=ENOENT$' "$dir/$1.out" &&
+		grep -Eq '^type=4 config=0x1a4 ret=fd count=[0-9]+$' "$dir/$1.out"; }
+	guarded agent-run "the agent's container starts with BPF, PERFMON, SYS_ADMIN and SYSLOG only (not privileged)" rc_is agent-run 0
+	guarded ready-host "enforce ready on the host: the pinned guard passes its self-test" \
+		eval 'rc_is ready-host 0 && grep -q "^ready: lsm, verified true" "$dir/ready-host.out"'
+	guarded ready-pod "enforce ready from a container of the image (the DaemonSet's readiness probe): ready" \
+		eval 'rc_is ready-pod 0 && grep -q "^ready: " "$dir/ready-pod.out"'
+	guarded pod-victim "a static program in a second container: 4:0x400 ENOENT, 4:0x1a4 scheduled and read" pod_denied pod-victim
+	guarded agent-log "the agent's log is JSON lines: start (attached, verified), following, the denial (peo-enable, counter 3), exit (left in place)" \
+		python3 -c 'import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ev = [l["event"] for l in lines]
+start = [l for l in lines if l["event"] == "start"][0]
+assert start["outcome"] == "attached" and start["verified"] is True and start["protects"] is True, start
+den = [l for l in lines if l["event"] == "denied"]
+assert den and den[0]["comm"] == "peo-enable" and den[0]["counter"] == 3 and den[0]["config"] == "0x400", den
+assert ev[-1] == "exit" and "left in place" in lines[-1]["guard"], lines[-1]
+assert "mounted" in ev or "no-lsm-list" not in ev, ev' "$dir/agent.log"
+	guarded status-after "after the agent's container exits, enforce status on the host: attached and verified" \
+		eval 'rc_is status-after 0 && json_ok status-after "j[\"verified\"] is True and j[\"attached\"] is True"'
+	guarded pod-victim-after "after the agent's container exits, the second container still gets ENOENT" pod_denied pod-victim-after
+	guarded agent-remove "the documented uninstall (enforce stop from the image) removes the guard" rc_is agent-remove 0
+	# The preload's limit.  Guarded on the host by /etc/ld.so.preload,
+	# perf in a container of its own image is not: the kernel dies.
+	fleet=$src/scripts/pmuguard-fleet
+	boot pod-preload.unguarded m6i-old < <(
+		pod_setup
+		cat <<EOF
+echo '$LIB' >/etc/ld.so.preload
+printf 'mode = auto\\nsnapshot = /tmp/pmuguard-facts\\n' >/etc/pmuguard.conf
+unset PMUGUARD_SNAPSHOT
+step host-perf perf stat -e r0400,instructions -- true
+\$P run -d --name idle --network none --entrypoint /usr/bin/pmuguard \$IMG enforce agent --mode off >idle.out 2>&1
+step fleet-status sh '$fleet' status --lib '$LIB' --pmuguard "\$PMUGUARD"
+step pod-perf \$P run --rm --network none --security-opt seccomp=unconfined --rootfs '$perfroot' /usr/bin/perf stat -e r0400,instructions -- /usr/bin/perf --version
+EOF
+	)
+	if [ "$result" != kernel-fault ] || [ ! -e "$dir/pod-perf.started" ] || [ -e "$dir/pod-perf.rc" ]; then
+		tap_not_ok "pod-perf: perf in a container of its own under the host's preload: expected the kernel to die there, got: $result" \
+			"$dir/console" "$dir/pod-perf.err" "$dir/host-perf.err" "$dir/fleet-status.out"
+	else
+		tap_ok "pod-perf: with the host's /etc/ld.so.preload set, perf in a container image of its own is not guarded: it kills the kernel ($(panic_summary "$dir/console"))"
+	fi
+	guarded host-perf "the same perf on the host, under the preload: r0400 <not supported>, instructions counted" \
+		eval 'rc_is host-perf 0 && grep -Eq "<not supported>[[:space:]]+r0400" "$dir/host-perf.err"'
+	guarded fleet-status "pmuguard-fleet status names the runtime and says its containers are not covered (they need the kernel layer)" \
+		eval 'grep -q "containers: .* running (.*): NOT covered: the preload does not reach into containers" "$dir/fleet-status.out" &&
+			grep -q "protected: PARTLY, by preload" "$dir/fleet-status.out"'
 	;;
 enforce-existing)
 	# The guard judges an event when it is allocated: opened before the
