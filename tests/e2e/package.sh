@@ -317,6 +317,48 @@ ansible-lint)
 		>"$tmp/out" 2>&1 || fail "ansible-lint: $(cat "$tmp/out")"
 	ok "ansible-lint (every rule, offline) is clean: playbook and role"
 	;;
+kubernetes)
+	# Issue 24: the DaemonSet against the Kubernetes API's OpenAPI schemas
+	# (npm's kubernetes-models, pinned in tests/k8s/package-lock.json) and
+	# the guard's needs; each required host mount, the readiness probe and
+	# the capability set removed in turn must be refused.
+	command -v node >/dev/null || skip "node is not installed (Debian package nodejs)"
+	command -v npm >/dev/null || skip "npm is not installed"
+	cp "$SRCDIR/tests/k8s/package.json" "$SRCDIR/tests/k8s/package-lock.json" "$SRCDIR/tests/k8s/validate.mjs" "$tmp/"
+	(cd "$tmp" && HOME=$tmp/home npm_config_cache=${npm_config_cache:-$HOME/.npm} timeout 300 npm ci --no-audit --no-fund) >"$tmp/npm.out" 2>&1 ||
+		fail "npm ci (kubernetes-models): $(tail -n 5 "$tmp/npm.out")"
+	node "$tmp/validate.mjs" --self-test "$SRCDIR/deploy/kubernetes/pmuguard-agent.yaml" >"$tmp/out" 2>&1 ||
+		fail "$(cat "$tmp/out")"
+	cat "$tmp/out"
+	ok "the DaemonSet validates against the API schemas; without a host mount or the readiness probe it does not"
+	;;
+agent-image)
+	# Issue 24: the node agent's OCI image builds offline from this build
+	# (buildah, FROM scratch): its entrypoint is `pmuguard enforce agent`,
+	# it holds the command, its libraries and the loader, and no shell.
+	command -v buildah >/dev/null || skip "buildah is not installed (Debian package buildah)"
+	"$PMUGUARD" enforce --help >/dev/null 2>&1 || skip "pmuguard was built without enforce"
+	build=$(cd "$(dirname "$PMUGUARD")/../.." && pwd)
+	"$SRCDIR/deploy/image/build.sh" "$build" "$tmp/agent.tar" >"$tmp/out" 2>&1 || fail "$(cat "$tmp/out")"
+	python3 - "$tmp/agent.tar" <<'PY' || fail "the image is not what it should be"
+import io, json, sys, tarfile
+t = tarfile.open(sys.argv[1])
+blob = lambda d: t.extractfile("blobs/" + d.replace(":", "/")).read()
+index = json.loads(t.extractfile("index.json").read())
+manifest = json.loads(blob(index["manifests"][0]["digest"]))
+config = json.loads(blob(manifest["config"]["digest"]))
+assert config["config"]["Entrypoint"] == ["/usr/bin/pmuguard", "enforce", "agent"], config["config"]
+names = set()
+for layer in manifest["layers"]:
+    with tarfile.open(fileobj=io.BytesIO(blob(layer["digest"]))) as l:
+        names |= {n.lstrip("./") for n in l.getnames()}
+assert "usr/bin/pmuguard" in names, sorted(names)
+assert any(n.endswith("libbpf.so.1") for n in names) and any(n.startswith("lib64/ld-linux") for n in names), sorted(names)
+assert not any(n in ("bin/sh", "usr/bin/sh", "bin/bash") for n in names), "a shell in the image"
+print("ok: entrypoint", config["config"]["Entrypoint"], "files", len(names))
+PY
+	ok "the agent's image: $(cat "$tmp/out")"
+	;;
 *)
 	echo "unknown case $case_name"
 	exit 2
