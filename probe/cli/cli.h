@@ -58,5 +58,9 @@ void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool 
 
 /* JSON output helpers. */
 void json_str(FILE *out, const char *s);
+/* Now as UTC ISO 8601 ("2026-12-04T21:40:00Z"), for every JSON document's
+ * generated_at; SOURCE_DATE_EPOCH (reproducible builds' convention: the
+ * pinned reports) stands for now where it is set. */
+void cli_utc_now(char *buf, size_t size);
 
 #endif

@@ -231,6 +231,10 @@ static void out_begin(struct out *o, enum form form)
 	if (form == FORM_JSON)
 		fputc('{', o->f);
 	out_u64(o, "schema", ENF_OUTPUT_SCHEMA);
+	char now[24];
+	cli_utc_now(now, sizeof(now));
+	out_str(o, "version", PMUGUARD_VERSION);
+	out_str(o, "generated_at", now);
 }
 
 static void out_end(struct out *o)

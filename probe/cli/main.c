@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "report.h"
@@ -13,6 +14,23 @@
 void fput_safe(const char *s, FILE *out)
 {
 	report_put_safe(out, s);
+}
+
+void cli_utc_now(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(sde, &end, 10);
+		if (!*end && !errno && v >= 0)
+			t = (time_t)v;
+	}
+	struct tm tm;
+	if (!size || !gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		if (size)
+			buf[0] = '\0';
 }
 
 /* One line on stderr, whatever the values in it hold: paths and variables
@@ -110,9 +128,11 @@ static const char usage[] =
 	"                      --audit blocks nothing and reports every call at exit\n"
 	"  check PROGRAM...    say which guard fits each program, and why\n"
 	"  enforce start [--mode auto|always|audit|off] [--snapshot DIR]\n"
-	"  enforce stop | status | follow\n"
+	"  enforce stop | status | follow | agent | ready\n"
 	"                      guard the whole host in the kernel (BPF on the\n"
-	"                      perf_event_alloc LSM hook); follow prints each denial\n"
+	"                      perf_event_alloc LSM hook); follow prints each denial;\n"
+	"                      agent and ready: a Kubernetes node agent and its probe\n"
+	"  -V, --version       print the version\n"
 	"\n"
 	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check),\n"
 	"4 the kernel could not attach the guard (enforce start), 5 built without\n"
@@ -127,7 +147,7 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(cmd, "--version")) {
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
 		puts("pmuguard " PMUGUARD_VERSION);
 		return EXIT_OK;
 	}

@@ -247,6 +247,8 @@ void report_walk(const struct report *r, const struct report_sink *sink)
 	const struct doc d = {sink};
 	begin(&d, NULL, REPORT_NODE_OBJECT);
 	uint(&d, "schema", (uint64_t)r->schema);
+	str(&d, "version", r->version);
+	str(&d, "generated_at", r->generated_at[0] ? r->generated_at : NULL);
 	boolean(&d, "hazard", r->hazard);
 	str(&d, "state", r->state);
 	str(&d, "reason", r->reason);

@@ -90,6 +90,8 @@ struct report_ignored {
 
 struct report {
 	int schema;
+	const char *version;   /* pmuguard's, set by the command (NULL: unknown) */
+	char generated_at[24]; /* UTC, ISO 8601; "" unknown */
 	/* The verdict. */
 	bool hazard;
 	const char *state, *reason, *basis, *guard_state; /* basis NULL: none */

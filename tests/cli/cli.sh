@@ -148,6 +148,7 @@ reports-pinned)
 	# path of this tree.  Any changed word fails here, with its diff.
 	cd "$FIXTURES"
 	unset PMUGUARD_SNAPSHOT PMUGUARD_MODE PMUGUARD_SLOTS PMUGUARD_LOG
+	export SOURCE_DATE_EPOCH=0 # generated_at, as pin-reports.sh pins it
 	mkdir "$tmp/json"
 	bad=0
 	n=0
@@ -281,10 +282,10 @@ snapshot-round-trip)
 	# no fact of the snapshot (null there): left out of both.
 	"$PMUGUARD" probe | sed 1d | grep -v '^  Containers  ' >"$tmp/live.txt"
 	"$PMUGUARD" probe --snapshot "$tmp/snap" | sed 1d >"$tmp/snap.txt"
-	"$PMUGUARD" probe --json | sed -e 's/"source":"[a-z]*","snapshot":[^,]*,//' \
+	"$PMUGUARD" probe --json | sed -e 's/"source":"[a-z]*","snapshot":[^,]*,//' -e 's/"generated_at":"[^"]*"//' \
 		-e 's/"containers":{"runtimes":\[[^]]*\],"evidence":\[[^]]*\]}/"containers":null/' >"$tmp/live.json"
 	"$PMUGUARD" probe --json --snapshot "$tmp/snap" |
-		sed 's/"source":"[a-z]*","snapshot":[^,]*,//' >"$tmp/snap.json"
+		sed -e 's/"source":"[a-z]*","snapshot":[^,]*,//' -e 's/"generated_at":"[^"]*"//' >"$tmp/snap.json"
 	diff -u "$tmp/live.json" "$tmp/snap.json" || fail "JSON differs between live and snapshot"
 	diff -u "$tmp/live.txt" "$tmp/snap.txt" || fail "report differs between live and snapshot"
 	status 1 "$PMUGUARD" snapshot "$tmp/snap"

@@ -742,7 +742,7 @@ SH
 	python3 - "$tmp/status.json" <<'PY' || fail "the JSON is wrong: $(cat "$tmp/status.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["schema_version"] == 1, s
+assert s["schema"] == 2 and s["version"] and s["generated_at"], s
 assert s["hazard"] is True and s["verdict"] == "hazard" and s["guarded"] is True, s
 assert s["layer"] == "preload" and s["preload"]["installed"] is True, s
 assert s["reports"]["blocks_reported"] == 3, s

@@ -201,6 +201,10 @@ versions-agree)
 	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
 	[ -n "$ver" ] || fail "no version in meson.build"
 	[ "$("$PMUGUARD" --version)" = "pmuguard $ver" ] || fail "pmuguard --version is not $ver"
+	[ "$("$PMUGUARD" -V)" = "pmuguard $ver" ] || fail "pmuguard -V is not $ver"
+	for v in --version -V; do
+		[ "$(sh "$SRCDIR/scripts/pmuguard-fleet" "$v")" = "pmuguard-fleet $ver" ] || fail "pmuguard-fleet $v is not $ver"
+	done
 	[ "$(sed -n '1s/^pmuguard (\([^)]*\)).*/\1/p' "$SRCDIR/debian/changelog")" = "$ver" ] ||
 		fail "debian/changelog's version is not $ver"
 	grep -qx "Version: *$ver" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's version is not $ver"
@@ -208,7 +212,7 @@ versions-agree)
 	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 probe/cli/pmuguard.conf.5; do
 		grep -q "^\.TH .* \"pmuguard $ver\"" "$SRCDIR/$m" || fail "$m does not say pmuguard $ver"
 	done
-	ok "meson.build, pmuguard --version, debian/changelog, the spec and the man pages all say $ver"
+	ok "meson.build, pmuguard --version/-V, pmuguard-fleet --version/-V, debian/changelog, the spec and the man pages all say $ver"
 	;;
 man-pages)
 	command -v mandoc >/dev/null || skip "mandoc is not installed"

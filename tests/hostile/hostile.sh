@@ -91,6 +91,7 @@ json_sans_snapshot() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 d.pop("snapshot", None)
+d.pop("generated_at", None)  # when, not what
 print(json.dumps(d, sort_keys=True))
 PY
 }

@@ -23,6 +23,8 @@ cd "$(dirname "$0")"
 # The settings the probe takes from outside must not reach the report.
 unset PMUGUARD_SNAPSHOT PMUGUARD_MODE PMUGUARD_SLOTS PMUGUARD_LOG
 export LC_ALL=C
+# generated_at: a fixed time (the reproducible-builds convention).
+export SOURCE_DATE_EPOCH=0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
