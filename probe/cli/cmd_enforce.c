@@ -654,6 +654,31 @@ static void start_data(const struct start_model *m, enum form form, const char *
 	out_end(&o);
 }
 
+/* The options start and agent share: --mode, --snapshot, --attach. */
+struct start_opts {
+	int mode;
+	const char *snapshot;
+	unsigned attach;
+};
+#define START_OPTS_INIT {.mode = -1, .attach = PMUG_ENF_ATTACH_NONE}
+
+static void start_option(int ch, const char *arg, struct start_opts *o)
+{
+	if (ch == 'm') {
+		o->mode = guard_mode_parse(arg);
+		if (o->mode < 0)
+			die_usage("enforce: --mode is auto, always, audit or off, not '%s'", arg);
+	} else if (ch == 's') {
+		o->snapshot = arg;
+	} else if (!strcmp(arg, "lsm")) {
+		o->attach = PMUG_ENF_ATTACH_LSM;
+	} else if (!strcmp(arg, "fmod_ret")) {
+		o->attach = PMUG_ENF_ATTACH_FMOD_RET;
+	} else if (strcmp(arg, "auto")) {
+		die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'", arg);
+	}
+}
+
 /* What start does, for start and for the agent: the policy, then the
  * attach, the self-test and the pin where it wants a guard. */
 static void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
@@ -720,30 +745,16 @@ static int do_start(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int mode = -1, ch;
+	int ch;
 	bool keep_unverified = false;
-	unsigned attach = PMUG_ENF_ATTACH_NONE;
-	const char *snapshot = NULL;
+	struct start_opts so = START_OPTS_INIT;
 	enum form form = FORM_TEXT;
 	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
-			mode = guard_mode_parse(optarg);
-			if (mode < 0)
-				die_usage("enforce: --mode is auto, always, audit or off, not '%s'",
-					  optarg);
-			break;
 		case 's':
-			snapshot = optarg;
-			break;
 		case 'a':
-			if (!strcmp(optarg, "lsm"))
-				attach = PMUG_ENF_ATTACH_LSM;
-			else if (!strcmp(optarg, "fmod_ret"))
-				attach = PMUG_ENF_ATTACH_FMOD_RET;
-			else if (strcmp(optarg, "auto"))
-				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
-					  optarg);
+			start_option(ch, optarg, &so);
 			break;
 		case 'U':
 			keep_unverified = true;
@@ -765,7 +776,7 @@ static int do_start(int argc, char **argv)
 		die_usage("enforce start: unexpected argument '%s'", argv[optind]);
 
 	struct start_model m;
-	start_run(&m, mode, snapshot, attach, keep_unverified);
+	start_run(&m, so.mode, so.snapshot, so.attach, keep_unverified);
 	if (form == FORM_TEXT)
 		start_text(&m);
 	else
@@ -1331,29 +1342,15 @@ static int do_agent(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int mode = -1, ch;
-	unsigned attach = PMUG_ENF_ATTACH_NONE;
-	const char *snapshot = NULL;
+	int ch;
+	struct start_opts so = START_OPTS_INIT;
 	bool remove = false;
 	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
-			mode = guard_mode_parse(optarg);
-			if (mode < 0)
-				die_usage("enforce: --mode is auto, always, audit or off, not '%s'",
-					  optarg);
-			break;
 		case 's':
-			snapshot = optarg;
-			break;
 		case 'a':
-			if (!strcmp(optarg, "lsm"))
-				attach = PMUG_ENF_ATTACH_LSM;
-			else if (!strcmp(optarg, "fmod_ret"))
-				attach = PMUG_ENF_ATTACH_FMOD_RET;
-			else if (strcmp(optarg, "auto"))
-				die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'",
-					  optarg);
+			start_option(ch, optarg, &so);
 			break;
 		case 'R':
 			remove = true;
@@ -1376,7 +1373,7 @@ static int do_agent(int argc, char **argv)
 		life_json("no-lsm-list", "why", strerror(-sec)); /* the self-test decides */
 
 	struct start_model m;
-	start_run(&m, mode, snapshot, attach, false);
+	start_run(&m, so.mode, so.snapshot, so.attach, false);
 	start_data(&m, FORM_JSON, "start");
 	start_refused_say(&m, FORM_JSON);
 	int rc = m.rc;
