@@ -203,6 +203,7 @@ probe-keys)
 	# --keys: the JSON document flattened for shells, one KEY=VALUE a line:
 	# keys are JSON paths (array elements by index), strings raw with
 	# control characters and backslashes as \xHH, null empty; first schema=3.
+	export SOURCE_DATE_EPOCH=0 # two runs compared: the same generated_at
 	mkdir "$tmp/keys"
 	for w in "$FIXTURES"/*/; do
 		name=$(basename "$w")
@@ -301,6 +302,8 @@ containers)
 	cp "$(command -v sleep)" "$tmp/bin/containerd"
 	"$tmp/bin/containerd" 60 &
 	rt=$!
+	# Until the child has exec'd, its comm is still the shell's.
+	for _ in $(seq 100); do [ "$(cat "/proc/$rt/comm" 2>/dev/null)" = containerd ] && break; sleep 0.02; done
 	"$PMUGUARD" probe --json >"$tmp/live.json"
 	"$PMUGUARD" probe --json --snapshot "$FIXTURES/m6i-16xlarge" >"$tmp/snap.json"
 	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" probe --json >"$tmp/pinned.json"

@@ -7,6 +7,8 @@
 # The real attach is tested in the VM (tests/vm/enforce.sh).
 #   enforce.sh CASE; needs $PMUGUARD and $FIXTURES ($ENFORCE=0: built without).
 set -euo pipefail
+# JSON and keys of two runs are compared: one generated_at for all (cli_utc_now).
+export SOURCE_DATE_EPOCH=0
 : "${PMUGUARD:?}" "${FIXTURES:?}"
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/lib.sh

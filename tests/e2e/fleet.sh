@@ -826,6 +826,7 @@ status-names-container-runtimes)
 set -e
 $tmp/bin/containerd 60 &
 rt=\$!
+for _ in \$(seq 100); do [ "\$(cat /proc/\$rt/comm 2>/dev/null)" = containerd ] && break; sleep 0.02; done
 PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/install.out
 set +e
 PMUGUARD_SNAPSHOT=$M6I $FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.txt 2>&1
