@@ -51,6 +51,9 @@ append+=" random.trust_cpu=on tsc=unstable vmjob=$job"
 [ "${VM_LSM:-}" = default ] || append+=" lsm=${VM_LSM:-lockdown,yama,bpf}"
 [ -z "${VM_NOMOUNT:-}" ] || append+=" vmnomount=$VM_NOMOUNT"
 [ "$use_pmu" = 0 ] || append+=" vmko=$TESTPMU"
+# VM_INIT=systemd: the host's systemd is PID 1 and runs job.sh as a unit.
+[ "${VM_INIT:-}" != systemd ] ||
+	append+=" vminit=systemd systemd.unit=pmuguard-vmjob.service systemd.show_status=0"
 
 # shellcheck disable=SC2054 # QEMU options are comma-separated
 share=(-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
