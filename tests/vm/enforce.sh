@@ -34,6 +34,12 @@
 #                    gets ENOENT, the guard outlives the agent's container,
 #                    and perf in a container of its own is not guarded by
 #                    the host's preload (the kernel dies; fleet status says)
+#   enforce-systemd  the .deb under the host's own systemd as PID 1: the
+#                    hardened units start and do their work (the follower,
+#                    the boot's re-probe, the metrics), systemd-analyze
+#                    security scores them, `journalctl -x` explains a kernel
+#                    denial from the catalog, an upgrade keeps the enabled
+#                    follower and the timer running, removal stops them
 #   enforce-existing perf stat -D -1 opens slots disabled before start: start
 #                    and status name it and exit 7; enabled, it kills the
 #                    kernel all the same; fresh opens are denied; once its
@@ -135,7 +141,7 @@ boot() {
 		cat
 	} >"$dir/job.sh"
 	start=$(date +%s)
-	result=$("$here/vm.sh" --smp "$smp" --timeout 200 --pmu "$pmu" "$dir") ||
+	result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-200}" --pmu "$pmu" "$dir") ||
 		result="vm.sh failed"
 	echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s"
 }
@@ -253,6 +259,89 @@ EOF
 }
 
 case $group in
+enforce-systemd)
+	[ "$(id -u)" = 0 ] || skip_all "building the .deb and booting systemd need root"
+	command -v dpkg-buildpackage >/dev/null || skip_all "dpkg-buildpackage is not installed"
+	[ -x /lib/systemd/systemd ] || skip_all "this host has no systemd to boot"
+	set +e
+	deb1=$("$here/../deb.sh" "${DEB_CACHE:-$VM_CACHE/deb}" 2>"$tmp/deb.err")
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] || { tap_not_ok "building the .deb failed" "$tmp/deb.err"; finish; }
+	# The upgrade: the same package under a higher version, as dpkg sees
+	# any upgrade (prerm upgrade, preinst upgrade, postinst configure OLD).
+	dpkg-deb -R "$deb1" "$tmp/deb2"
+	sed -i 's/^Version: .*/&+upgrade1/' "$tmp/deb2/DEBIAN/control"
+	dpkg-deb -b --root-owner-group "$tmp/deb2" "$tmp/pmuguard-upgrade.deb" >/dev/null
+	export VM_INIT=systemd VM_TIMEOUT=600
+	boot enforce-systemd m6i-old <<EOF
+DEB1='$deb1' DEB2='$tmp/pmuguard-upgrade.deb'
+$(cat <<'JOB'
+rm -f /var/lib/man-db/auto-update # no mandb in dpkg's triggers: TCG is slow
+rm -f /usr/sbin/policy-rc.d # a container host's "start nothing": not a real host's
+cp -a /tmp/pmuguard-facts /run/pmuguard-facts # the units' /tmp is private
+step install dpkg -i "$DEB1"
+for u in enforce reprobe metrics; do
+	mkdir -p /etc/systemd/system/pmuguard-$u.service.d
+	printf '[Service]\nEnvironment=PMUGUARD_SNAPSHOT=/run/pmuguard-facts\n' \
+		>/etc/systemd/system/pmuguard-$u.service.d/world.conf
+done
+systemctl daemon-reload
+step enable systemctl enable --now pmuguard-enforce.service
+journalctl -b --no-pager -u pmuguard-enforce.service >enforce.journal 2>&1
+step active systemctl is-active pmuguard-enforce.service
+step status pmuguard enforce status
+step security systemd-analyze security --no-pager pmuguard-enforce.service \
+	pmuguard-reprobe.service pmuguard-metrics.service
+step denied perf stat -e r0400,instructions -- true
+sleep 3
+step catalog journalctl -x --no-pager MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed
+step catalog-block journalctl --dump-catalog 7cd40d08058b4d219f41289bb6a12067
+step reprobe systemctl start pmuguard-reprobe.service
+mkdir -p /var/lib/prometheus/node-exporter
+step metrics systemctl start pmuguard-metrics.service
+cp /var/lib/prometheus/node-exporter/pmuguard.prom metrics.prom 2>/dev/null
+step timer systemctl start pmuguard-metrics.timer
+systemctl show -p MainPID --value pmuguard-enforce.service >pid.before
+step upgrade dpkg -i "$DEB2"
+systemctl show -p MainPID --value pmuguard-enforce.service >pid.after
+step active-upgraded systemctl is-active pmuguard-enforce.service pmuguard-metrics.timer
+step status-upgraded pmuguard enforce status
+step denied-upgraded perf stat -e r0400,instructions -- true
+step remove dpkg -r pmuguard
+step active-removed systemctl is-active pmuguard-enforce.service pmuguard-metrics.timer
+journalctl -b --no-pager -u 'pmuguard-*' >units.journal 2>&1
+JOB
+)
+EOF
+	unset VM_INIT VM_TIMEOUT
+	survived
+	guarded install "dpkg -i $(basename "$deb1") under systemd: installed, its units loaded" rc_is install 0
+	guarded enable "systemctl enable --now pmuguard-enforce.service: the hardened unit attaches and follows" \
+		eval 'rc_is enable 0 && out_has active "^active$" && rc_is status 0'
+	rc_is enable 0 || sed 's/^/#   /' "$dir/enforce.journal"
+	scores=$(sed -nE 's/.*Overall exposure level for (pmuguard-[a-z]+)\.service: ([0-9.]+) .*/\1 \2/p' \
+		"$dir/security.out" | tr '\n' ' ')
+	echo "# systemd-analyze security: $scores"
+	guarded security "systemd-analyze security rates every unit below 4 (was 9.5-9.6): $scores" \
+		eval '[ "$(echo "$scores" | wc -w)" = 6 ] && echo "$scores" |
+			awk "{ for (i = 2; i <= NF; i += 2) if (\$i >= 4) exit 1 }"'
+	guarded denied "the hardened guard denies: perf prints <not supported> for r0400 and counts instructions" \
+		perf_ok denied r0400 instructions
+	guarded catalog "journalctl -x explains the kernel denial from the catalog (subject, cause, remedy)" \
+		eval 'out_has catalog "pmuguard.s kernel guard: perf asked for an unimplemented fixed counter \(deny\)" &&
+			out_has catalog "Remedy: nothing is broken" && out_has catalog-block "^Subject: pmuguard: "'
+	guarded reprobe "pmuguard-reprobe.service, hardened, re-probes and guards (exit 0)" rc_is reprobe 0
+	guarded metrics "pmuguard-metrics.service, hardened, writes the textfile: the kernel guard seen to work" \
+		eval 'rc_is metrics 0 && grep -qx "pmuguard_protected 1" "$dir/metrics.prom"'
+	guarded upgrade "an upgrade keeps the enabled follower and the metrics timer running, the follower restarted on the new binary (pid $(cat "$dir/pid.before" 2>/dev/null) -> $(cat "$dir/pid.after" 2>/dev/null)), still guarded" \
+		eval 'rc_is upgrade 0 && rc_is active-upgraded 0 && [ "$(grep -c "^active$" "$dir/active-upgraded.out")" = 2 ] &&
+			[ -s "$dir/pid.after" ] && [ "$(cat "$dir/pid.after")" != 0 ] &&
+			[ "$(cat "$dir/pid.before")" != "$(cat "$dir/pid.after")" ] &&
+			rc_is status-upgraded 0 && perf_ok denied-upgraded r0400 instructions'
+	guarded remove "dpkg -r stops the follower and the timer" \
+		eval 'rc_is remove 0 && ! grep -q "^active$" "$dir/active-removed.out"'
+	;;
 enforce-lsm)
 	[ -n "$GOPEO" ] || echo "# no Go: go-peo is skipped"
 	while read -r _ c rest; do
