@@ -498,6 +498,64 @@ concurrent-installs-never-lose-an-entry)
 	done
 	ok "40 trials of 3 concurrent installs/uninstalls: no entry lost or duplicated, every read whole"
 	;;
+lock-wait-names-the-holder)
+	# Issue 23: a run that waits for another's lock says so (after a second), on
+	# stderr, naming the holder as apt does ("held by process PID (COMM)"),
+	# --quiet or not; where the holder cannot be told, it says that.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$root/run"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	export PMUGUARD_SNAPSHOT=$M6I
+	"$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || fail "install: exit $?"
+	lock=$root/run/pmuguard/fleet.lock
+	[ -f "$lock" ] || fail "no lock file at $lock"
+	# held HOLDER-CMD...: run HOLDER-CMD (it holds the lock until killed),
+	# in a session of its own (setsid execs it: the pid is the command's);
+	# sets holder (its pid) once the lock is held.
+	held() {
+		setsid "$@" &
+		holder=$!
+		for _ in $(seq 200); do flock -n "$lock" true || return 0; sleep 0.05; done
+		fail "$* never took the lock"
+	}
+	# waits OP WANT: OP --quiet waits; its first stderr line, within seconds, is
+	# WANT; it finishes once the holder is gone.
+	waits() {
+		"$FLEET" "$1" --root "$root" --pmuguard "$PMUGUARD" --quiet >"$tmp/out" 2>"$tmp/err" &
+		run=$!
+		for _ in $(seq 200); do [ ! -s "$tmp/err" ] || break; sleep 0.05; done
+		sleep 0.5
+		kill -0 "$run" 2>/dev/null || fail "$1 did not wait for the lock"
+		[ "$(wc -l <"$tmp/err")" = 1 ] || fail "$1: not one line on stderr"
+		grep -qxF "pmuguard-fleet: waiting for the lock $lock held by $2..." "$tmp/err" ||
+			fail "$1: not 'waiting ... held by $2': $(cat "$tmp/err")"
+		[ ! -s "$tmp/out" ] || fail "$1: the wait went to stdout"
+		# The whole session: flock's child would hold the lock on.
+		kill -- "-$holder"
+		wait "$holder" 2>/dev/null || :
+		wait "$run" || fail "$1 failed once the lock was free (exit $?)"
+	}
+	# A shell holding it itself (the pid in /proc/locks is its flock(1),
+	# gone by now): the holder is the process with the lock on its file.
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	held bash -c 'exec 8>>"$1" && flock 8 && exec sleep 60' _ "$lock"
+	waits uninstall "process $holder (sleep)"
+	[ ! -e "$root/etc/ld.so.preload" ] || fail "uninstall did not finish after the wait"
+	# flock(1) holding it around a command: flock, not its child.
+	held flock "$lock" sleep 60
+	waits install "process $holder (flock)"
+	grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "install did not finish after the wait"
+	# Through another path (a hard link) and with the taker gone: unknown,
+	# said so, never a wrong pid.
+	ln "$lock" "$tmp/hardlink"
+	# shellcheck disable=SC2016 # $1 is the inner shell's
+	held bash -c 'exec 8>>"$1" && flock 8 && exec sleep 60' _ "$tmp/hardlink"
+	waits uninstall "another process (which one cannot be told)"
+	# The same path, but /proc/locks names the holder (flock(1)).
+	held flock "$tmp/hardlink" sleep 60
+	waits install "process $holder (flock)"
+	ok "a wait for the lock is said on stderr, under --quiet too, naming the holder's pid and command (or that it cannot be told)"
+	;;
 layer-choice)
 	# install --layer auto takes the kernel guard where it attaches, the
 	# preload where the kernel refuses; --layer kernel fails (4) without
@@ -972,6 +1030,36 @@ help-and-usage)
 		[ "$(wc -l <"$tmp/out")" -gt 2 ] || fail "pmuguard $c --help is one line"
 	done
 	ok "every --help on stdout with exit 0; usage errors exit 2 with one prefix"
+	;;
+remove-is-uninstall)
+	# Issue 23: `remove` is uninstall by another name (apt's, dnf's word).
+	"$FLEET" --help >"$tmp/out" || fail "--help exited $?"
+	grep -q '^  remove  ' "$tmp/out" || fail "--help does not list remove"
+	"$FLEET" remove --help >"$tmp/out" || fail "remove --help exited $?"
+	grep -q '^Usage: pmuguard-fleet uninstall' "$tmp/out" || fail "remove --help is not uninstall's"
+	grep -q 'pmuguard-fleet remove' "$tmp/out" || fail "uninstall --help does not name remove"
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf '# site\n/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
+	cp "$root/etc/ld.so.preload" "$tmp/orig"
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "install: exit $?"
+	grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "not installed"
+	# Without --pmuguard, as while the package is removed: remove needs no probe.
+	env PATH=/usr/bin:/bin "$FLEET" remove --root "$root" >"$tmp/out" 2>&1 || fail "remove: exit $?"
+	grep -q '^pmuguard-fleet: uninstalled: removed /usr/lib/pmuguard/libpmuguard.so' "$tmp/out" ||
+		fail "remove did not say what uninstall says"
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "remove did not restore the file byte for byte"
+	"$FLEET" remove --root "$root" --quiet >"$tmp/out" 2>&1 || fail "a second remove: exit $?"
+	[ ! -s "$tmp/out" ] || fail "remove --quiet with nothing to do printed: $(cat "$tmp/out")"
+	set +e
+	"$FLEET" remove --root "$root" --json >"$tmp/out" 2>"$tmp/err"
+	r=$?
+	set -e
+	[ "$r" = 2 ] || fail "remove --json exited $r, not 2"
+	grep -q '^pmuguard-fleet: uninstall: --json is for status' "$tmp/err" || fail "remove --json: $(cat "$tmp/err")"
+	ok "remove works as uninstall: the same help, the same words, the same file restored"
 	;;
 lock-defeats-mode-off)
 	# The admin pins the facts and locks the policy; a user's environment

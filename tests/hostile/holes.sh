@@ -166,7 +166,7 @@ dlmopen-under-run)
 	run "$M6I" bare -- scope dlmopen "$HOLES_PLUGIN"
 	expect_fault "slots from a plugin in a new namespace"
 	# The limit, shown: the new namespace's libc is not the one the
-	# preload claimed (README, Limits).
+	# preload claimed (README, Limits and threat model).
 	run "$M6I" guarded -- scope dlmopen "$HOLES_PLUGIN"
 	[ "$rc" = 86 ] || fail "the preload alone, dlmopen(LM_ID_NEWLM): expected the limit (the fault, 86), got $rc"
 	ok "the preload alone does not reach a new namespace's libc (the README's limit)"

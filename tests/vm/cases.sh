@@ -255,7 +255,7 @@ perf-events | perf-modes)
 		guarded metric-with-modifiers "the metric with cmask <not supported>, instructions counted" \
 			stat_ok metric-with-modifiers cpu/event=0x00,umask=0x81,cmask=0x81/ 4 0x81008100 instructions
 	else
-		guarded old-kernel-default-stat "no fault; perf stops: 'The slots event is not supported' (README, Limits)" \
+		guarded old-kernel-default-stat "no fault; perf stops: 'The slots event is not supported' (README, In an incident)" \
 			eval 'blocked_once old-kernel-default-stat 4 0x400 && err_has old-kernel-default-stat "The slots event is not supported"'
 		guarded record "no fault; perf record says TOPDOWN.SLOTS is not supported" \
 			eval 'blocked_once record 4 0x400 && err_has record "The TOPDOWN.SLOTS event is not supported"'
