@@ -285,6 +285,13 @@ static void build_state(struct shim_state *s)
 		for (unsigned i = 0; i < set.n_ignored; i++)
 			log_ignored(s, &set.ignored[i]);
 
+	/* A snapshot NAME (PMUGUARD_SNAPSHOT=m6i-16xlarge) is the folder the
+	 * command finds for it (probe/facts/snapshot.c), so that both read the
+	 * same facts; a path, or a NAME found nowhere, is read as given. */
+	char snap[PROBE_PATH_MAX];
+	if (set.snapshot &&
+	    probe_snapshot_find(snap, sizeof(snap), set.snapshot, set.snapshot_dir) > 0)
+		set.snapshot = snap;
 	struct probe_facts facts;
 	struct probe_verdict v;
 	guard_policy_for(&set, &facts, &v, &s->policy);

@@ -37,8 +37,19 @@ __attribute__((format(printf, 1, 2))) void warn_msg(const char *fmt, ...);
 /* s with the same escaping. */
 void fput_safe(const char *s, FILE *out);
 
-/* Dies with a message naming dir unless it is a directory (exit 1). */
-void require_snapshot_dir(const char *dir);
+/* The folder to read for a snapshot named on the command line, in
+ * PMUGUARD_SNAPSHOT or the policy file (settings_cli.c): a path (it holds a
+ * '/' or is a directory here) as given, else the reference snapshot NAME
+ * (probe_snapshot_find).  Dies (exit 1) naming it unless it is a directory;
+ * where NAME is found nowhere, the message says where it looked and lists
+ * the reference snapshots.  The result lives until the next call. */
+const char *cli_snapshot_path(const char *name);
+/* Where a NAME is looked up: PMUGUARD_SNAPSHOT_DIR where the settings take
+ * it, else the installed reference snapshots. */
+const char *cli_snapshot_dir(void);
+/* The snapshot folders in dir, sorted, one a line after indent; how many,
+ * or -errno where dir cannot be read. */
+int cli_list_snapshots(FILE *out, const char *dir, const char *indent);
 
 int cmd_probe(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -66,7 +66,8 @@ static const char usage_text[] =
 	"           outlives the command; one that attaches but does not run is\n"
 	"           detached again (exit 4)\n"
 	"    --mode auto|always|audit|off   as PMUGUARD_MODE (lock = yes applies)\n"
-	"    --snapshot DIR                 take the facts from a snapshot\n"
+	"    --snapshot DIR                 take the facts from a snapshot (or NAME: a\n"
+	"                                   reference snapshot, snapshot --list)\n"
 	"    --attach auto|lsm|fmod_ret     how to attach (auto: lsm where bpf is an\n"
 	"                                   active LSM, else fmod_ret; the other one\n"
 	"                                   when the first fails the self-test)\n"
@@ -94,12 +95,17 @@ static const char usage_text[] =
 	"exist (pid, comm, fd, encoding): the kernel judged them when they were\n"
 	"allocated, before the guard, so each is unguarded until its owner closes it.\n"
 	"\n"
-	"Exit: 0 ok; 1 internal error; 2 usage; 4 the kernel could not take the\n"
-	"guard: it did not attach, or it attached but failed the self-test (start);\n"
-	"5 built without enforce; 6 nothing attached (status, follow);\n"
+	"Exit: 0 ok (status: attached and verified; ready: ready; follow, agent: a\n"
+	"signal, or the guard was stopped); 1 internal error (status: whether a\n"
+	"guard is attached is unknown, e.g. bpf() refused; stop: it could not be\n"
+	"removed); 2 usage; 4 the kernel could not take the guard: it did not\n"
+	"attach, or it attached but failed the self-test (start, agent);\n"
+	"5 built without enforce; 6 nothing attached (status, follow; ready: where\n"
+	"the policy wants a guard);\n"
 	"7 attached, but events of the class opened before it still exist (start,\n"
 	"status: a warning; the guard is attached and denies every new one);\n"
-	"8 attached, but the self-test failed: it does not protect the host (status).\n";
+	"8 attached, but the self-test failed: it does not protect the host (status,\n"
+	"ready).  pmuguard-fleet status gives the host's state in LSB's codes.\n";
 
 /* ---- One model, three renderings ------------------------------------------
  *
@@ -268,7 +274,7 @@ static void plan_make(struct plan *pl, int mode, const char *snapshot, bool quie
 	struct guard_cli cli = {.mode = mode, .snapshot = snapshot};
 	cli_settings(&pl->set, &cli, quiet, NULL);
 	if (pl->set.snapshot) {
-		require_snapshot_dir(pl->set.snapshot);
+		pl->set.snapshot = cli_snapshot_path(pl->set.snapshot);
 		if (realpath(pl->set.snapshot, pl->snapshot))
 			pl->set.snapshot = pl->snapshot;
 	}

@@ -29,7 +29,7 @@ static void require_log_file(const char *path)
 		die("kernel log %s: not a regular file", path);
 }
 
-enum probe_output { OUT_TEXT, OUT_JSON, OUT_KEYS };
+enum probe_output { OUT_TEXT, OUT_JSON, OUT_KEYS, OUT_NONE };
 
 int cmd_probe(int argc, char **argv)
 {
@@ -37,6 +37,7 @@ int cmd_probe(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"keys", no_argument, NULL, 'k'},
 		{"check", no_argument, NULL, 'c'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"msr", no_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"dmesg", required_argument, NULL, 'd'},
@@ -44,7 +45,7 @@ int cmd_probe(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	enum probe_output output = OUT_TEXT;
-	bool check = false, json = false, keys = false;
+	bool check = false, json = false, keys = false, quiet = false;
 	/* What was read, and the model built from it (which points into it). */
 	struct report_input *in = calloc(1, sizeof(*in));
 	struct report *r = calloc(1, sizeof(*r));
@@ -52,7 +53,7 @@ int cmd_probe(int argc, char **argv)
 		die_errno("out of memory");
 	const char *cli_snapshot = NULL;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+jkcms:d:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+jkcqms:d:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;
@@ -62,6 +63,9 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'c':
 			check = true;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 'm':
 			in->msr_asked = true;
@@ -73,35 +77,48 @@ int cmd_probe(int argc, char **argv)
 			in->dmesg = optarg;
 			break;
 		case 'h':
-			fputs("Usage: pmuguard probe [--json|--keys] [--check] [--msr] [--snapshot DIR] "
-			      "[--dmesg FILE]\n"
+			fputs("Usage: pmuguard probe [--json|--keys] [--check [-q]] [--msr] "
+			      "[--snapshot DIR] [--dmesg FILE]\n"
 			      "\n"
 			      "What this machine's PMU really implements, in plain words: the facts,\n"
 			      "the verdict, and findings with cause, consequence and remedy.\n"
-			      "  --json           one JSON object (README: the keys, schema 3)\n"
+			      "  --json           one JSON object (schema 3; keys: probe/report/README.md)\n"
 			      "  --keys           the same, one KEY=VALUE a line for shells: keys are\n"
 			      "                   JSON paths (machine.words, pmus.0.name), null is empty,\n"
 			      "                   control characters and \\ are \\xHH; first schema=3\n"
 			      "  --check          exit 3 where the fixed-counter-3 hazard is present\n"
+			      "  -q, --quiet      with --check: print nothing on stdout, only the exit\n"
+			      "                   status says (errors still go to stderr)\n"
 			      "  --msr            show IA32_PERF_CAPABILITIES and IA32_FIXED_CTR3 (root,\n"
 			      "                   the msr module; reads only)\n"
-			      "  --snapshot DIR   read the facts from a snapshot (pmuguard snapshot)\n"
+			      "  --snapshot DIR   read the facts from a snapshot (pmuguard snapshot); a NAME\n"
+			      "                   without '/' that is no directory here: a reference\n"
+			      "                   snapshot (pmuguard snapshot --list)\n"
 			      "  --dmesg FILE     diagnose from a kernel log alone (or with --snapshot)\n"
 			      "\n"
-			      "Exit: 0 report printed; 3 hazard (--check); 1 internal error; 2 usage.\n",
+			      "Exit: 0 report printed (--check: no hazard); 3 hazard present (--check;\n"
+			      "also on a verdict from a kernel log alone); 1 internal error, or a\n"
+			      "snapshot or --dmesg FILE that cannot be read; 2 usage.\n",
 			      stdout);
 			free(r);
 			free(in);
 			return EXIT_OK;
 		default:
-			die_bad_option("probe", argv, "jkcms:d:h");
+			die_bad_option("probe", argv, "jkcqms:d:h");
 		}
 	}
 	if (optind < argc)
 		die_usage("probe: unexpected argument '%s'", argv[optind]);
 	if (json && keys)
 		die_usage("probe: --json and --keys print the same document: choose one");
-	output = json ? OUT_JSON : keys ? OUT_KEYS : OUT_TEXT;
+	/* -q is for `if pmuguard probe --check -q`: the answer is the status,
+	 * so it goes only with --check, and a document asked for too is a
+	 * contradiction, not something to drop in silence. */
+	if (quiet && !check)
+		die_usage("probe: --quiet goes with --check (the exit status is the answer)");
+	if (quiet && (json || keys))
+		die_usage("probe: --quiet prints nothing; it cannot go with --%s", json ? "json" : "keys");
+	output = quiet ? OUT_NONE : json ? OUT_JSON : keys ? OUT_KEYS : OUT_TEXT;
 	/* What the command line names is what is diagnosed: --snapshot, or
 	 * with --dmesg alone nothing of this machine, or with --msr this
 	 * machine.  Without any of them, the facts the guard would read
@@ -125,7 +142,7 @@ int cmd_probe(int argc, char **argv)
 		die_usage("probe: --dmesg needs a file");
 
 	if (in->snapshot)
-		require_snapshot_dir(in->snapshot);
+		in->snapshot = cli_snapshot_path(in->snapshot);
 	if (in->dmesg)
 		require_log_file(in->dmesg);
 	report_gather(in);
@@ -145,6 +162,8 @@ int cmd_probe(int argc, char **argv)
 		break;
 	case OUT_TEXT:
 		report_render_text(stdout, r);
+		break;
+	case OUT_NONE:
 		break;
 	}
 	int rc = check && r->hazard ? EXIT_HAZARD : EXIT_OK;

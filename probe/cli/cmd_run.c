@@ -186,7 +186,9 @@ int cmd_run(int argc, char **argv)
 		"  --mode seccomp   the supervisor only: static and Go programs too\n"
 		"  --audit          block nothing; report at exit every call that would be\n"
 		"                   blocked (seccomp mode)\n"
-		"  --snapshot DIR   take the facts from a snapshot, not this machine\n"
+		"  --snapshot DIR   take the facts from a snapshot, not this machine; a NAME\n"
+		"                   without '/' that is no directory here: a reference\n"
+		"                   snapshot (pmuguard snapshot --list)\n"
 		"/etc/pmuguard.conf and PMUGUARD_* apply as to the preload (lock = yes).\n"
 		"\n"
 		"Exit: CMD's own status; 1 internal error (nothing run); 2 usage.\n";
@@ -233,7 +235,7 @@ int cmd_run(int argc, char **argv)
 	 * read the same facts as the supervisor. */
 	char snap_abs[PATH_MAX];
 	if (snapshot) {
-		require_snapshot_dir(snapshot);
+		snapshot = cli_snapshot_path(snapshot);
 		if (!realpath(snapshot, snap_abs))
 			die_errno("%s", snapshot);
 		snapshot = snap_abs;

@@ -325,21 +325,43 @@ static void snap_sysfs(struct snap *s)
 	note(s, "sys/bus/event_source/devices: %d PMUs", n);
 }
 
+/* snapshot --list: the reference snapshots --snapshot NAME finds, one a
+ * line, for people and scripts alike. */
+static int list_reference(void)
+{
+	const char *dir = cli_snapshot_dir();
+	int n = cli_list_snapshots(stdout, dir, "");
+	if (n < 0) {
+		errno = -n;
+		die_errno("reference snapshots %s", dir);
+	}
+	if (fflush(stdout) != 0)
+		die_errno("writing the list");
+	return EXIT_OK;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--list"))
+		return list_reference();
 	if (argc != 2 || argv[1][0] == '-') {
 		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			fputs("Usage: pmuguard snapshot DIR\n"
-			      "\n"
-			      "Capture this machine's PMU facts (cpuid, the PMU driver's boot lines,\n"
-			      "the core PMUs' sysfs) into DIR, for --snapshot, PMUGUARD_SNAPSHOT or\n"
-			      "snapshot = DIR in /etc/pmuguard.conf on another machine.\n"
-			      "\n"
-			      "Exit: 0 written; 1 DIR could not be written; 2 usage.\n",
-			      stdout);
+			printf("Usage: pmuguard snapshot DIR\n"
+			       "       pmuguard snapshot --list\n"
+			       "\n"
+			       "Capture this machine's PMU facts (cpuid, the PMU driver's boot lines,\n"
+			       "the core PMUs' sysfs) into DIR, for --snapshot, PMUGUARD_SNAPSHOT or\n"
+			       "snapshot = DIR in /etc/pmuguard.conf on another machine.\n"
+			       "  --list   print the names of the reference snapshots: the folders\n"
+			       "           --snapshot NAME and PMUGUARD_SNAPSHOT=NAME find, in\n"
+			       "           %s\n"
+			       "           (or in PMUGUARD_SNAPSHOT_DIR, where that is set)\n"
+			       "\n"
+			       "Exit: 0 written (listed); 1 DIR could not be written (read); 2 usage.\n",
+			       probe_snapshot_dir);
 			return EXIT_OK;
 		}
-		die_usage("snapshot: exactly one argument, the directory to create");
+		die_usage("snapshot: exactly one argument, the directory to create (or --list)");
 	}
 	struct snap s = {.dir = argv[1]};
 	if (mkdir(s.dir, 0755) < 0) {

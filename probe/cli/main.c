@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -102,15 +101,6 @@ void die_bad_option(const char *cmd, char **argv, const char *optstring)
 	die_usage("%s: unrecognized option '%s'", cmd, arg);
 }
 
-void require_snapshot_dir(const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) < 0)
-		die_errno("snapshot %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		die("snapshot %s: not a directory", dir);
-}
-
 static const char usage[] =
 	"Usage: pmuguard COMMAND [ARGS]\n"
 	"\n"
@@ -119,9 +109,10 @@ static const char usage[] =
 	"E-cores' fixed counters 4-6 where a guest's CPUID claims them).\n"
 	"\n"
 	"Commands:\n"
-	"  probe [--json] [--check] [--msr] [--snapshot DIR] [--dmesg FILE]\n"
+	"  probe [--json|--keys] [--check [-q]] [--msr] [--snapshot DIR] [--dmesg FILE]\n"
 	"                      explain this machine's PMU: facts, verdict, findings\n"
 	"  snapshot DIR        capture this machine's PMU facts for --snapshot\n"
+	"  snapshot --list     the reference snapshots --snapshot NAME finds\n"
 	"  run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"
 	"                      run CMD guarded: by default a seccomp supervisor over\n"
 	"                      the whole tree, plus the preload for dynamic programs;\n"
@@ -134,9 +125,19 @@ static const char usage[] =
 	"                      agent and ready: a Kubernetes node agent and its probe\n"
 	"  -V, --version       print the version\n"
 	"\n"
-	"Exit codes: 0 ok, 1 internal error, 2 usage, 3 hazard present (probe --check),\n"
-	"4 the kernel could not attach the guard (enforce start), 5 built without\n"
-	"enforce, 6 nothing attached (enforce status); run returns CMD's own status.\n";
+	"Exit codes (COMMAND --help: that command's):\n"
+	"  0    ok; probe --check: no hazard\n"
+	"  1    internal error, unreadable input, a program check could not read\n"
+	"  2    usage\n"
+	"  3    probe --check: the hazard is present\n"
+	"  4    enforce start, agent: the kernel could not take the guard\n"
+	"  5    enforce: built without kernel enforcement\n"
+	"  6    enforce status, follow, ready: nothing attached\n"
+	"  7    enforce start, status: attached, but perf events of the class opened\n"
+	"       before it still exist (a warning)\n"
+	"  8    enforce status, ready: attached, but the self-test failed\n"
+	"  run: CMD's own status (128+N when killed by signal N); 126 CMD not\n"
+	"  executable, 127 CMD not found; 1 nothing was run; 2 usage.\n";
 
 int main(int argc, char **argv)
 {

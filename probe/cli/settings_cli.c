@@ -5,13 +5,20 @@
  * the environment (guard_env_read) and the one resolver (settings.h), as
  * the shim takes them in its own process.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "conf.h"
 #include "log.h"
+#include "probe.h"
 #include "settings.h"
 
 extern char **environ;
@@ -41,4 +48,92 @@ void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool 
 		log_str(&l, set->ignored[i].why);
 		log_emit(&l, STDERR_FILENO);
 	}
+}
+
+/* ---- Snapshots named: a path, or a reference snapshot's NAME ------------- */
+
+/* Where a NAME is looked up: PMUGUARD_SNAPSHOT_DIR where the settings take
+ * it (not under lock, not in a secure process), else the installed ones. */
+const char *cli_snapshot_dir(void)
+{
+	struct guard_cli cli = {.mode = -1};
+	struct guard_settings set;
+	cli_settings(&set, &cli, true, NULL);
+	return set.snapshot_dir ? set.snapshot_dir : probe_snapshot_dir;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cli_list_snapshots(FILE *out, const char *dir, const char *indent)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		struct stat st;
+		/* Directories (or links to them) only; no hidden entries. */
+		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, 0) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				die_errno("out of memory");
+			names = grown;
+		}
+		if (!(names[n++] = strdup(e->d_name)))
+			die_errno("out of memory");
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++) {
+		fputs(indent, out);
+		fput_safe(names[i], out);
+		fputc('\n', out);
+		free(names[i]);
+	}
+	free(names);
+	return (int)n;
+}
+
+const char *cli_snapshot_path(const char *name)
+{
+	static char path[PATH_MAX];
+	const char *dir = cli_snapshot_dir();
+	int rc = probe_snapshot_find(path, sizeof(path), name, dir);
+	if (rc == -ENAMETOOLONG)
+		die("snapshot %s: path too long", name);
+	if (rc == -ENOENT) {
+		char cwd[PATH_MAX];
+		warn_msg("snapshot %s: not a directory in %s, nor a reference snapshot in %s", name,
+			 getcwd(cwd, sizeof(cwd)) ? cwd : "the working directory", dir);
+		char *list = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&list, &len);
+		int n = m ? cli_list_snapshots(m, dir, "  ") : -ENOMEM;
+		if (m)
+			fclose(m);
+		if (n > 0)
+			fprintf(stderr, "pmuguard: the reference snapshots (pmuguard snapshot --list):\n%s",
+				list);
+		else if (n == 0)
+			warn_msg("%s holds no reference snapshots", dir);
+		else
+			warn_msg("no reference snapshots: %s: %s", dir, strerror(-n));
+		free(list);
+		exit(EXIT_INTERNAL);
+	}
+	struct stat st;
+	if (stat(path, &st) < 0)
+		die_errno("snapshot %s", path);
+	if (!S_ISDIR(st.st_mode))
+		die("snapshot %s: not a directory", path);
+	return path;
 }

@@ -397,6 +397,15 @@ size_t probe_utoa(char *out, uint64_t v);
 /* Build "a/b" into out; returns false when it would not fit. */
 bool probe_join(char *out, size_t size, const char *a, const char *b);
 
+/* The reference snapshots' folder, DATADIR/pmuguard/snapshots (snapshot.c). */
+extern const char probe_snapshot_dir[];
+/* Where the snapshot `name` (--snapshot, PMUGUARD_SNAPSHOT) lives, into
+ * out: name itself where it holds a '/' or is a directory from the working
+ * directory (0); else the reference snapshot dir/name (1), dir NULL or ""
+ * meaning probe_snapshot_dir; -ENOENT where that is no directory either
+ * (out then holds name), -ENAMETOOLONG where it does not fit. */
+int probe_snapshot_find(char *out, size_t size, const char *name, const char *dir);
+
 /* Live sources, each filling its part of the facts. */
 void probe_cpuid_live(struct probe_facts *f);
 void probe_cpuid_snapshot(struct probe_facts *f, const char *path);

@@ -8,6 +8,7 @@
 #define ENV_MODE "PMUGUARD_MODE"
 #define ENV_LOG "PMUGUARD_LOG"
 #define ENV_SNAPSHOT "PMUGUARD_SNAPSHOT"
+#define ENV_SNAPSHOT_DIR "PMUGUARD_SNAPSHOT_DIR"
 #define ENV_SLOTS "PMUGUARD_SLOTS"
 #define ENV_COOKIE "PMUGUARD_SECCOMP_COOKIE"
 #define ENV_LIB "PMUGUARD_LIB"
@@ -34,6 +35,7 @@ void guard_env_read(struct guard_env *env, char *const *envp)
 	env->mode = env_value(envp, ENV_MODE);
 	env->log = env_value(envp, ENV_LOG);
 	env->snapshot = env_value(envp, ENV_SNAPSHOT);
+	env->snapshot_dir = env_value(envp, ENV_SNAPSHOT_DIR);
 	env->slots = env_value(envp, ENV_SLOTS);
 	env->cookie = env_value(envp, ENV_COOKIE);
 	env->lib = env_value(envp, ENV_LIB);
@@ -145,4 +147,11 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 			snap = cli->snapshot;
 	}
 	s->snapshot = snap;
+	/* Where a NAME is looked up: the environment's folder only where the
+	 * environment may point the facts anywhere anyway.  Under lock the
+	 * facts are the file's (a path: conf.c takes no NAME), so it would
+	 * change nothing, and it is not taken. */
+	s->snapshot_dir = !s->locked && env->snapshot_dir && *env->snapshot_dir
+				  ? env->snapshot_dir
+				  : NULL;
 }

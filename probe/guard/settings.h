@@ -31,6 +31,7 @@ struct guard_env {
 	const char *mode;      /* PMUGUARD_MODE, or NULL */
 	const char *log;       /* PMUGUARD_LOG */
 	const char *snapshot;  /* PMUGUARD_SNAPSHOT */
+	const char *snapshot_dir; /* PMUGUARD_SNAPSHOT_DIR: where a snapshot NAME is looked up */
 	const char *slots;     /* PMUGUARD_SLOTS */
 	const char *cookie;    /* PMUGUARD_SECCOMP_COOKIE (pmuguard run's) */
 	const char *lib;       /* PMUGUARD_LIB (pmuguard run's library) */
@@ -69,7 +70,10 @@ struct guard_settings {
 	enum guard_mode mode;
 	enum guard_log log;
 	enum guard_dest dest;  /* GUARD_DEST_SYSLOG, _STDERR or _QUIET */
-	const char *snapshot;  /* NULL: the live machine */
+	const char *snapshot;  /* NULL: the live machine; a path or a NAME
+				  (probe_snapshot_find: the callers resolve it) */
+	const char *snapshot_dir; /* where a NAME is looked up; NULL: the installed
+				     reference snapshots (probe_snapshot_dir) */
 	enum guard_slots slots;
 	bool locked;           /* lock = yes, or an unreadable policy file */
 	bool cacheable;

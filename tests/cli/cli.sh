@@ -353,6 +353,66 @@ usage-errors)
 	status 7 "$PMUGUARD" run -- sh -c 'exit 7'
 	echo "ok: usage 2, internal 1, run returns the command's status"
 	;;
+check-quiet)
+	# Issue 23: `probe --check -q` answers with its status alone, for
+	# `if pmuguard probe --check -q; then`: nothing on stdout, nothing on
+	# stderr unless something is wrong.
+	for q in -q --quiet; do
+		status 3 "$PMUGUARD" probe --check "$q" --snapshot "$FIXTURES/m6i-16xlarge"
+		[ ! -s "$tmp/out" ] || fail "--check $q printed on stdout: $(head -n 3 "$tmp/out")"
+		[ ! -s "$tmp/err" ] || fail "--check $q printed on stderr: $(head -n 3 "$tmp/err")"
+		status 0 "$PMUGUARD" probe "$q" --check --snapshot "$FIXTURES/icx-8375c-metal"
+		if [ -s "$tmp/out" ] || [ -s "$tmp/err" ]; then fail "$q --check on a healthy host printed"; fi
+	done
+	# The same status as without -q, on every fixture.
+	for w in "$FIXTURES"/*/; do
+		want=0
+		"$PMUGUARD" probe --check --snapshot "$w" >/dev/null 2>&1 || want=$?
+		status "$want" "$PMUGUARD" probe --check -q --snapshot "$w"
+		[ ! -s "$tmp/out" ] || fail "$(basename "$w"): --check -q printed on stdout"
+	done
+	# Errors still go to stderr, with their status.
+	status 1 "$PMUGUARD" probe --check -q --snapshot /nonexistent
+	[ ! -s "$tmp/out" ] || fail "an error printed on stdout"
+	grep -q '/nonexistent' "$tmp/err" || fail "-q hid the error"
+	# -q without --check, or with a document asked for, is a usage error.
+	status 2 "$PMUGUARD" probe -q --snapshot "$FIXTURES/m6i-16xlarge"
+	grep -q 'pmuguard: probe: --quiet goes with --check' "$tmp/err" || fail "-q alone: $(head -n1 "$tmp/err")"
+	status 2 "$PMUGUARD" probe --check -q --json --snapshot "$FIXTURES/m6i-16xlarge"
+	status 2 "$PMUGUARD" probe --check -q --keys --snapshot "$FIXTURES/m6i-16xlarge"
+	status 0 "$PMUGUARD" probe --help
+	grep -q -- '-q, --quiet' "$tmp/out" || fail "probe --help does not say -q"
+	echo "ok: probe --check -q prints nothing and exits 3 on the m6i, 0 on a healthy host; errors still on stderr"
+	;;
+help-exit-codes)
+	# Issue 23: every exit code of every command is in its --help.
+	status 0 "$PMUGUARD" --help
+	for c in 0 1 2 3 4 5 6 7 8; do
+		grep -q "^  $c  " "$tmp/out" || fail "pmuguard --help does not list exit code $c"
+	done
+	for c in '126 CMD not' '127 CMD not found'; do
+		grep -q "$c" "$tmp/out" || fail "pmuguard --help does not list run's $c"
+	done
+	status 0 "$PMUGUARD" probe --help
+	grep -q '^Exit: 0 .*3 hazard' "$tmp/out" || fail "probe --help: no exit codes"
+	for c in run check snapshot; do
+		status 0 "$PMUGUARD" "$c" --help
+		grep -q '^Exit: ' "$tmp/out" || fail "$c --help: no exit codes"
+	done
+	rc=0
+	"$PMUGUARD" enforce --help >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" = 5 ]; then
+		echo "ok: (built without enforce: its --help is the exit 5 it documents)"
+	else
+		[ "$rc" = 0 ] || fail "enforce --help exited $rc"
+		tr '\n' ' ' <"$tmp/out" >"$tmp/help1"
+		for want in '4 the kernel could not take' '5 built without' '6 nothing attached' \
+			'7 attached, but events' '8 attached, but the self-test failed' 'ready)'; do
+			grep -qF "$want" "$tmp/help1" || fail "enforce --help does not say '$want'"
+		done
+	fi
+	echo "ok: --help of pmuguard and of each subcommand lists its exit codes"
+	;;
 run-preload-order)
 	# run puts the shim first and keeps an existing LD_PRELOAD after it.
 	# shellcheck disable=SC2016 # expanded by the inner shell
@@ -623,6 +683,87 @@ env-values-escaped)
 	PMUGUARD_LOG=debug PMUGUARD_SNAPSHOT="$tmp/snap${nl}INJECTED" status 0 "$PMUGUARD" run -- "$PEO_DYN" 1:0
 	injected "auto, debug lines"
 	echo "ok: control characters in PMUGUARD_* values are escaped in every line"
+	;;
+snapshot-names)
+	# Issue 23: --snapshot NAME and PMUGUARD_SNAPSHOT=NAME find a reference
+	# snapshot (installed in DATADIR/pmuguard/snapshots; here the fixtures,
+	# through PMUGUARD_SNAPSHOT_DIR), in the command and in the shim alike;
+	# a path, or a directory of that name here, is read as given; a name
+	# found nowhere is an error that says where it looked and lists them.
+	: "${PEO_DYN:?}" "${LIB:?}"
+	mkdir "$tmp/cwd"
+	cd "$tmp/cwd"
+	export PMUGUARD_SNAPSHOT_DIR=$FIXTURES
+	unset PMUGUARD_SNAPSHOT PMUGUARD_MODE PMUGUARD_LOG
+	status 3 "$PMUGUARD" probe --check --snapshot m6i-16xlarge
+	grep -qxF "pmuguard probe (snapshot $FIXTURES/m6i-16xlarge)" "$tmp/out" ||
+		fail "the report does not name the folder read: $(head -n1 "$tmp/out")"
+	status 0 "$PMUGUARD" probe --check --snapshot icx-8375c-metal
+	PMUGUARD_SNAPSHOT=m6i-16xlarge status 3 "$PMUGUARD" probe --check
+	status 0 "$PMUGUARD" run --audit --snapshot m6i-16xlarge -- "$PEO_DYN" 4:0x400
+	grep -qF "(facts: $FIXTURES/m6i-16xlarge)" "$tmp/err" || fail "the audit does not name the folder"
+	grep -q '0x400 .*would' "$tmp/err" || fail "the audit does not list the counter-3 call"
+	# The seccomp supervisor, and the preload it exports the folder to.
+	status 0 "$PMUGUARD" run --mode seccomp --snapshot m6i-16xlarge -- "$PEO" 4:0x400
+	grep -q 'config=0x400 .*errno=ENOENT' "$tmp/out" || fail "seccomp: slots not denied by NAME"
+	PMUGUARD_SNAPSHOT=m6i-16xlarge status 0 "$PMUGUARD" run --mode preload -- "$PEO_DYN" 4:0x400
+	grep -q 'config=0x400 errno=ENOENT' "$tmp/out" || fail "preload: slots not denied by NAME"
+	# The shim alone reads the same folder for the same NAME.
+	PMUGUARD_SNAPSHOT=m6i-16xlarge LD_PRELOAD=$LIB status 0 "$PEO_DYN" 4:0x400
+	grep -q 'config=0x400 errno=ENOENT' "$tmp/out" || fail "the shim does not find the NAME"
+	# A directory of that name here wins, and a '/' makes a path.
+	cp -r "$FIXTURES/icx-8375c-metal" m6i-16xlarge
+	status 0 "$PMUGUARD" probe --check --snapshot m6i-16xlarge
+	grep -qx "pmuguard probe (snapshot m6i-16xlarge)" "$tmp/out" || fail "the directory here was not read"
+	status 1 "$PMUGUARD" probe --snapshot ./icx-8375c-metal
+	grep -q 'snapshot ./icx-8375c-metal: No such file or directory' "$tmp/err" ||
+		fail "a path was looked up as a NAME: $(cat "$tmp/err")"
+	# --list: the names, one a line, sorted: what the folder holds.
+	status 0 "$PMUGUARD" snapshot --list
+	(cd "$FIXTURES" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | LC_ALL=C sort) >"$tmp/want"
+	diff -u "$tmp/want" "$tmp/out" || fail "snapshot --list is not the folder's snapshots"
+	# Not found: exit 1, where it looked (here, the folder), every name.
+	status 1 "$PMUGUARD" probe --snapshot m6i-16xlarg
+	head -n1 "$tmp/err" | grep -qxF "pmuguard: snapshot m6i-16xlarg: not a directory in $tmp/cwd, nor a reference snapshot in $FIXTURES" ||
+		fail "the error does not say where it looked: $(head -n1 "$tmp/err")"
+	while read -r name; do
+		grep -qxF "  $name" "$tmp/err" || fail "the error does not list $name"
+	done <"$tmp/want"
+	PMUGUARD_SNAPSHOT=m6i-16xlarg status 1 "$PMUGUARD" run --audit -- true
+	grep -qxF '  m6i-16xlarge' "$tmp/err" || fail "run: the error does not list the names"
+	PMUGUARD_SNAPSHOT_DIR=$tmp/none status 1 "$PMUGUARD" run --audit --snapshot icx-8375c-metal -- true
+	grep -qxF "pmuguard: no reference snapshots: $tmp/none: No such file or directory" "$tmp/err" ||
+		fail "a missing folder is not said: $(cat "$tmp/err")"
+	PMUGUARD_SNAPSHOT_DIR=$tmp/none status 1 "$PMUGUARD" snapshot --list
+	echo "ok: NAME found by the command and the shim alike; paths and directories here as given; errors list the names"
+	;;
+snapshots-installed)
+	# meson installs the hand-made worlds (tests/snapshots/generate.sh's
+	# HANDMADE) as the reference snapshots: their facts, not the tests' pins;
+	# each replays as its fixture does.
+	build=${PMUGUARD%/probe/cli/pmuguard}
+	[ -f "$build/meson-info/intro-installed.json" ] || skip "no meson build tree above $PMUGUARD"
+	meson install -C "$build" --no-rebuild --tags snapshots --destdir "$tmp/dest" >"$tmp/log" 2>&1 ||
+		fail "meson install --tags snapshots: $(tail -n 5 "$tmp/log")"
+	ref=$(find "$tmp/dest" -type d -path '*/pmuguard/snapshots' | head -n1)
+	[ -n "$ref" ] || fail "nothing installed under share/pmuguard/snapshots"
+	sed -n '/^HANDMADE=(/,/)/p' "$FIXTURES/generate.sh" | sed 's/HANDMADE=(//; s/)//' |
+		tr -s '[:space:]' '\n' | grep . | LC_ALL=C sort >"$tmp/want"
+	[ "$(wc -l <"$tmp/want")" -gt 10 ] || fail "cannot read HANDMADE from generate.sh"
+	find "$ref" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort >"$tmp/got"
+	diff -u "$tmp/want" "$tmp/got" || fail "meson.build's reference_snapshots is not generate.sh's HANDMADE"
+	! find "$ref" -name expected -o -name 'report.*' | grep . || fail "the tests' pins were installed"
+	export SOURCE_DATE_EPOCH=0 PMUGUARD_SNAPSHOT_DIR=$ref
+	cd "$tmp"
+	while read -r name; do
+		(cd "$FIXTURES/$name" && find . -type f ! -name expected ! -name 'report.*' | LC_ALL=C sort) >"$tmp/files.want"
+		(cd "$ref/$name" && find . -type f | LC_ALL=C sort) >"$tmp/files.got"
+		diff -u "$tmp/files.want" "$tmp/files.got" || fail "$name: not every fact file was installed"
+		"$PMUGUARD" probe --json --snapshot "$name" | sed 's/"snapshot":"[^"]*"//' >"$tmp/got.json"
+		"$PMUGUARD" probe --json --snapshot "$FIXTURES/$name" | sed 's/"snapshot":"[^"]*"//' >"$tmp/want.json"
+		cmp -s "$tmp/want.json" "$tmp/got.json" || fail "$name: the installed snapshot reads otherwise"
+	done <"$tmp/want"
+	echo "ok: $(wc -l <"$tmp/want") reference snapshots installed, without pins, each read as its fixture"
 	;;
 *)
 	fail "unknown case $1"

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* /etc/pmuguard.conf: the parser and the precedence rules. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
+#include "probe.h"
 #include "settings.h"
 #include "fixture.h"
 
@@ -199,7 +204,7 @@ Test(conf, env_read)
 	char *envp[] = {"PMUGUARD_MODEX=off", "PMUGUARD_MODE=always", "PMUGUARD_MODE=off",
 			"PMUGUARD_LOG", "PMUGUARD_SLOTS=substitute", "PMUGUARD_SNAPSHOT=/s",
 			"PMUGUARD_SECCOMP_COOKIE=0123456789abcdef", "PMUGUARD_LIB=/l.so",
-			"LD_PRELOAD=/x.so", NULL};
+			"LD_PRELOAD=/x.so", "PMUGUARD_SNAPSHOT_DIR=/d", NULL};
 	struct guard_env e = {.visible = true};
 	guard_env_read(&e, envp);
 	cr_assert(e.visible);
@@ -210,8 +215,76 @@ Test(conf, env_read)
 	cr_assert_str_eq(e.cookie, "0123456789abcdef");
 	cr_assert_str_eq(e.lib, "/l.so");
 	cr_assert_str_eq(e.preload, "/x.so");
+	cr_assert_str_eq(e.snapshot_dir, "/d");
 	cr_assert_str_eq(guard_env_cookie_name, "PMUGUARD_SECCOMP_COOKIE");
 	guard_env_read(&e, NULL);
 	cr_assert(!e.mode && !e.log && !e.slots && !e.snapshot && !e.cookie && !e.lib &&
-		  !e.preload);
+		  !e.preload && !e.snapshot_dir);
+}
+
+/* Where a snapshot NAME is looked up: the environment's folder only where
+ * the environment may point the facts anywhere (not under lock, not with
+ * an unreadable file). */
+Test(conf, snapshot_dir_trust)
+{
+	struct guard_cli cli = {.mode = -1};
+	struct guard_settings s;
+	struct guard_conf free_conf = {.mode = -1};
+	struct guard_env e = {.visible = true, .snapshot = "m6i", .snapshot_dir = "/d"};
+	guard_settings_resolve(&free_conf, 0, &e, &cli, false, &s);
+	cr_assert_str_eq(s.snapshot, "m6i");
+	cr_assert_str_eq(s.snapshot_dir, "/d");
+	struct guard_conf locked = {.mode = -1, .lock = true};
+	guard_settings_resolve(&locked, 0, &e, &cli, false, &s);
+	cr_assert_null(s.snapshot);
+	cr_assert_null(s.snapshot_dir, "the folder is the environment's: not under lock");
+	guard_settings_resolve(&free_conf, -EACCES, &e, &cli, false, &s);
+	cr_assert_null(s.snapshot_dir, "an unreadable file is a lock");
+	e.snapshot_dir = "";
+	guard_settings_resolve(&free_conf, 0, &e, &cli, false, &s);
+	cr_assert_null(s.snapshot_dir, "empty: the installed folder");
+}
+
+/* probe_snapshot_find: a path (a '/', or a directory here) as given; a
+ * bare NAME in the folder; one found nowhere is -ENOENT, as given. */
+Test(conf, snapshot_find)
+{
+	char top[] = "/tmp/pmuguard-snap-XXXXXX", path[PROBE_PATH_MAX], here[PROBE_PATH_MAX];
+	cr_assert_not_null(mkdtemp(top));
+	cr_assert(probe_join(path, sizeof(path), top, "ref"));
+	cr_assert_eq(mkdir(path, 0755), 0);
+	cr_assert(probe_join(path, sizeof(path), top, "ref/m6i"));
+	cr_assert_eq(mkdir(path, 0755), 0);
+	cr_assert(probe_join(path, sizeof(path), top, "m6i")); /* a file, not a folder, here */
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert(probe_join(path, sizeof(path), top, "cwd-only"));
+	cr_assert_eq(mkdir(path, 0755), 0);
+	cr_assert_not_null(getcwd(here, sizeof(here)));
+	cr_assert_eq(chdir(top), 0);
+	char out[PROBE_PATH_MAX], dir[PROBE_PATH_MAX];
+	cr_assert(probe_join(dir, sizeof(dir), top, "ref"));
+	cr_assert_eq(probe_snapshot_find(out, sizeof(out), "m6i", dir), 1);
+	cr_assert(probe_join(path, sizeof(path), dir, "m6i"));
+	cr_assert_str_eq(out, path);
+	cr_assert_eq(probe_snapshot_find(out, sizeof(out), "cwd-only", dir), 0);
+	cr_assert_str_eq(out, "cwd-only", "a directory here is a path");
+	cr_assert_eq(probe_snapshot_find(out, sizeof(out), "./m6i", dir), 0);
+	cr_assert_str_eq(out, "./m6i", "a '/' makes a path, whatever is there");
+	cr_assert_eq(probe_snapshot_find(out, sizeof(out), "nope", dir), -ENOENT);
+	cr_assert_str_eq(out, "nope");
+	cr_assert_eq(probe_snapshot_find(out, sizeof(out), "..", dir), 0, "never a way out");
+	cr_assert_eq(probe_snapshot_find(out, 4, "m6i", dir), -ENAMETOOLONG);
+	cr_assert_eq(probe_snapshot_find(out, sizeof(out), "m6i", "/nonexistent"), -ENOENT);
+	cr_assert_eq(chdir(here), 0);
+	cr_assert(probe_join(path, sizeof(path), top, "ref/m6i"));
+	rmdir(path);
+	cr_assert(probe_join(path, sizeof(path), top, "ref"));
+	rmdir(path);
+	cr_assert(probe_join(path, sizeof(path), top, "cwd-only"));
+	rmdir(path);
+	cr_assert(probe_join(path, sizeof(path), top, "m6i"));
+	unlink(path);
+	rmdir(top);
 }
