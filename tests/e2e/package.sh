@@ -33,14 +33,24 @@ copy_tree() {
 	fi
 }
 
+# build_deb OUTDIR: this tree's .deb (tests/deb.sh: built once per content
+# and shared with the vm suite through DEB_CACHE), copied into OUTDIR, $deb
+# set to it.
+build_deb() {
+	local built
+	mkdir -p "$1"
+	built=$("$SRCDIR/tests/deb.sh" "${DEB_CACHE:-$(dirname "$PMUGUARD")/../../tests/deb-cache}" 2>"$tmp/out") ||
+		fail "building the .deb failed (tests/deb.sh)"
+	cp "$built" "$1/"
+	deb=$1/${built##*/}
+}
+
 case $case_name in
 deb)
 	{ command -v dpkg-buildpackage >/dev/null && [ -x /usr/bin/dh ]; } ||
 		skip "dpkg-buildpackage and debhelper are not installed"
 	[ "$(id -u)" = 0 ] || skip "installing the package needs root (in a private mount namespace)"
-	copy_tree "$tmp/src"
-	(cd "$tmp/src" && dpkg-buildpackage -us -uc -b) >"$tmp/out" 2>&1 || fail "dpkg-buildpackage failed"
-	deb=$(ls "$tmp"/pmuguard_*.deb)
+	build_deb "$tmp/deb"
 	dpkg-deb -c "$deb" >"$tmp/contents"
 	for f in ./usr/bin/pmuguard ./usr/sbin/pmuguard-fleet ./usr/share/man/man1/pmuguard.1.gz \
 		./usr/share/man/man8/pmuguard-fleet.8.gz ./usr/share/man/man5/pmuguard.conf.5.gz \
@@ -48,10 +58,14 @@ deb)
 		./lib/systemd/system/pmuguard-reprobe.service ./lib/systemd/system/pmuguard-enforce.service \
 		./lib/systemd/system/pmuguard-metrics.service ./lib/systemd/system/pmuguard-metrics.timer \
 		"./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/pmuguard/libpmuguard.so" \
-		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml; do
+		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml \
+		./usr/share/pmuguard/snapshots/m6i-16xlarge/ ./usr/share/pmuguard/snapshots/m6i-16xlarge/cpuid.txt \
+		./usr/lib/systemd/catalog/pmuguard.catalog; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done
-	ok "built $(basename "$deb") with the command, library, fleet script, man pages, README, units, role, SSM document"
+	! grep -E '/snapshots/.*/(expected|report\.(txt|json))$' "$tmp/contents" ||
+		fail "the package ships the tests' pins with the reference snapshots"
+	ok "built $(basename "$deb") with the command, library, fleet script, man pages, README, units, journald catalog, role, SSM document, reference snapshots"
 	# Built with the distribution's hardening flags, the preloaded library
 	# still imports nothing (what every process on a host pays at start)
 	# and keeps full RELRO and the CET marking.
@@ -76,6 +90,12 @@ deb)
 	# systemd, if it has one), /sys/fs/bpf a private bpffs, and a
 	# policy-rc.d that refuses every start: nothing reaches the machine.
 	keep=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
+	# The autopkgtests (debian/tests/control's), copied out: in the
+	# namespace the source tree is out of reach, so that they run on what
+	# the package installs alone.
+	mkdir -p "$tmp/autopkgtest/tmp"
+	adt=$(sed -n 's/^Tests: *//p' "$SRCDIR/debian/tests/control" | tr ',\n' '  ' | sed 's/  */ /g; s/ $//')
+	for t in $adt; do cp "$SRCDIR/debian/tests/$t" "$tmp/autopkgtest/"; done
 	[ -f "$keep" ] || fail "cannot find libc for the other entry"
 	cat >"$tmp/script" <<SH
 set -e
@@ -99,11 +119,18 @@ echo "package installed; preload untouched"
 [ -L /etc/systemd/system/sysinit.target.wants/pmuguard-reprobe.service ] && echo "reprobe enabled"
 [ ! -e /etc/systemd/system/sysinit.target.wants/pmuguard-enforce.service ] && echo "enforce not enabled"
 [ -L /etc/systemd/system/timers.target.wants/pmuguard-metrics.timer ] && echo "metrics timer enabled"
-set +e; /usr/bin/pmuguard probe --check --snapshot $M6I >/dev/null; echo "check=\$?"; set -e
+# From here on, the source tree (the fixtures, the build) is out of reach:
+# the snapshots are the package's, by name.
+mount -t tmpfs -o ro tmpfs $SRCDIR
+cd /
+[ ! -e $M6I ] && echo "source tree out of reach"
+set +e; /usr/bin/pmuguard probe --check --snapshot m6i-16xlarge >/dev/null; echo "check=\$?"; set -e
+/usr/bin/pmuguard run --audit --snapshot m6i-16xlarge -- true 2>&1 |
+	grep -q 'facts: /usr/share/pmuguard/snapshots/m6i-16xlarge' && echo "audit by name"
 /usr/bin/pmuguard run --mode preload -- sh -c 'echo "preload=\$LD_PRELOAD"'
 ls /usr/share/man/man1/pmuguard.1.gz
-cd $SRCDIR && sh debian/tests/fleet-smoke && cd /
-PMUGUARD_SNAPSHOT=$M6I /usr/sbin/pmuguard-fleet install --layer preload
+for t in $adt; do AUTOPKGTEST_TMP=$tmp/autopkgtest/tmp sh $tmp/autopkgtest/\$t; done
+PMUGUARD_SNAPSHOT=m6i-16xlarge /usr/sbin/pmuguard-fleet install --layer preload
 grep -c libpmuguard /etc/ld.so.preload
 # A failing uninstall fails the removal: the entry and the library stay.
 printf '#!/bin/sh\nexit 1\n' >/usr/local/bin/flock
@@ -125,13 +152,18 @@ SH
 	grep -q 'check=3' "$tmp/out" || fail "the installed probe does not see the m6i hazard"
 	grep -q 'preload=/usr/lib/.*/pmuguard/libpmuguard.so' "$tmp/out" ||
 		fail "the installed command does not find the installed library"
-	grep -q 'PASS: fleet-smoke' "$tmp/out" || fail "the autopkgtest debian/tests/fleet-smoke failed"
+	grep -q 'source tree out of reach' "$tmp/out" || fail "the source tree was not hidden"
+	grep -q 'audit by name' "$tmp/out" ||
+		fail "run --audit --snapshot m6i-16xlarge did not read /usr/share/pmuguard/snapshots/m6i-16xlarge"
+	for t in $adt; do
+		grep -q "PASS: $t" "$tmp/out" || fail "the autopkgtest debian/tests/$t failed"
+	done
 	! grep -q 'REMOVAL WENT ON' "$tmp/out" || fail "a failed uninstall did not stop the removal"
 	grep -q 'failed prerm: entry and library kept' "$tmp/out" || fail "a failed prerm left a dangling entry"
 	grep -q 'removed; preload entry gone' "$tmp/out" ||
 		fail "removing the package left its entry in /etc/ld.so.preload"
 	grep -q 'purged; backup gone' "$tmp/out" || fail "purge left ld.so.preload.pmuguard-bak"
-	ok "installs without enabling the preload or starting units; reprobe enabled; autopkgtest passes; a failed prerm keeps entry and library; remove takes the entry out; purge the backup"
+	ok "installs without enabling the preload or starting units; reprobe enabled; with the source tree out of reach, snapshots by name and the autopkgtests ($adt) pass; a failed prerm keeps entry and library; remove takes the entry out; purge the backup"
 	# lintian, pedantic, on the binary and the source package.
 	command -v lintian >/dev/null || skip "lintian is not installed"
 	copy_tree "$tmp/srcpkg/pmuguard"
@@ -164,6 +196,7 @@ rpm)
 %systemd_post() if [ $1 -eq 1 ]; then systemctl --no-reload preset %{?*} || : ; fi
 %systemd_preun() if [ $1 -eq 0 ]; then systemctl --no-reload disable --now %{?*} || : ; fi
 %systemd_postun() :
+%systemd_postun_with_restart() if [ $1 -ge 1 ]; then systemctl try-restart %{?*} || : ; fi
 MAC
 	# --nodeps: the BuildRequires names RHEL packages this Debian rpm db lacks.
 	rpmbuild -bb --nodeps --load "$tmp/macros" --define "_topdir $tmp/top" "$SRCDIR/scripts/rpm/pmuguard.spec" \
@@ -175,9 +208,13 @@ MAC
 		/usr/share/man/man8/pmuguard-fleet.8 /usr/share/man/man5/pmuguard.conf.5 \
 		/usr/lib/systemd/system/pmuguard-reprobe.service /usr/lib/systemd/system-preset/50-pmuguard.preset \
 		/usr/lib/systemd/system/pmuguard-metrics.timer /usr/lib/systemd/system/pmuguard-metrics.service \
-		/usr/share/pmuguard/ansible/pmuguard.yml /usr/share/pmuguard/aws/pmuguard-ssm.yml; do
+		/usr/share/pmuguard/ansible/pmuguard.yml /usr/share/pmuguard/aws/pmuguard-ssm.yml \
+		/usr/share/pmuguard/snapshots/m6i-16xlarge /usr/share/pmuguard/snapshots/m6i-16xlarge/cpuid.txt \
+		/usr/lib/systemd/catalog/pmuguard.catalog; do
 		grep -qx "$f" "$tmp/contents" || fail "the RPM lacks $f"
 	done
+	! grep -E '/snapshots/.*/(expected|report\.(txt|json))$' "$tmp/contents" ||
+		fail "the RPM ships the tests' pins with the reference snapshots"
 	grep -q '/pmuguard/libpmuguard.so$' "$tmp/contents" || fail "the RPM lacks the library"
 	rpm -qp --scripts "$rpmf" | grep -q 'pmuguard-fleet uninstall' ||
 		fail "the RPM does not take its entry out on erase"
@@ -313,6 +350,91 @@ ansible)
 	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "--tags pmuguard_status changed the file"
 	ok "--tags pmuguard_status reports without changing anything"
 	;;
+ansible-package)
+	# The README's command as printed, run from the operator's
+	# directory with the .deb in it, on a fresh host (a mount namespace
+	# whose /usr, /etc, /var are overlays kept across the runs, /run a
+	# tmpfs, /sys/fs/bpf private, and a policy-rc.d refusing every start):
+	# check mode installs nothing and says it would; a real run installs
+	# the package, removes the copy and guards the m6i host; a second run
+	# and check mode again change nothing.
+	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
+	{ command -v dpkg-buildpackage >/dev/null && [ -x /usr/bin/dh ]; } ||
+		skip "dpkg-buildpackage and debhelper are not installed"
+	[ "$(id -u)" = 0 ] || skip "installing the package needs root (in a private mount namespace)"
+	/usr/bin/python3 -c 'import apt' 2>/dev/null || skip "python3-apt is not installed (the apt module needs it)"
+	build_deb "$tmp/deb"
+	# shellcheck disable=SC2016 # a dpkg-deb format, not an expansion
+	ver=$(dpkg-deb --show --showformat='${Version}' "$deb")
+	cat >"$tmp/ns" <<'SH'
+set -e
+s=$1; shift
+mount --make-rprivate /
+for d in usr etc var; do
+	mkdir -p "$s/$d-up" "$s/$d-work"
+	mount -t overlay overlay -o "lowerdir=/$d,upperdir=$s/$d-up,workdir=$s/$d-work" "/$d"
+done
+mount -t tmpfs tmpfs /run
+mkdir -p /run/lock
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
+printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+chmod 755 /usr/sbin/policy-rc.d
+exec "$@"
+SH
+	in_ns() { unshare -m bash "$tmp/ns" "$tmp/ns-state" "$@"; }
+	# The operator's directory: the .deb, and a checkout of pmuguard.
+	mkdir -p "$tmp/operator" "$tmp/home"
+	ops=$(cd "$tmp/operator" && pwd -P)
+	cp "$deb" "$ops/"
+	ln -s "$SRCDIR" "$ops/pmuguard"
+	debfile=./$(basename "$deb")
+	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp/home
+	# play PLAYBOOK ARGS...: the README's command; -i localhost, -c local
+	# for the inventory, and for the sandbox: no sudo, the preload layer
+	# (the kernel guard would reach the machine's kernel), the m6i snapshot.
+	play() {
+		(cd "$ops" && in_ns ansible-playbook -i localhost, -c local "$@" \
+			-e ansible_become=false -e pmuguard_layer=preload \
+			-e "{\"pmuguard_environment\": {\"PMUGUARD_SNAPSHOT\": \"$M6I\"}}") >"$tmp/out" 2>&1
+	}
+	host() { in_ns sh -c "$1" >"$tmp/host" 2>"$tmp/host.err"; }
+	# shellcheck disable=SC2016 # a dpkg-query format, not an expansion
+	installed() { host 'dpkg-query -W -f="\${db:Status-Status} \${Version}" pmuguard' && [ "$(cat "$tmp/host")" = "installed $ver" ]; }
+	copied_gone() { host "[ ! -e /var/tmp/pmuguard/$(basename "$deb") ]"; }
+	guarded() { host 'grep -q libpmuguard /etc/ld.so.preload'; }
+	source_play=pmuguard/scripts/ansible/pmuguard.yml
+	installed_play=/usr/share/pmuguard/ansible/pmuguard.yml
+
+	play "$source_play" -e pmuguard_package_file="$debfile" --check --diff ||
+		fail "--check --diff on a fresh host failed"
+	grep -q 'changed=[1-9]' "$tmp/out" || fail "check mode on a fresh host reports no change"
+	grep -q "would install pmuguard $ver from $ops/" "$tmp/out" || fail "check mode does not say what it would install"
+	! installed || fail "check mode installed the package"
+	copied_gone || fail "check mode copied the package"
+	! guarded || fail "check mode guarded the host"
+	ok "--check --diff on a fresh host: reports the install ($ver), installs and copies nothing"
+
+	play "$source_play" -e pmuguard_package_file="$debfile" || fail "the real run failed"
+	grep -q 'changed=[1-9]' "$tmp/out" || fail "the real run reports no change"
+	installed || fail "the real run did not install pmuguard $ver: $(cat "$tmp/host")"
+	copied_gone || fail "the copied package is left in /var/tmp/pmuguard"
+	guarded || fail "the real run did not guard the m6i host"
+	ok "real run (the checkout's playbook): pmuguard $ver installed, the copy removed, the m6i host guarded"
+
+	play "$installed_play" -e pmuguard_package_file="$debfile" || fail "the second run failed"
+	grep -q 'changed=0' "$tmp/out" || fail "a second run is not idempotent"
+	play "$installed_play" -e pmuguard_package_file="$debfile" --check --diff || fail "check mode after the install failed"
+	grep -q 'changed=0' "$tmp/out" || fail "check mode after the install reports a change"
+	copied_gone || fail "a copy of the package is left in /var/tmp/pmuguard"
+	ok "the installed playbook: a second run and check mode again report changed=0"
+
+	play "$source_play" -e pmuguard_package_file=./pmuguard_0.0.0_amd64.deb --check &&
+		fail "a missing package file did not fail"
+	grep -q "$ops/pmuguard_0.0.0_amd64.deb .*is not a .deb or .rpm file on the controller" "$tmp/out" ||
+		fail "a missing package file does not fail with its path"
+	ok "a missing package file fails early, with the path resolved against the operator's directory"
+	;;
 ansible-lint)
 	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed"
 	mkdir -p "$tmp/lint"
@@ -329,6 +451,7 @@ kubernetes)
 	command -v node >/dev/null || skip "node is not installed (Debian package nodejs)"
 	command -v npm >/dev/null || skip "npm is not installed"
 	cp "$SRCDIR/tests/k8s/package.json" "$SRCDIR/tests/k8s/package-lock.json" "$SRCDIR/tests/k8s/validate.mjs" "$tmp/"
+	# shellcheck disable=SC2097,SC2098 # the cache stays the real $HOME's
 	(cd "$tmp" && HOME=$tmp/home npm_config_cache=${npm_config_cache:-$HOME/.npm} timeout 300 npm ci --no-audit --no-fund) >"$tmp/npm.out" 2>&1 ||
 		fail "npm ci (kubernetes-models): $(tail -n 5 "$tmp/npm.out")"
 	node "$tmp/validate.mjs" --self-test "$SRCDIR/deploy/kubernetes/pmuguard-agent.yaml" >"$tmp/out" 2>&1 ||
