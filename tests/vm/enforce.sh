@@ -273,6 +273,8 @@ enforce-systemd)
 	dpkg-deb -R "$deb1" "$tmp/deb2"
 	sed -i 's/^Version: .*/&+upgrade1/' "$tmp/deb2/DEBIAN/control"
 	dpkg-deb -b --root-owner-group "$tmp/deb2" "$tmp/pmuguard-upgrade.deb" >/dev/null
+	fatal perf-unguarded m6i-old "perf stat -e r0400 with no unit running" \
+		<<<'step perf-unguarded perf stat -e r0400,instructions -- true'
 	export VM_INIT=systemd VM_TIMEOUT=600
 	boot enforce-systemd m6i-old <<EOF
 DEB1='$deb1' DEB2='$tmp/pmuguard-upgrade.deb'
