@@ -16,6 +16,12 @@
 #include "machine.h"
 #include "report.h"
 
+/* The whole host, containers included: what the fleet tooling does. */
+#define GUARD_HOST                                                                  \
+	"To guard the whole host, containers and any user included: `pmuguard-fleet " \
+	"install` (the kernel guard where the kernel takes it, else the system-wide "  \
+	"preload), or `pmuguard enforce start`."
+
 /* arch/x86/include/asm/intel-family.h: the "Hybrid" (P-core/E-core) group. */
 static const struct {
 	uint8_t family, model;
@@ -263,8 +269,7 @@ static void fixed_beyond3(const struct probe_facts *f, const struct probe_verdic
 			 "faults the guest kernel the way TOPDOWN.SLOTS does on the m6i.";
 	ADD(x->remedy, "Run perf tools under the guard: `pmuguard run -- perf stat ...` (the "
 		       "events show as <not supported>; the same events with a cmask or inv "
-		       "modifier still count on general-purpose counters). On a fleet, preload "
-		       "libpmuguard.so system-wide or start `pmuguard enforce`. ");
+		       "modifier still count on general-purpose counters). %s ", GUARD_HOST);
 	ADD(x->remedy, "This is the hypervisor's bug: report it to the %s%s (its vPMU advertises "
 		       "fixed counter%s %s without implementing %s).",
 	    m->words[0] ? "provider of " : "hypervisor's owner", m->words, many ? "s" : "", words,
@@ -315,8 +320,8 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 			 "later perf_event_open hangs in D state and the instance drops off "
 			 "the network. perf list, toplev and vendor tools reach it too.";
 	ADD(x->remedy, "Run perf tools under the guard: `pmuguard run -- perf stat ...` (blocked "
-		       "events show as <not supported>). On a fleet, preload libpmuguard.so "
-		       "system-wide. Static and Go tools (PerfSpect) need the seccomp mode. ");
+		       "events show as <not supported>; static and Go tools such as PerfSpect "
+		       "too). %s ", GUARD_HOST);
 	const char *pps = findings_plain_perf_stat_text(findings_plain_perf_stat(f, v));
 	if (*pps)
 		ADD(x->remedy, "%s ", pps);
