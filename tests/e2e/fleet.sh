@@ -775,7 +775,16 @@ reprobe-follows-the-host)
 	set -e
 	[ "$r" = 1 ] || fail "a guest without leaf 0xA exited $r, not 1 (unknown)"
 	head -n1 "$root/etc/ld.so.preload" | grep -q libpmuguard || fail "an unknown verdict took the guard away"
-	ok "reprobe: m6i guarded, icx unguarded, quiet when nothing changes, unknown (no snapshot, or facts that decide nothing) changes nothing"
+	# The timer's status keeps the boot's reprobe lines in the one file:
+	# each series once, the status's own timestamp.
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" status --quiet --root "$root" --pmuguard "$PMUGUARD" \
+		--textfile "$tmp/pmuguard.prom" >/dev/null || :
+	grep -qx 'pmuguard_reprobe_success 0' "$tmp/pmuguard.prom" ||
+		fail "status dropped the last reprobe's pmuguard_reprobe_success: $(cat "$tmp/pmuguard.prom")"
+	grep -q '^pmuguard_reprobe_error_info{exit="1",' "$tmp/pmuguard.prom" || fail "status dropped the reprobe's error"
+	dups=$(grep -v '^#' "$tmp/pmuguard.prom" | sed 's/ [^ ]*$//' | sort | uniq -d)
+	[ -z "$dups" ] || fail "series written twice: $dups"
+	ok "reprobe: m6i guarded, icx unguarded, quiet when nothing changes, unknown (no snapshot, or facts that decide nothing) changes nothing; a later status keeps the reprobe's metrics, each series once"
 	;;
 status-counts-blocks)
 	# The preload blocks in fleet mode; status counts the reports it finds

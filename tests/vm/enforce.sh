@@ -299,8 +299,8 @@ step denied perf stat -e r0400,instructions -- true
 sleep 3
 step catalog journalctl -x --no-pager MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed
 step catalog-block journalctl --dump-catalog 7cd40d08058b4d219f41289bb6a12067
-step reprobe systemctl start pmuguard-reprobe.service
 mkdir -p /var/lib/prometheus/node-exporter
+step reprobe systemctl start pmuguard-reprobe.service
 step metrics systemctl start pmuguard-metrics.service
 cp /var/lib/prometheus/node-exporter/pmuguard.prom metrics.prom 2>/dev/null
 step timer systemctl start pmuguard-metrics.timer
@@ -334,8 +334,9 @@ EOF
 		eval 'out_has catalog "pmuguard.s kernel guard: perf asked for an unimplemented fixed counter \(deny\)" &&
 			out_has catalog "Remedy: nothing is broken" && out_has catalog-block "^Subject: pmuguard: "'
 	guarded reprobe "pmuguard-reprobe.service, hardened, re-probes and guards (exit 0)" rc_is reprobe 0
-	guarded metrics "pmuguard-metrics.service, hardened, writes the textfile: the kernel guard seen to work" \
-		eval 'rc_is metrics 0 && grep -qx "pmuguard_protected 1" "$dir/metrics.prom"'
+	guarded metrics "pmuguard-metrics.service, hardened, writes the textfile: the kernel guard seen to work, the boot's reprobe kept" \
+		eval 'rc_is metrics 0 && grep -qx "pmuguard_protected 1" "$dir/metrics.prom" &&
+			grep -qx "pmuguard_reprobe_success 1" "$dir/metrics.prom"'
 	guarded upgrade "an upgrade keeps the enabled follower and the metrics timer running, the follower restarted on the new binary (pid $(cat "$dir/pid.before" 2>/dev/null) -> $(cat "$dir/pid.after" 2>/dev/null)), still guarded" \
 		eval 'rc_is upgrade 0 && rc_is active-upgraded 0 && [ "$(grep -c "^active$" "$dir/active-upgraded.out")" = 2 ] &&
 			[ -s "$dir/pid.after" ] && [ "$(cat "$dir/pid.after")" != 0 ] &&
