@@ -45,6 +45,31 @@ build_deb() {
 	deb=$1/${built##*/}
 }
 
+# in_sandbox STATE CMD...: CMD (as root) in a mount namespace of its own
+# whose /usr, /etc and /var are overlays (their upper layers in STATE, so
+# that one sandbox lasts across calls), /run a tmpfs (no
+# /run/systemd/system: no daemon-reload reaches the host's systemd, if it
+# has one), /sys/fs/bpf a private bpffs, and a policy-rc.d that refuses
+# every start: nothing reaches the machine.
+in_sandbox() {
+	cat >"$tmp/sandbox" <<'SH'
+set -e
+s=$1; shift
+mount --make-rprivate /
+for d in usr etc var; do
+	mkdir -p "$s/$d-up" "$s/$d-work"
+	mount -t overlay overlay -o "lowerdir=/$d,upperdir=$s/$d-up,workdir=$s/$d-work" "/$d"
+done
+mount -t tmpfs tmpfs /run
+mkdir -p /run/lock
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
+printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+chmod 755 /usr/sbin/policy-rc.d
+exec "$@"
+SH
+	unshare -m bash "$tmp/sandbox" "$@"
+}
+
 case $case_name in
 deb)
 	{ command -v dpkg-buildpackage >/dev/null && [ -x /usr/bin/dh ]; } ||
@@ -85,10 +110,7 @@ deb)
 			fail "built with -fcf-protection, the library is marked '${cet:-nothing}'"
 	fi
 	ok "the packaged library imports nothing and is BIND_NOW${cet:+, $cet}"
-	# Installed in a namespace whose /usr, /etc and /var are overlays, /run
-	# a tmpfs (no /run/systemd/system: no daemon-reload reaches the host's
-	# systemd, if it has one), /sys/fs/bpf a private bpffs, and a
-	# policy-rc.d that refuses every start: nothing reaches the machine.
+	# Installed, removed and purged in_sandbox: nothing reaches the machine.
 	keep=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
 	# The autopkgtests (debian/tests/control's), copied out: in the
 	# namespace the source tree is out of reach, so that they run on what
@@ -99,16 +121,6 @@ deb)
 	[ -f "$keep" ] || fail "cannot find libc for the other entry"
 	cat >"$tmp/script" <<SH
 set -e
-mount --make-rprivate /
-for d in usr etc var; do
-	mkdir -p $tmp/\$d-up $tmp/\$d-work
-	mount -t overlay overlay -o lowerdir=/\$d,upperdir=$tmp/\$d-up,workdir=$tmp/\$d-work /\$d
-done
-mount -t tmpfs tmpfs /run
-mkdir -p /run/lock
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
-printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-chmod 755 /usr/sbin/policy-rc.d
 # Another product's entry (a library that loads: libc), so that there is a
 # backup for purge to remove and an entry for removal to keep.
 printf '%s\n' $keep >/etc/ld.so.preload
@@ -144,7 +156,8 @@ dpkg -r pmuguard >/dev/null
 dpkg -P pmuguard >/dev/null
 [ ! -e /etc/ld.so.preload.pmuguard-bak ] && echo "purged; backup gone"
 SH
-	unshare -m bash "$tmp/script" >"$tmp/out" 2>"$tmp/err" || fail "install/remove in the namespace failed"
+	in_sandbox "$tmp/sandbox-state" bash "$tmp/script" >"$tmp/out" 2>"$tmp/err" ||
+		fail "install/remove in the namespace failed"
 	grep -q 'preload untouched' "$tmp/out" || fail "installing enabled the preload"
 	grep -q 'reprobe enabled' "$tmp/out" || fail "the package did not enable pmuguard-reprobe.service"
 	grep -q 'enforce not enabled' "$tmp/out" || fail "the package enabled pmuguard-enforce.service"
@@ -366,22 +379,7 @@ ansible-package)
 	build_deb "$tmp/deb"
 	# shellcheck disable=SC2016 # a dpkg-deb format, not an expansion
 	ver=$(dpkg-deb --show --showformat='${Version}' "$deb")
-	cat >"$tmp/ns" <<'SH'
-set -e
-s=$1; shift
-mount --make-rprivate /
-for d in usr etc var; do
-	mkdir -p "$s/$d-up" "$s/$d-work"
-	mount -t overlay overlay -o "lowerdir=/$d,upperdir=$s/$d-up,workdir=$s/$d-work" "/$d"
-done
-mount -t tmpfs tmpfs /run
-mkdir -p /run/lock
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
-printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-chmod 755 /usr/sbin/policy-rc.d
-exec "$@"
-SH
-	in_ns() { unshare -m bash "$tmp/ns" "$tmp/ns-state" "$@"; }
+	in_ns() { in_sandbox "$tmp/ns-state" "$@"; }
 	# The operator's directory: the .deb, and a checkout of pmuguard.
 	mkdir -p "$tmp/operator" "$tmp/home"
 	ops=$(cd "$tmp/operator" && pwd -P)
