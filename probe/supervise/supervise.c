@@ -410,9 +410,19 @@ static void audit_summary(const struct sup *s)
 	if (s->rows_full)
 		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
 			AUDIT_MAX);
+	/* "no" for a run that opened nothing (a command not found, say) is
+	 * true, and must not read as a verdict on the tool. */
+	const char *answer = "no (it made no perf_event_open call: if the command did not run, "
+			     "it says why above)";
+	if (reached)
+		answer = "yes";
+	else if (s->refused)
+		answer = "unknown (some attrs could not be read)";
+	else if (s->n_rows || s->unreadable)
+		answer = "no";
 	fprintf(stderr, "This run would have reached an unimplemented fixed counter (3-6) on an affected "
 			"machine: %s\n",
-		reached ? "yes" : s->refused ? "unknown (some attrs could not be read)" : "no");
+		answer);
 }
 
 static int exit_status(int st)

@@ -703,6 +703,11 @@ snapshot-names)
 	status 0 "$PMUGUARD" run --audit --snapshot m6i-16xlarge -- "$PEO_DYN" 4:0x400
 	grep -qF "(facts: $FIXTURES/m6i-16xlarge)" "$tmp/err" || fail "the audit does not name the folder"
 	grep -q '0x400 .*would' "$tmp/err" || fail "the audit does not list the counter-3 call"
+	# A command that did not run is no verdict on the tool: the answer says
+	# that nothing was opened.
+	status 127 "$PMUGUARD" run --audit --snapshot m6i-16xlarge -- "$tmp/no-such-tool"
+	grep -q 'affected machine: no (it made no perf_event_open call' "$tmp/err" ||
+		fail "the audit of a command that never ran reads as a verdict: $(tail -n1 "$tmp/err")"
 	# The seccomp supervisor, and the preload it exports the folder to.
 	status 0 "$PMUGUARD" run --mode seccomp --snapshot m6i-16xlarge -- "$PEO" 4:0x400
 	grep -q 'config=0x400 .*errno=ENOENT' "$tmp/out" || fail "seccomp: slots not denied by NAME"
