@@ -39,11 +39,12 @@ void fput_safe(const char *s, FILE *out);
 
 /* The folder to read for a snapshot named on the command line, in
  * PMUGUARD_SNAPSHOT or the policy file (settings_cli.c): a path (it holds a
- * '/' or is a directory here) as given, else the reference snapshot NAME
- * (probe_snapshot_find).  Dies (exit 1) naming it unless it is a directory;
- * where NAME is found nowhere, the message says where it looked and lists
- * the reference snapshots.  The result lives until the next call. */
-const char *cli_snapshot_path(const char *name);
+ * '/' or is a directory here) as given, else the reference snapshot NAME in
+ * dir (the settings' snapshot_dir; NULL: the installed ones), as
+ * probe_snapshot_find says.  Dies (exit 1) naming it unless it is a
+ * directory; where NAME is found nowhere, the message says where it looked
+ * and lists the reference snapshots.  The result lives until the next call. */
+const char *cli_snapshot_path(const char *name, const char *dir);
 /* Where a NAME is looked up: PMUGUARD_SNAPSHOT_DIR where the settings take
  * it, else the installed reference snapshots. */
 const char *cli_snapshot_dir(void);

@@ -274,7 +274,7 @@ static void plan_make(struct plan *pl, int mode, const char *snapshot, bool quie
 	struct guard_cli cli = {.mode = mode, .snapshot = snapshot};
 	cli_settings(&pl->set, &cli, quiet, NULL);
 	if (pl->set.snapshot) {
-		pl->set.snapshot = cli_snapshot_path(pl->set.snapshot);
+		pl->set.snapshot = cli_snapshot_path(pl->set.snapshot, pl->set.snapshot_dir);
 		if (realpath(pl->set.snapshot, pl->snapshot))
 			pl->set.snapshot = pl->snapshot;
 	}

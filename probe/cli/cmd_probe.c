@@ -128,12 +128,16 @@ int cmd_probe(int argc, char **argv)
 	/* The settings' snapshot is this machine's facts pinned (fleet mode):
 	 * what runs here is still this machine's. */
 	in->this_machine = !in->snapshot && !in->dmesg;
-	if (!in->snapshot && !in->dmesg && !in->msr_asked) {
+	/* Read once: the settings' snapshot where the command line names
+	 * none, and where a NAME is looked up whenever there is one. */
+	bool from_settings = !in->snapshot && !in->dmesg && !in->msr_asked;
+	struct guard_settings set = {0};
+	if (from_settings || in->snapshot) {
 		struct guard_cli cli = {.mode = -1};
-		struct guard_settings set;
-		cli_settings(&set, &cli, false, NULL);
-		in->snapshot = set.snapshot;
+		cli_settings(&set, &cli, !from_settings, NULL);
 	}
+	if (from_settings)
+		in->snapshot = set.snapshot;
 	if (in->snapshot && in->msr_asked)
 		die_usage("probe: --msr reads this machine; it cannot go with a snapshot");
 	if (in->dmesg && in->msr_asked)
@@ -142,7 +146,7 @@ int cmd_probe(int argc, char **argv)
 		die_usage("probe: --dmesg needs a file");
 
 	if (in->snapshot)
-		in->snapshot = cli_snapshot_path(in->snapshot);
+		in->snapshot = cli_snapshot_path(in->snapshot, set.snapshot_dir);
 	if (in->dmesg)
 		require_log_file(in->dmesg);
 	report_gather(in);

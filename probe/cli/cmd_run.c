@@ -235,7 +235,7 @@ int cmd_run(int argc, char **argv)
 	 * read the same facts as the supervisor. */
 	char snap_abs[PATH_MAX];
 	if (snapshot) {
-		snapshot = cli_snapshot_path(snapshot);
+		snapshot = cli_snapshot_path(snapshot, set.snapshot_dir);
 		if (!realpath(snapshot, snap_abs))
 			die_errno("%s", snapshot);
 		snapshot = snap_abs;

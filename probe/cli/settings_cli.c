@@ -103,10 +103,11 @@ int cli_list_snapshots(FILE *out, const char *dir, const char *indent)
 	return (int)n;
 }
 
-const char *cli_snapshot_path(const char *name)
+const char *cli_snapshot_path(const char *name, const char *dir)
 {
 	static char path[PATH_MAX];
-	const char *dir = cli_snapshot_dir();
+	if (!dir)
+		dir = probe_snapshot_dir;
 	int rc = probe_snapshot_find(path, sizeof(path), name, dir);
 	if (rc == -ENAMETOOLONG)
 		die("snapshot %s: path too long", name);
