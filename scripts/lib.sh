@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by scripts/quickstart and scripts/test: install what the build and
-# the tests need (Debian 12 packages), then configure and build.
+# the tests need (Debian 12 packages), then configure and build; and by
+# scripts/build-deb and the package tests: the files of the tree.
 # shellcheck shell=bash
 
 PMUGUARD_DEB_PACKAGES=(
@@ -27,6 +28,25 @@ PMUGUARD_DEB_PACKAGES=(
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
+
+# tree_files SRC: the files of the source tree SRC, relative to it and
+# NUL-separated: what git knows (tracked, or untracked and not ignored),
+# or, outside git, every file but the build folders'.  What a package is
+# built from (scripts/build-deb, the package suite's copies, tests/deb.sh's
+# cache key).
+tree_files() {
+	if git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$1" ls-files -z --cached --others --exclude-standard
+	else
+		(cd "$1" && find . -path './build*' -prune -o -type f -print0)
+	fi
+}
+
+# copy_tree SRC DST: those files, copied into DST.
+copy_tree() {
+	mkdir -p "$2"
+	tree_files "$1" | (cd "$1" && xargs -0 -r cp --parents -t "$2")
+}
 
 install_deps() {
 	local missing=() p

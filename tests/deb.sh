@@ -15,13 +15,10 @@ exec 9>"$cache/.lock"
 flock 9
 # The content of every file scripts/build-deb copies, but tests/: no test
 # goes into the package, and a test's edit need not rebuild it.
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	key=$(cd "$src" && git ls-files -z --cached --others --exclude-standard -- . ':!tests' |
-		xargs -0 sha1sum | sha1sum | cut -c1-16)
-else
-	key=$(cd "$src" && find . \( -path './build*' -o -path ./tests \) -prune -o -type f -print0 |
-		sort -z | xargs -0 sha1sum | sha1sum | cut -c1-16)
-fi
+# shellcheck source=scripts/lib.sh
+. "$src/scripts/lib.sh"
+key=$(tree_files "$src" | grep -zv '^\(\./\)\{0,1\}tests/' | sort -z |
+	(cd "$src" && xargs -0 -r sha1sum) | sha1sum | cut -c1-16)
 if [ ! -e "$cache/$key/done" ]; then
 	find "$cache" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck" \

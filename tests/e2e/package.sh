@@ -22,16 +22,10 @@ trap 'rm -rf "$tmp"' EXIT
 M6I=$FIXTURES/m6i-16xlarge
 ICX=$FIXTURES/icx-8375c-metal
 
-# A copy of the source tree: the files git knows, or everything but builds.
-copy_tree() {
-	mkdir -p "$1"
-	if git -C "$SRCDIR" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git -C "$SRCDIR" ls-files -z --cached --others --exclude-standard |
-			(cd "$SRCDIR" && xargs -0 cp --parents -t "$1")
-	else
-		(cd "$SRCDIR" && tar --exclude='./build*' -cf - .) | tar -C "$1" -xf -
-	fi
-}
+# tree_files, copy_tree: the files of the source tree, as the packages
+# are built from them.
+# shellcheck source=scripts/lib.sh
+. "$SRCDIR/scripts/lib.sh"
 
 # build_deb OUTDIR: this tree's .deb (tests/deb.sh: built once per content
 # and shared with the vm suite through DEB_CACHE), copied into OUTDIR, $deb
@@ -179,7 +173,7 @@ SH
 	ok "installs without enabling the preload or starting units; reprobe enabled; with the source tree out of reach, snapshots by name and the autopkgtests ($adt) pass; a failed prerm keeps entry and library; remove takes the entry out; purge the backup"
 	# lintian, pedantic, on the binary and the source package.
 	command -v lintian >/dev/null || skip "lintian is not installed"
-	copy_tree "$tmp/srcpkg/pmuguard"
+	copy_tree "$SRCDIR" "$tmp/srcpkg/pmuguard"
 	(cd "$tmp/srcpkg" && dpkg-source -b pmuguard >/dev/null 2>&1) || fail "dpkg-source -b failed"
 	lintian --pedantic -I --tag-display-limit 0 --fail-on error,warning,info,pedantic \
 		"$deb" "$tmp"/srcpkg/pmuguard_*.dsc >"$tmp/out" 2>&1 || fail "lintian: $(grep -v 'root privileges' "$tmp/out")"
@@ -188,7 +182,7 @@ SH
 rpm)
 	command -v rpmbuild >/dev/null || skip "rpmbuild is not installed (Debian package rpm)"
 	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
-	copy_tree "$tmp/pmuguard-$ver"
+	copy_tree "$SRCDIR" "$tmp/pmuguard-$ver"
 	mkdir -p "$tmp/top/SOURCES"
 	tar -C "$tmp" -czf "$tmp/top/SOURCES/pmuguard-$ver.tar.gz" "pmuguard-$ver"
 	# Debian's rpm has no meson or systemd macros: these are Fedora's
