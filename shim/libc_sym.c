@@ -29,8 +29,12 @@
  * with RTLD_DEEPBIND search libc's scope, where the loader computes
  * l_addr + st_value: st_value = shim - l_addr (modulo 2^64) sends all of
  * them here.  One aligned word in a copy-on-write page of libc's table,
- * made writable for the store and read-only again.  A dlmopen() namespace
- * has a libc of its own and is not claimed (README, Limits).
+ * made writable for the store and read-only again.  Where the table lies in
+ * an executable segment (libc linked without -z separate-code: binutils
+ * before 2.31), the page is claimed only if it holds tables and no code,
+ * and it is never writable and executable at once: it ends read-only.  A
+ * dlmopen() namespace has a libc of its own and is not claimed (README,
+ * Limits).
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -353,6 +357,44 @@ static bool in_text(uintptr_t base, uintptr_t vaddr)
 	return false;
 }
 
+#ifndef DT_RELRSZ
+#define DT_RELRSZ 35
+#define DT_RELR 36
+#endif
+
+/*
+ * Does [lo, hi) (relative to base) hold the loader's tables only, no code?
+ * On a layout linked without -z separate-code (binutils before 2.31) the
+ * symbol table shares its segment, R E, with the code, but not its pages:
+ * every linker lays out the tables the loader reads (hash, dynsym, dynstr,
+ * versions, relocations) before .init, .plt and .text.  So a page that ends
+ * before the first code address (DT_INIT, where there is one) and within
+ * those tables holds no instruction a thread may be running.
+ */
+static bool tables_only(uintptr_t base, const ElfW(Dyn) *dyn, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t start[4] = {0}, size[4] = {0}, init = 0;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+		uintptr_t v = d->d_un.d_val;
+		switch (d->d_tag) {
+		case DT_INIT: init = dyn_ptr(base, v) - base; break;
+		case DT_STRTAB: start[0] = dyn_ptr(base, v) - base; break;
+		case DT_STRSZ: size[0] = v; break;
+		case DT_RELA: start[1] = dyn_ptr(base, v) - base; break;
+		case DT_RELASZ: size[1] = v; break;
+		case DT_JMPREL: start[2] = dyn_ptr(base, v) - base; break;
+		case DT_PLTRELSZ: size[2] = v; break;
+		case DT_RELR: start[3] = dyn_ptr(base, v) - base; break;
+		case DT_RELRSZ: size[3] = v; break;
+		}
+	}
+	uintptr_t end = 0;
+	for (int i = 0; i < 4; i++)
+		if (start[i] && start[i] + size[i] > end)
+			end = start[i] + size[i];
+	return lo < hi && hi <= end && (!init || hi <= init);
+}
+
 extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
 
 bool pmug_libc_claim(const void *ours)
@@ -374,10 +416,15 @@ bool pmug_libc_claim(const void *ours)
 	uintptr_t pagesz = w.pagesz ? w.pagesz : 4096;
 	uintptr_t page = (uintptr_t)&s->st_value & ~(pagesz - 1);
 	long prot = page_prot(m->l_addr, (uintptr_t)&s->st_value - m->l_addr);
-	/* A table on an executable page (an old layout) is left alone: making
-	 * it writable and executable is what W^X policies refuse, and taking
-	 * the execute bit away would fault a thread running there. */
-	if (prot < 0 || (prot & PROT_EXEC))
+	if (prot < 0)
+		return false;
+	/* A table in an executable segment (an old layout): never writable
+	 * and executable at once, which W^X policies refuse.  Its page holds
+	 * no code (tables_only), so it loses the execute bit for good: made
+	 * read-write for the store, then read-only (giving the bit back to a
+	 * written private page is what SELinux's execmod denies, and logs). */
+	uintptr_t rel = page - m->l_addr;
+	if ((prot & PROT_EXEC) && !tables_only(m->l_addr, m->l_ld, rel, rel + pagesz))
 		return false;
 	/* Claimed already by another copy of this library (ld.so.preload's and
 	 * a different file in LD_PRELOAD): leave it.  This copy then forwards
@@ -386,8 +433,9 @@ bool pmug_libc_claim(const void *ours)
 	if (!in_text(m->l_addr, was))
 		return false;
 	__atomic_store_n(&g_libc_syscall, (void *)(m->l_addr + was), __ATOMIC_RELEASE);
+	long after = prot & ~PROT_EXEC;
 	if (!(prot & PROT_WRITE) &&
-	    pmug_sys3(SYS_mprotect, page, pagesz, prot | PROT_WRITE) != 0)
+	    pmug_sys3(SYS_mprotect, page, pagesz, after | PROT_WRITE) != 0)
 		return false;
 	/* One aligned word: a racing lookup sees the old value or the new. */
 	__atomic_store_n(&s->st_value, want, __ATOMIC_RELEASE);
@@ -395,6 +443,6 @@ bool pmug_libc_claim(const void *ours)
 	 * (a private copy of libc's table, no worse for the process than
 	 * before), and the claim stands. */
 	if (!(prot & PROT_WRITE))
-		pmug_sys3(SYS_mprotect, page, pagesz, prot);
+		pmug_sys3(SYS_mprotect, page, pagesz, after);
 	return true;
 }

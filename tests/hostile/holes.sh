@@ -46,6 +46,10 @@
 #                           RTLD_LAZY): libc's own symbol names the shim
 # python-ctypes-libc        ctypes.CDLL("libc.so.6").syscall, the ordinary
 #                           idiom: the same lookup in libc's scope
+# libc-scope-exec-layout    the same lookups (and ctypes) with a libc whose
+#                           symbol table lies in an executable segment, the
+#                           layout of binutils before 2.31 (Amazon Linux 2,
+#                           RHEL 7): this libc, its first PT_LOAD marked R E
 # dlmopen-under-run         a plugin in a new namespace (dlmopen LM_ID_NEWLM)
 #                           has a libc of its own: the preload does not
 #                           reach it (a README limit, shown), pmuguard run
@@ -132,6 +136,21 @@ expect_err() { # REGEX in stderr
 	grep -Eq "$1" "$tmp/err" || fail "stderr lacks /$1/"
 }
 
+# ctypes_script FILE: slots through ctypes.CDLL("libc.so.6").syscall.
+ctypes_script() {
+	cat >"$1" <<'EOF'
+import ctypes, struct
+libc = ctypes.CDLL("libc.so.6", use_errno=True)
+libc.syscall.restype = ctypes.c_long
+# PERF_ATTR_SIZE_VER0, PERF_TYPE_RAW, slots; disabled, exclude_kernel, exclude_hv
+attr = struct.pack("<IIQQQQQ", 4, 64, 0x400, 0, 0, 0, 1 | 1 << 5 | 1 << 6).ljust(64, b"\0")
+buf = ctypes.create_string_buffer(attr, 64)
+fd = libc.syscall(ctypes.c_long(298), buf, ctypes.c_long(0), ctypes.c_long(-1),
+                  ctypes.c_long(-1), ctypes.c_long(0))
+print("call ctypes-libc errno=%d" % (ctypes.get_errno() if fd < 0 else 0))
+EOF
+}
+
 case $case_name in
 libc-scope-lookups)
 	for how in handle dlvsym deepbind deepbind-lazy; do
@@ -145,21 +164,51 @@ libc-scope-lookups)
 python-ctypes-libc)
 	command -v python3 >/dev/null || skip "no python3"
 	[ "$(uname -m)" = x86_64 ] || skip "the script names x86_64's syscall number"
-	cat >"$tmp/ct.py" <<'EOF'
-import ctypes, struct
-libc = ctypes.CDLL("libc.so.6", use_errno=True)
-libc.syscall.restype = ctypes.c_long
-# PERF_ATTR_SIZE_VER0, PERF_TYPE_RAW, slots; disabled, exclude_kernel, exclude_hv
-attr = struct.pack("<IIQQQQQ", 4, 64, 0x400, 0, 0, 0, 1 | 1 << 5 | 1 << 6).ljust(64, b"\0")
-buf = ctypes.create_string_buffer(attr, 64)
-fd = libc.syscall(ctypes.c_long(298), buf, ctypes.c_long(0), ctypes.c_long(-1),
-                  ctypes.c_long(-1), ctypes.c_long(0))
-print("call ctypes-libc errno=%d" % (ctypes.get_errno() if fd < 0 else 0))
-EOF
+	ctypes_script "$tmp/ct.py"
 	PROG=python3 run "$M6I" bare -- "$tmp/ct.py"
 	expect_fault "python ctypes.CDLL(\"libc.so.6\").syscall"
 	PROG=python3 run "$M6I" guarded -- "$tmp/ct.py"
 	expect_denied ctypes-libc
+	;;
+libc-scope-exec-layout)
+	command -v python3 >/dev/null || skip "no python3 to make the copy of libc"
+	# This system's libc with the segment holding its symbol table marked
+	# executable, as every libc linked without -z separate-code maps it.
+	mkdir "$tmp/xlibc"
+	python3 - "$(ldd "$HOLES" | awk '$1 == "libc.so.6" { print $3 }')" "$tmp/xlibc/libc.so.6" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", b, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", b, 0x36)
+for i in range(phnum):
+    o = phoff + i * phentsize
+    if struct.unpack_from("<I", b, o)[0] == 1:  # the first PT_LOAD
+        struct.pack_into("<I", b, o + 4, struct.unpack_from("<I", b, o + 4)[0] | 1)
+        break
+open(sys.argv[2], "wb").write(b)
+EOF
+	xl=(env LD_LIBRARY_PATH="$tmp/xlibc")
+	PROG=sh run "$M6I" guarded "${xl[@]}" -- -c 'grep -F "$0" /proc/self/maps' "$tmp/xlibc/libc.so.6"
+	grep -q ' r-xp 00000000 ' "$tmp/out" ||
+		fail "the copy's first segment is not mapped executable: $(cat "$tmp/out")"
+	ok "a libc whose symbol table lies in an executable segment is loaded"
+	for how in handle dlvsym deepbind deepbind-lazy; do
+		run "$M6I" bare "${xl[@]}" -- scope "$how" "$HOLES_PLUGIN"
+		expect_fault "slots through the lookup '$how' in that libc's scope"
+		run "$M6I" guarded "${xl[@]}" -- scope "$how" "$HOLES_PLUGIN"
+		expect_denied "scope-$how"
+		case $how in handle | dlvsym) expect_badclose "scope-$how-badclose" ;; esac
+	done
+	ctypes_script "$tmp/ct.py"
+	PROG=python3 run "$M6I" bare "${xl[@]}" -- "$tmp/ct.py"
+	expect_fault "python ctypes.CDLL(\"libc.so.6\").syscall with that libc"
+	PROG=python3 run "$M6I" guarded "${xl[@]}" -- "$tmp/ct.py"
+	expect_denied ctypes-libc
+	# Only the page of the entry lost the execute bit: the code runs on.
+	PROG=sh run "$M6I" guarded "${xl[@]}" -- -c 'grep -F "$0" /proc/self/maps' "$tmp/xlibc/libc.so.6"
+	grep -Eq ' r--p 000[0-9a-f]{5} ' "$tmp/out" || fail "no page of the table was made read-only: $(cat "$tmp/out")"
+	ok "the claimed page is read-only, no page was writable and executable"
+	! grep -q ' rwxp ' "$tmp/out" || fail "a page is writable and executable: $(cat "$tmp/out")"
 	;;
 dlmopen-under-run)
 	: "${PMUGUARD:?}"
