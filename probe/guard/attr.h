@@ -25,7 +25,9 @@ struct guard_attr {
  * refused.  This process: /proc/thread-self/mem (openat, pread64, close:
  * what a sandbox lets any program that reads files do; never a path built
  * from getpid(), which in a pid namespace with a foreign /proc names
- * another process), and process_vm_readv only where /proc is not mounted.  Returns 0, -EFAULT when the address is not mapped readable
+ * another process); where that file cannot be opened, the kernel's own
+ * copy, asked with a perf_event_open it refuses before any event exists
+ * (attr.c).  Returns 0, -EFAULT when the address is not mapped readable
  * (the kernel will say EFAULT too: a bad pointer is the kernel's to
  * report), or the -errno of a read that was refused or could not be made
  * (EPERM, EACCES, ENOSYS, EMFILE, ENOMEM, ESRCH; EIO for a readable mapping

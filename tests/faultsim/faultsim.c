@@ -172,6 +172,25 @@ static bool is_fixed3_encoding(uint64_t config)
 	return umask == 0x04 || (umask >= 0x80 && umask <= 0x87);
 }
 
+/*
+ * The kernel looks a group descriptor up before it allocates the event: a
+ * descriptor the target does not have is EBADF, and nothing reaches a
+ * counter (the shim asks the kernel to read an attr that way).
+ */
+static bool group_fd_missing(pid_t pid, uint64_t group_fd)
+{
+	int fd = (int)group_fd;
+	char path[64];
+
+	if (fd == -1)
+		return false;
+	if (fd < 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	return faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+	       errno == ENOENT;
+}
+
 /* write a whole buffer; one write() in practice for regular files */
 static void write_all(int fd, const char *buf, size_t len)
 {
@@ -515,7 +534,8 @@ static int handle_notification(struct supervisor *s)
 		(void)get_u32(attr + 4);	/* attr.size, not needed */
 		config = get_u64(attr + 8);
 		fault = !s->w->healthy && is_core_type(s->w, type) &&
-			is_fixed3_encoding(config);
+			is_fixed3_encoding(config) &&
+			!group_fd_missing(pid, s->req->data.args[3]);
 	}
 	log_call(s->logfd, pid, readable, type, config, fault);
 
@@ -974,7 +994,8 @@ static int on_exit_stop(struct tracer *p, struct tracee *t,
 		/* past seccomp, in the kernel body: the guest sees the attr */
 		const struct world *w = p->w;
 		bool fault = !w->healthy && is_core_type(w, t->type) &&
-			     is_fixed3_encoding(t->config);
+			     is_fixed3_encoding(t->config) &&
+			     !group_fd_missing(t->tid, t->entry.r10);
 		long word;
 
 		if (fault) {

@@ -21,6 +21,9 @@
  *               a filter that kills the process at process_vm_readv (as
  *               a SystemCallFilter= without it does), then an ordinary
  *               event (cpu-clock: "sandboxed-ordinary"), then slots
+ *   sandbox-kill-noproc
+ *               the same in a mount namespace of its own without /proc
+ *               (a chroot or bubblewrap without it): no mem file to read
  *   emfile      slots at the fd limit, twice, then with descriptors free
  *   fd2         close fd 2, open ARG (it becomes fd 2), then slots
  *   preinit     slots from a preinit_array function, then metric from main
@@ -59,7 +62,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -178,8 +183,21 @@ static int altstack(void)
 static int sandbox(int which)
 {
 	/* 0: process_vm_readv, open, openat; 1: process_vm_readv only;
-	 * 2: as 0, and mmap; 3: process_vm_readv kills the process. */
+	 * 2: as 0, and mmap; 3: process_vm_readv kills the process; 4: as 3,
+	 * without /proc. */
 	report("warmup", open_raw(SYS_perf_event_open, CYCLES));
+	if (which == 4) {
+		if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    umount2("/proc", MNT_DETACH) != 0) {
+			perror("holes: a mount namespace without /proc");
+			return 1;
+		}
+		if (access("/proc/self/mem", F_OK) == 0) {
+			fprintf(stderr, "holes: /proc is still mounted\n");
+			return 1;
+		}
+		which = 3;
+	}
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 4, 0),
@@ -393,6 +411,8 @@ int main(int argc, char **argv)
 		return sandbox(2);
 	if (!strcmp(mode, "sandbox-kill"))
 		return sandbox(3);
+	if (!strcmp(mode, "sandbox-kill-noproc"))
+		return sandbox(4);
 	if (!strcmp(mode, "emfile"))
 		return emfile();
 	if (!strcmp(mode, "substitute"))
@@ -436,7 +456,7 @@ int main(int argc, char **argv)
 		report("main-metric", open_raw(SYS_perf_event_open, METRIC));
 		return 0;
 	}
-	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|sandbox-kill|"
+	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|sandbox-kill|sandbox-kill-noproc|"
 			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB|undelivered|"
 			"scope HOW [PLUGIN]\n");
 	return 2;

@@ -22,6 +22,9 @@
 # sandbox-kills-vm-readv    the process's own filter kills at process_vm_readv
 #                           (SystemCallFilter='s default): an ordinary event
 #                           still opens, slots is still denied, nothing dies
+# sandbox-kills-vm-readv-without-proc
+#                           the same in a mount namespace without /proc: the
+#                           kernel's own copy of the attr is asked instead
 # pidns-self-mem            a new pid namespace with the parent's /proc: the
 #                           attr is read through /proc/self/mem, not /proc/1
 # fd-limit                  at EMFILE nothing is kept: every call denied
@@ -316,8 +319,8 @@ own-sandbox)
 	expect_fault "a self-sandboxed slots call"
 	run "$M6I" guarded -- sandbox
 	expect_denied sandboxed-slots
-	expect_err 'blocked perf_event_open\(attr unreadable: EPERM\).*failing closed'
-	ok "the refused read is said, with its errno"
+	expect_err 'blocked perf_event_open\(type=4, config=0x400\)'
+	ok "with the mem file and process_vm_readv refused, the kernel's own copy of the attr was asked: slots judged and denied"
 	run "$M6I" guarded -- sandbox-mm
 	expect_denied sandboxed-slots
 	ok "with mmap forbidden too (no stack for a log line), still denied"
@@ -351,6 +354,19 @@ sandbox-kills-vm-readv)
 	expect_err 'blocked perf_event_open\(type=4, config=0x400\)'
 	ok "the attr was read through the mem file: the ordinary event opened, slots was judged and denied"
 	;;
+sandbox-kills-vm-readv-without-proc)
+	run "$M6I" bare -- sandbox-kill-noproc
+	grep -qx 'call sandboxed-ordinary errno=0' "$tmp/out" ||
+		fail "without the shim the ordinary event did not open: $(cat "$tmp/out") $(cat "$tmp/err")"
+	expect_fault "slots without /proc in a process whose filter kills at process_vm_readv"
+	run "$M6I" guarded -- sandbox-kill-noproc
+	[ "$rc" != 159 ] || fail "the shim's read of the attr killed the process (SIGSYS, exit 159)"
+	grep -qx 'call sandboxed-ordinary errno=0' "$tmp/out" ||
+		fail "guarded, the ordinary event did not open: $(cat "$tmp/out")"
+	expect_denied sandboxed-slots
+	expect_err 'blocked perf_event_open\(type=4, config=0x400\)'
+	ok "without /proc the kernel's own copy said the attr is readable: the ordinary event opened, slots was judged and denied"
+	;;
 pidns-self-mem)
 	run "$M6I" bare unshare -p -f -- sandbox-vm
 	expect_fault "slots in a pid namespace"
@@ -365,10 +381,11 @@ fd-limit)
 	expect_fault "slots at the fd limit"
 	run "$M6I" guarded -- emfile
 	expect_denied emfile-first emfile-again fds-free
-	# At the limit the mem file cannot be opened: the attr is read with
-	# process_vm_readv, which needs no descriptor, and judged.
-	n=$(grep -c 'blocked perf_event_open(type=4, config=0x400)' "$tmp/err" || true)
-	[ "$n" = 1 ] || fail "the block at the fd limit was said $n times, not once"
+	# At the limit neither the mem file nor the kernel's own copy can be
+	# had (both need a descriptor): the call fails closed, said once.
+	# (process_vm_readv, which needs none, is a call a sandbox may kill.)
+	n=$(grep -c 'blocked perf_event_open(attr unreadable: EMFILE).*failing closed' "$tmp/err" || true)
+	[ "$n" = 1 ] || fail "the block at the fd limit was said $n times, not once: $(cat "$tmp/err")"
 	expect_err 'config=0x8000\).*advertises fixed counter 3'
 	ok "after the fd limit the probe ran again and found the hazard"
 	;;
