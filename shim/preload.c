@@ -493,6 +493,14 @@ deny:
 	return -1;
 }
 
+/* Told to a supervisor, if one watches (decide.h): it refuses nothing and
+ * changes no errno (a raw system call). */
+static void report_answered(long attr)
+{
+	pmug_sys6(SYS_perf_event_open, attr, 0, -1, GUARD_REPORT_GROUP_FD, 0,
+		  (long)GUARD_REPORT_MARK);
+}
+
 /*
  * errno: every path makes raw system calls only, so it never changes
  * errno.  Only a denial writes it.
@@ -512,12 +520,15 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 		without_stack(&c);
 	}
 	if (c.d.deny) {
+		report_answered(attr);
 		ensure_resolved(); /* without_stack(): libc's errno not found yet */
 		set_errno(ENOENT);
 		return -1;
 	}
-	if (__builtin_expect(c.d.substitute, 0))
+	if (__builtin_expect(c.d.substitute, 0)) {
+		report_answered(attr);
 		return forward_slots_p(c.s, n, attr, pid, cpu, group, flags);
+	}
 	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the
 	 * tree; the cookie in the unused sixth argument tells it this call was
 	 * judged here already (perf_event_open takes five). */

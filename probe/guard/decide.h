@@ -29,6 +29,18 @@ struct guard_decision {
 	uint64_t config;
 };
 
+/*
+ * A call an in-process guard answered itself (denied, or opened as
+ * TOPDOWN.SLOTS_P) is told to any seccomp supervisor watching the process
+ * (`pmuguard run`, its --audit above all), which would otherwise never see
+ * it: the same attr, with a group descriptor that cannot exist and this
+ * mark in the unused sixth argument.  The kernel refuses such a call with
+ * EBADF after copying the attr and before it allocates anything, so where
+ * no supervisor watches, it reaches no counter.
+ */
+#define GUARD_REPORT_GROUP_FD (-2L)
+#define GUARD_REPORT_MARK 0x706d756775617264ull /* "pmuguard" */
+
 /* read_rc is guard_read_attr()'s result for a (its contents are used only
  * when read_rc is 0). */
 void guard_decide(const struct guard_policy *p, int read_rc, const struct guard_attr *a,

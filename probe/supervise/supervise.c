@@ -78,6 +78,7 @@ struct audit_row {
 	unsigned long calls;
 	enum guard_hit hit;
 	bool denied;
+	bool in_process; /* answered by a guard inside the process (decide.h) */
 };
 
 struct sup {
@@ -297,8 +298,42 @@ static void prog_name(pid_t pid, char *buf, size_t size)
 		snprintf(buf, size, "pid");
 }
 
+/* A call the preload in the process answered itself, told to us
+ * (decide.h): a row of the audit, no line (the preload said it), and the
+ * kernel's own EBADF for an answer. */
+static void handle_report(struct sup *s, struct seccomp_notif *req,
+			  struct seccomp_notif_resp *resp)
+{
+	struct guard_attr attr;
+	int read_rc = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
+	if (seccomp_notify_id_valid(s->nfd, req->id) != 0)
+		return;
+	bool first;
+	struct audit_row *row = read_rc == 0 ? audit_row(s, attr.type, attr.config, &first) : NULL;
+	if (row) {
+		row->calls++;
+		row->hit = guard_attr_sized(attr.size)
+				   ? guard_classify_any(&s->o->policy, attr.type, attr.config)
+				   : GUARD_HIT_NONE;
+		row->in_process = true;
+	} else if (read_rc != 0) {
+		s->refused++;
+		s->refused_err = -read_rc;
+	}
+	memset(resp, 0, sizeof(*resp));
+	resp->id = req->id;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (seccomp_notify_respond(s->nfd, resp) < 0 && errno != ENOENT && errno != EINTR)
+		fprintf(stderr, "pmuguard: supervisor: respond: %s\n", strerror(errno));
+}
+
 static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
+	if ((int)req->data.args[3] == (int)GUARD_REPORT_GROUP_FD &&
+	    req->data.args[5] == GUARD_REPORT_MARK) {
+		handle_report(s, req, resp);
+		return;
+	}
 	struct guard_attr attr;
 	int read_rc = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
 	/* The caller may have died and its pid been reused while we read. */
@@ -385,7 +420,11 @@ static void audit_summary(const struct sup *s)
 			snprintf(um, sizeof(um), "0x%02x", (unsigned)((r->config >> 8) & 0xff));
 		}
 		const char *what;
-		if (r->hit == GUARD_HIT_NONE)
+		if (r->in_process && r->hit != GUARD_HIT_NONE)
+			what = "answered in the process by the preload";
+		else if (r->in_process)
+			what = "answered in the process by the preload (allowed here)";
+		else if (r->hit == GUARD_HIT_NONE)
 			what = "allowed";
 		else if (r->denied)
 			what = "denied";

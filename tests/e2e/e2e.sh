@@ -202,7 +202,7 @@ mode-always)
 	run icx-8375c-metal $ICX_CPUID --healthy -- env PMUGUARD_MODE=always "$PMUGUARD" run --mode preload -- \
 		perf stat -e r0400,r01a4 -- true
 	expect_clean
-	! grep -q 'config=0x400' "$tmp/log" || fail "mode always let 0x400 through"
+	! grep -q 'config=0x400 verdict=continue' "$tmp/log" || fail "mode always let 0x400 through"
 	expect_reached 4 0x1a4
 	expect_blocked_once 4 0x400
 	;;

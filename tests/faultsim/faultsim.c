@@ -208,7 +208,7 @@ static void write_all(int fd, const char *buf, size_t len)
 }
 
 static void log_call(int logfd, pid_t pid, bool readable, uint32_t type,
-		     uint64_t config, bool fault)
+		     uint64_t config, bool fault, bool nogroup)
 {
 	char line[160];
 	int n;
@@ -217,7 +217,7 @@ static void log_call(int logfd, pid_t pid, bool readable, uint32_t type,
 		n = snprintf(line, sizeof(line),
 			     "call pid=%d type=%" PRIu32 " config=0x%" PRIx64
 			     " verdict=%s\n", (int)pid, type, config,
-			     fault ? "FAULT" : "continue");
+			     fault ? "FAULT" : nogroup ? "ebadf" : "continue");
 	else
 		n = snprintf(line, sizeof(line),
 			     "call pid=%d unreadable verdict=continue\n",
@@ -510,7 +510,7 @@ static int handle_notification(struct supervisor *s)
 	unsigned char attr[ATTR_READ_SIZE];
 	uint32_t type = 0;
 	uint64_t config = 0;
-	bool readable, fault = false;
+	bool readable, fault = false, nogroup = false;
 	ssize_t n;
 	pid_t pid;
 	int rc;
@@ -533,11 +533,11 @@ static int handle_notification(struct supervisor *s)
 		type = get_u32(attr + 0);
 		(void)get_u32(attr + 4);	/* attr.size, not needed */
 		config = get_u64(attr + 8);
+		nogroup = group_fd_missing(pid, s->req->data.args[3]);
 		fault = !s->w->healthy && is_core_type(s->w, type) &&
-			is_fixed3_encoding(config) &&
-			!group_fd_missing(pid, s->req->data.args[3]);
+			is_fixed3_encoding(config) && !nogroup;
 	}
-	log_call(s->logfd, pid, readable, type, config, fault);
+	log_call(s->logfd, pid, readable, type, config, fault, nogroup);
 
 	memset(s->resp, 0, s->resp_size);
 	s->resp->id = s->req->id;
@@ -944,7 +944,7 @@ static int on_entry(struct tracer *p, struct tracee *t,
 
 	n = read_target(t->tid, si->entry.args[0], attr);
 	if (n < ATTR_MIN_SIZE) {
-		log_call(p->logfd, t->tid, false, 0, 0, false);
+		log_call(p->logfd, t->tid, false, 0, 0, false, false);
 		return 0;
 	}
 	t->type = get_u32(attr + 0);
@@ -953,7 +953,7 @@ static int on_entry(struct tracer *p, struct tracee *t,
 	flags = si->entry.args[4];
 	if (flags & ~FS_PERF_FLAG_ALL) {
 		/* the kernel rejects these flags before it looks at the attr */
-		log_call(p->logfd, t->tid, true, t->type, t->config, false);
+		log_call(p->logfd, t->tid, true, t->type, t->config, false, false);
 		return 0;
 	}
 
@@ -993,9 +993,9 @@ static int on_exit_stop(struct tracer *p, struct tracee *t,
 	if (rval == -EINVAL) {
 		/* past seccomp, in the kernel body: the guest sees the attr */
 		const struct world *w = p->w;
+		bool nogroup = group_fd_missing(t->tid, t->entry.r10);
 		bool fault = !w->healthy && is_core_type(w, t->type) &&
-			     is_fixed3_encoding(t->config) &&
-			     !group_fd_missing(t->tid, t->entry.r10);
+			     is_fixed3_encoding(t->config) && !nogroup;
 		long word;
 
 		if (fault) {
@@ -1005,7 +1005,8 @@ static int on_exit_stop(struct tracer *p, struct tracee *t,
 			kill_traced_tree(p);
 			return EXIT_FAULT;
 		}
-		log_verdict(p->logfd, t->tid, t->type, t->config, "continue");
+		log_verdict(p->logfd, t->tid, t->type, t->config,
+			    nogroup ? "ebadf" : "continue");
 
 		/* restart: back over the 2-byte `syscall`, original args */
 		errno = 0;

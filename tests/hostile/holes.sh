@@ -57,6 +57,10 @@
 #                           has a libc of its own: the preload does not
 #                           reach it (a README limit, shown), pmuguard run
 #                           (auto) does
+# audit-sees-the-host-preload
+#                           `pmuguard run --audit` on a host whose
+#                           /etc/ld.so.preload already guards: the calls the
+#                           preload answered in the process are in the table
 # undelivered-report-counted a report neither journald nor /dev/log takes
 #                           is counted, and the next one delivered says so
 #                           (its text and PMUGUARD_UNDELIVERED), with the
@@ -212,6 +216,22 @@ EOF
 	grep -Eq ' r--p 000[0-9a-f]{5} ' "$tmp/out" || fail "no page of the table was made read-only: $(cat "$tmp/out")"
 	ok "the claimed page is read-only, no page was writable and executable"
 	! grep -q ' rwxp ' "$tmp/out" || fail "a page is writable and executable: $(cat "$tmp/out")"
+	;;
+audit-sees-the-host-preload)
+	: "${PMUGUARD:?}"
+	mkdir -p "$tmp/sb/etc-up"
+	printf '%s\n' "$LIB" >"$tmp/sb/etc-up/ld.so.preload"
+	SANDBOX=1 run "$M6I" bare -- slots
+	expect_denied slots
+	ok "the system-wide preload answers slots in the process (the host is guarded)"
+	VIA=ptrace PROG=$PMUGUARD SANDBOX=1 run "$M6I" bare -- run --audit -- "$HOLES" slots
+	[ "$rc" = 0 ] || fail "run --audit: exit $rc: $(cat "$tmp/err")"
+	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the audited run reached the fault"
+	grep -qx 'call slots errno=2' "$tmp/out" || fail "slots was not answered ENOENT: $(cat "$tmp/out")"
+	grep -Eq '^ +raw +4 +0x400 .* answered in the process by the preload: TOPDOWN.SLOTS' "$tmp/err" ||
+		fail "the audit table lacks the call the preload answered: $(cat "$tmp/err")"
+	expect_err 'would have reached an unimplemented fixed counter \(3-6\) on an affected machine: yes$'
+	ok "the audit saw the call the host's preload answered, and says yes"
 	;;
 dlmopen-under-run)
 	: "${PMUGUARD:?}"
