@@ -67,6 +67,11 @@ struct guard_env;
  * NULL, gets what the environment said (settings_cli.c). */
 void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool quiet,
 		  struct guard_env *env);
+/* run --audit's two: guard, what answers the tree's calls (the host's
+ * policy where it is locked), and view, what the audit judges them with
+ * (mode audit, the facts snapshot names). */
+void cli_settings_audit(struct guard_settings *guard, struct guard_settings *view,
+			const char *snapshot, struct guard_env *env);
 
 /* JSON output helpers. */
 void json_str(FILE *out, const char *s);

@@ -119,9 +119,10 @@ static int run_preload(char **argv, const struct guard_settings *set,
 /* with_preload: auto mode for a dynamic CMD; the preload judges the calls
  * of dynamic programs in-process and the supervisor the rest of the tree. */
 static int run_seccomp(char **argv, const struct guard_settings *set,
-		       const struct guard_env *env, bool audit, bool with_preload)
+		       const struct guard_settings *view, const struct guard_env *env, bool audit,
+		       bool with_preload)
 {
-	const char *snapshot = set->snapshot;
+	const char *snapshot = view->snapshot;
 	struct probe_facts *f = calloc(1, sizeof(*f));
 	struct logline src = {.len = 0};
 	struct probe_verdict v;
@@ -138,7 +139,21 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 				.preload_cookie = with_preload,
 				.facts_src = src.buf,
 				.facts = f};
-	guard_policy_for(set, f, &v, &o.policy);
+	guard_policy_for(view, f, &v, &o.view);
+	o.policy = o.view;
+	if (view != set) {
+		/* Locked: the host's own policy answers, from its own facts. */
+		struct probe_facts *hf = calloc(1, sizeof(*hf));
+		struct probe_verdict hv;
+		if (!hf)
+			die_errno("out of memory");
+		guard_policy_for(set, hf, &hv, &o.policy);
+		free(hf);
+		if (set->log != GUARD_LOG_QUIET)
+			warn_msg("run --audit: %s has lock = yes: the host's policy (mode %s) still "
+				 "answers every call; the table judges them with the facts of %s",
+				 GUARD_CONF_PATH, guard_mode_name(o.policy.mode), src.buf);
+	}
 	/* The supervisor cannot open an event on the caller's behalf with the
 	 * caller's pid, cpu, group and credentials faithfully: TOPDOWN.SLOTS is
 	 * denied here; the preload (auto mode, dynamic programs) substitutes. */
@@ -147,7 +162,7 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 			 "denied (ENOENT)",
 			 with_preload ? "dynamically linked programs count it as TOPDOWN.SLOTS_P"
 				      : "only the preload can substitute");
-	if (audit && !snapshot && v.hazard)
+	if (audit && !snapshot && v.hazard && !o.policy.enforce)
 		warn_msg("warning: this machine has the fixed-counter-3 hazard and --audit blocks "
 			 "nothing: counter-3 encodings will reach the kernel");
 	if (set->log == GUARD_LOG_DEBUG)
@@ -224,11 +239,14 @@ int cmd_run(int argc, char **argv)
 	/* The system policy, the environment and the command line, as the
 	 * shim resolves them (settings.h): with lock = yes neither may loosen
 	 * the mode or point the facts at a snapshot. */
-	struct guard_cli cli = {.mode = audit ? GUARD_AUDIT : -1, .snapshot = snapshot};
-	struct guard_settings set;
+	struct guard_cli cli = {.mode = -1, .snapshot = snapshot};
+	struct guard_settings set, view;
 	struct guard_env env;
-	cli_settings(&set, &cli, false, &env);
-	snapshot = set.snapshot;
+	if (audit)
+		cli_settings_audit(&set, &view, snapshot, &env);
+	else
+		cli_settings(&set, &cli, false, &env);
+	snapshot = audit ? view.snapshot : set.snapshot;
 	if (optind >= argc)
 		die_usage("run: a command is required (usage: pmuguard run [OPTIONS] -- CMD [ARGS])");
 	/* Absolute before it is exported: a child that changes directory must
@@ -239,7 +257,10 @@ int cmd_run(int argc, char **argv)
 		if (!realpath(snapshot, snap_abs))
 			die_errno("%s", snapshot);
 		snapshot = snap_abs;
-		set.snapshot = snap_abs;
+		if (audit)
+			view.snapshot = snap_abs;
+		if (!audit || !set.locked)
+			set.snapshot = snap_abs;
 	}
 	char **cmd = argv + optind;
 
@@ -267,5 +288,5 @@ int cmd_run(int argc, char **argv)
 	}
 	if (mode == RUN_PRELOAD)
 		return run_preload(cmd, &set, &env);
-	return run_seccomp(cmd, &set, &env, audit, with_preload);
+	return run_seccomp(cmd, &set, audit ? &view : &set, &env, audit, with_preload);
 }

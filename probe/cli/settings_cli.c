@@ -23,22 +23,20 @@
 
 extern char **environ;
 
-void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool quiet,
-		  struct guard_env *env)
+/* The policy file and this process's environment, read once a command. */
+static int read_inputs(struct guard_conf *conf, struct guard_env *env)
 {
-	/* The settings point into it (the file's snapshot): it lives as long
-	 * as the command. */
-	static struct guard_conf conf;
-	int conf_err = guard_conf_read(&conf, GUARD_CONF_PATH);
-	struct guard_env local;
-	if (!env)
-		env = &local;
+	int conf_err = guard_conf_read(conf, GUARD_CONF_PATH);
 	*env = (struct guard_env){.visible = true};
 	/* A secure process (setuid, file capabilities) reads nothing of its
 	 * environment, as secure_getenv() would answer. */
 	guard_env_read(env, getauxval(AT_SECURE) ? NULL : environ);
-	guard_settings_resolve(&conf, conf_err, env, cli, false, set);
-	if (quiet || set->log == GUARD_LOG_QUIET)
+	return conf_err;
+}
+
+static void say_ignored(const struct guard_settings *set)
+{
+	if (set->log == GUARD_LOG_QUIET)
 		return;
 	for (unsigned i = 0; i < set->n_ignored; i++) {
 		struct logline l = {.len = 0};
@@ -48,6 +46,42 @@ void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool 
 		log_str(&l, set->ignored[i].why);
 		log_emit(&l, STDERR_FILENO);
 	}
+}
+
+void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool quiet,
+		  struct guard_env *env)
+{
+	/* The settings point into it (the file's snapshot): it lives as long
+	 * as the command. */
+	static struct guard_conf conf;
+	struct guard_env local;
+	if (!env)
+		env = &local;
+	int conf_err = read_inputs(&conf, env);
+	guard_settings_resolve(&conf, conf_err, env, cli, false, set);
+	if (!quiet)
+		say_ignored(set);
+}
+
+/* run --audit: under lock = yes the host's policy still answers the tree's
+ * calls (an audit may not loosen it, and is not asked to: it only looks),
+ * and the table judges them with the facts the command line names.  Not
+ * locked, the audit is a mode like any other (it blocks nothing). */
+void cli_settings_audit(struct guard_settings *guard, struct guard_settings *view,
+			const char *snapshot, struct guard_env *env)
+{
+	static struct guard_conf conf;
+	int conf_err = read_inputs(&conf, env);
+	const struct guard_cli want = {.mode = GUARD_AUDIT, .snapshot = snapshot};
+	const struct guard_cli none = {.mode = -1};
+	guard_settings_resolve(&conf, conf_err, env, &want, false, guard);
+	if (guard->locked)
+		guard_settings_resolve(&conf, conf_err, env, &none, false, guard);
+	say_ignored(guard);
+	*view = *guard;
+	view->mode = GUARD_AUDIT;
+	if (snapshot && *snapshot)
+		view->snapshot = snapshot;
 }
 
 /* ---- Snapshots named: a path, or a reference snapshot's NAME ------------- */

@@ -313,7 +313,7 @@ static void handle_report(struct sup *s, struct seccomp_notif *req,
 	if (row) {
 		row->calls++;
 		row->hit = guard_attr_sized(attr.size)
-				   ? guard_classify_any(&s->o->policy, attr.type, attr.config)
+				   ? guard_classify_any(&s->o->view, attr.type, attr.config)
 				   : GUARD_HIT_NONE;
 		row->in_process = true;
 	} else if (read_rc != 0) {
@@ -359,7 +359,7 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 			row->calls++;
 			/* Judged whatever the policy, for the audit table. */
 			row->hit = guard_attr_sized(attr.size)
-					   ? guard_classify_any(p, attr.type, attr.config)
+					   ? guard_classify_any(&s->o->view, attr.type, attr.config)
 					   : GUARD_HIT_NONE;
 			row->denied = d.deny;
 		}
@@ -406,7 +406,7 @@ static const char *pmu_name(const struct sup *s, uint32_t type, char *buf, size_
 
 static void audit_summary(const struct sup *s)
 {
-	const struct guard_policy *p = &s->o->policy;
+	const struct guard_policy *p = &s->o->view;
 	bool reached = false;
 	fprintf(stderr, "\npmuguard audit: %u distinct perf_event_open encodings (facts: %s)\n",
 		s->n_rows, s->o->facts_src);

@@ -18,7 +18,11 @@
 #include "settings.h"
 
 struct sup_options {
-	struct guard_policy policy;
+	struct guard_policy policy; /* what answers each call */
+	/* What the audit table judges each call with: the same, or (run
+	 * --audit under lock = yes) the facts the command line named, while
+	 * the host's policy still answers. */
+	struct guard_policy view;
 	bool audit;            /* print the summary of every call at exit */
 	enum guard_log log;    /* quiet, warn or debug (settings.h) */
 	enum guard_dest dest;  /* where block lines go: stderr, syslog or nowhere */

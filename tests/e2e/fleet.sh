@@ -1156,6 +1156,32 @@ SH
 		fail "the ignored --snapshot was not reported (seccomp and auto)"
 	ok "lock = yes: ignored PMUGUARD_SNAPSHOT and --snapshot are reported"
 	;;
+conf-lock-keeps-run-audit)
+	# An audit only looks: under lock = yes the host's policy still answers
+	# every call, and the table judges them with the facts --snapshot names.
+	cat >"$tmp/script" <<SH
+set -e
+printf 'lock = yes\nsnapshot = $ICX\nlog = stderr\n' >/etc/pmuguard.conf
+$PMUGUARD run --audit --snapshot $M6I -- $PEO 4:0x400
+printf 'lock = yes\nsnapshot = $M6I\nlog = stderr\n' >/etc/pmuguard.conf
+$PMUGUARD run --audit --snapshot $ICX -- $PEO 4:0x400
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	! grep -q 'ignoring' "$tmp/err" || fail "the audit's --mode or --snapshot was ignored: $(cat "$tmp/err")"
+	grep -q "facts: $M6I)" "$tmp/err" || fail "the audit did not judge with the facts it named: $(cat "$tmp/err")"
+	grep -Eq '0x400 .* would be denied: TOPDOWN.SLOTS' "$tmp/err" ||
+		fail "the table does not say slots would be denied on the m6i: $(cat "$tmp/err")"
+	grep -q 'on an affected machine: yes$' "$tmp/err" || fail "the audit did not answer yes"
+	ok "lock = yes: run --audit --snapshot judges with the named facts"
+	# On a host whose locked facts have the hazard, the audit weakens nothing.
+	grep -q 'blocked perf_event_open(type=4, config=0x400) in peo' "$tmp/err" &&
+		grep -Eq '0x400 .* denied: TOPDOWN.SLOTS' "$tmp/err" ||
+		fail "the locked hazardous host's policy did not answer the audited call: $(cat "$tmp/err")"
+	grep -q 'lock = yes: the host.s policy (mode auto) still answers every call' "$tmp/err" ||
+		fail "the audit does not say the host's policy still answers"
+	ok "lock = yes: the host's policy still answers the audited tree's calls"
+	;;
 *)
 	echo "unknown case $case_name"
 	exit 2
