@@ -142,6 +142,31 @@ static bool g_ctor_ran;
  * global scope. */
 static bool g_claimed;
 
+/*
+ * libc's symbol is claimed while the loader relocates this library, before
+ * any object's constructor runs: the loader runs the constructors of the
+ * program's own dependencies before a preloaded library's, and one that
+ * keeps dlsym(libc, "syscall") must find the shim too.  An IFUNC resolver
+ * is what the loader calls then (an R_X86_64_IRELATIVE of this library's
+ * own); it makes raw system calls only and returns a function that does
+ * nothing.  Where it could not claim (the auxiliary vector unreadable
+ * there), the constructor claims.
+ */
+static void early_nothing(void)
+{
+}
+
+static void (*early_claim(void))(void)
+{
+	if (pmug_libc_claim(pmug_syscall_entry))
+		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
+	return early_nothing;
+}
+
+__attribute__((visibility("hidden"), ifunc("early_claim"))) void pmug_early(void);
+/* The relocation that makes the loader call it. */
+__attribute__((visibility("hidden"), used)) void (*const pmug_early_ref)(void) = pmug_early;
+
 /* glibc hands a preloaded library's constructors the initial argc, argv
  * and environment. */
 __attribute__((constructor)) static void pmug_init(int argc, char **argv, char **envp)
@@ -151,8 +176,10 @@ __attribute__((constructor)) static void pmug_init(int argc, char **argv, char *
 	pmug_libc_note_envp(envp);
 	/* Before any dlopen() of the program can look in libc's scope: from
 	 * here dlsym(libc, "syscall"), dlvsym() and RTLD_DEEPBIND plugins get
-	 * the shim too (the library is -z nodelete: the symbol never dangles). */
-	__atomic_store_n(&g_claimed, pmug_libc_claim(pmug_syscall_entry), __ATOMIC_RELAXED);
+	 * the shim too (the library is -z nodelete: the symbol never dangles).
+	 * Claimed at relocation already, mostly. */
+	if (!__atomic_load_n(&g_claimed, __ATOMIC_RELAXED) && pmug_libc_claim(pmug_syscall_entry))
+		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_ctor_ran, true, __ATOMIC_RELEASE);
 	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
 }

@@ -42,7 +42,9 @@
  *               dlvsym (the versioned lookup), deepbind / deepbind-lazy
  *               (PLUGIN, tests/hostile/plugin.c, loaded RTLD_DEEPBIND with
  *               RTLD_NOW / RTLD_LAZY, calls plain syscall()), dlmopen
- *               (PLUGIN in a new namespace, LM_ID_NEWLM: its own libc);
+ *               (PLUGIN in a new namespace, LM_ID_NEWLM: its own libc),
+ *               copy (dlsym on PLUGIN, a second file of libc opened by
+ *               its path into the main namespace);
  *               printed as "call scope-HOW errno=E"
  *   undelivered with /dev/log and the journal socket removed, slots (its
  *               report cannot be delivered); then this process listens on
@@ -326,8 +328,10 @@ static int libc_scope(const char *how, const char *plugin)
 	char slots[64], badclose[64];
 	snprintf(slots, sizeof(slots), "scope-%s", how);
 	snprintf(badclose, sizeof(badclose), "scope-%s-badclose", how);
-	if (!strcmp(how, "handle") || !strcmp(how, "dlvsym")) {
-		void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	if (!strcmp(how, "handle") || !strcmp(how, "dlvsym") || !strcmp(how, "copy")) {
+		/* copy: PLUGIN is another file of libc, loaded by its path. */
+		void *h = how[0] == 'c' ? (plugin ? dlopen(plugin, RTLD_NOW) : NULL)
+					: dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 		void *f = !h		      ? NULL
 			  : how[0] == 'h' ? dlsym(h, "syscall")
 					  : dlvsym(h, "syscall", LIBC_SYSCALL_VERSION);

@@ -57,6 +57,12 @@
 #                           has a libc of its own: the preload does not
 #                           reach it (a README limit, shown), pmuguard run
 #                           (auto) does
+# second-libc-by-path       a second file of libc dlopen()ed by its path:
+#                           the preload does not reach its syscall (a README
+#                           limit, shown), pmuguard run (auto) does
+# early-dependency          a library the program links keeps libc's
+#                           syscall() (dlsym on libc's handle) in its
+#                           constructor, which runs before the shim's
 # audit-sees-the-host-preload
 #                           `pmuguard run --audit` on a host whose
 #                           /etc/ld.so.preload already guards: the calls the
@@ -216,6 +222,32 @@ EOF
 	grep -Eq ' r--p 000[0-9a-f]{5} ' "$tmp/out" || fail "no page of the table was made read-only: $(cat "$tmp/out")"
 	ok "the claimed page is read-only, no page was writable and executable"
 	! grep -q ' rwxp ' "$tmp/out" || fail "a page is writable and executable: $(cat "$tmp/out")"
+	;;
+second-libc-by-path)
+	: "${PMUGUARD:?}"
+	cp "$(ldd "$HOLES" | awk '$1 == "libc.so.6" { print $3 }')" "$tmp/libc-copy.so.6"
+	run "$M6I" bare -- scope copy "$tmp/libc-copy.so.6"
+	expect_fault "slots through a second libc opened by its path"
+	# The limit, shown: the copy is a second libc the preload never claimed
+	# (README, Limits and threat model).
+	run "$M6I" guarded -- scope copy "$tmp/libc-copy.so.6"
+	[ "$rc" = 86 ] || fail "the preload alone, a second libc by path: expected the limit (the fault, 86), got $rc"
+	ok "the preload alone does not reach a second libc opened by its path (the README's limit)"
+	VIA=ptrace PROG=$PMUGUARD run "$M6I" bare env PMUGUARD_LIB="$LIB" -- \
+		run -- "$HOLES" scope copy "$tmp/libc-copy.so.6"
+	# The copy sets its own errno, not the one the program prints.
+	[ "$rc" = 0 ] || fail "under pmuguard run: exit $rc"
+	grep -q 'type=4 config=0x400 verdict=denied errno=2' "$tmp/log" ||
+		fail "under pmuguard run the second libc's slots was not denied: $(cat "$tmp/log")"
+	ok "pmuguard run (auto: the seccomp filter with the preload) covers it"
+	;;
+early-dependency)
+	: "${EARLY_PROG:?}"
+	PROG=$EARLY_PROG run "$M6I" bare --
+	expect_fault "slots through the syscall() a dependency's constructor kept"
+	PROG=$EARLY_PROG run "$M6I" guarded --
+	expect_denied early-dep
+	ok "libc's symbol was claimed before any constructor ran"
 	;;
 audit-sees-the-host-preload)
 	: "${PMUGUARD:?}"
