@@ -112,25 +112,13 @@ static bool auxv_from_stack(struct auxv_want *w)
 	return (w->found & AUX_PHDR) != 0;
 }
 
-#ifndef PR_GET_AUXV
-#define PR_GET_AUXV 0x41555856 /* Linux 6.4 */
-#endif
-
-/* The kernel's copy: prctl(PR_GET_AUXV) (no descriptor, no /proc) where
- * the kernel has it and the wanted types come early enough, else
- * /proc/self/auxv. */
+/* The kernel's copy, through the calls the loader itself makes (openat,
+ * pread64, close), never one a sandbox may not expect: a SystemCallFilter=
+ * that lets the loader start the program lets this through (prctl's
+ * PR_GET_AUXV would need no /proc, but a filter without prctl would kill
+ * every process of the service at start). */
 static bool auxv_from_proc(struct auxv_want *w)
 {
-	uintptr_t head[32];
-	long got = pmug_sys3(SYS_prctl, PR_GET_AUXV, head, sizeof(head));
-	if (got > 0) {
-		long n = (got < (long)sizeof(head) ? got : (long)sizeof(head)) / (long)sizeof(uintptr_t);
-		for (long i = 0; i + 1 < n && head[i] != AT_NULL; i += 2)
-			auxv_take(w, head[i], head[i + 1]);
-		if ((w->found & w->want) == w->want)
-			return true;
-		*w = (struct auxv_want){.want = w->want};
-	}
 	long fd = pmug_open("/proc/self/auxv", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
