@@ -393,7 +393,10 @@ ansible-package)
 	host() { in_ns sh -c "$1" >"$tmp/host" 2>"$tmp/host.err"; }
 	# shellcheck disable=SC2016 # a dpkg-query format, not an expansion
 	installed() { host 'dpkg-query -W -f="\${db:Status-Status} \${Version}" pmuguard' && [ "$(cat "$tmp/host")" = "installed $ver" ]; }
-	copied_gone() { host "[ ! -e /var/tmp/pmuguard/$(basename "$deb") ]"; }
+	# The copy's directory, pmuguard-package.XXXXXXXX in /var/tmp (the
+	# default pmuguard_package_dest), goes with the copy.
+	# shellcheck disable=SC2016 # expanded by the sandbox's shell
+	copied_gone() { host 'set -- /var/tmp/pmuguard-package.*; [ ! -e "$1" ]'; }
 	guarded() { host 'grep -q libpmuguard /etc/ld.so.preload'; }
 	source_play=pmuguard/scripts/ansible/pmuguard.yml
 	installed_play=/usr/share/pmuguard/ansible/pmuguard.yml
@@ -410,7 +413,7 @@ ansible-package)
 	play "$source_play" -e pmuguard_package_file="$debfile" || fail "the real run failed"
 	grep -q 'changed=[1-9]' "$tmp/out" || fail "the real run reports no change"
 	installed || fail "the real run did not install pmuguard $ver: $(cat "$tmp/host")"
-	copied_gone || fail "the copied package is left in /var/tmp/pmuguard"
+	copied_gone || fail "the copied package is left in /var/tmp/pmuguard-package.*"
 	guarded || fail "the real run did not guard the m6i host"
 	ok "real run (the checkout's playbook): pmuguard $ver installed, the copy removed, the m6i host guarded"
 
@@ -418,7 +421,7 @@ ansible-package)
 	grep -q 'changed=0' "$tmp/out" || fail "a second run is not idempotent"
 	play "$installed_play" -e pmuguard_package_file="$debfile" --check --diff || fail "check mode after the install failed"
 	grep -q 'changed=0' "$tmp/out" || fail "check mode after the install reports a change"
-	copied_gone || fail "a copy of the package is left in /var/tmp/pmuguard"
+	copied_gone || fail "a copy of the package is left in /var/tmp/pmuguard-package.*"
 	ok "the installed playbook: a second run and check mode again report changed=0"
 
 	play "$source_play" -e pmuguard_package_file=./pmuguard_0.0.0_amd64.deb --check &&
