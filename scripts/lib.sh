@@ -12,8 +12,9 @@ PMUGUARD_DEB_PACKAGES=(
 	# the package suite's linters: lintian (pedantic), rpmlint, ansible-lint,
 	# mandoc -T lint; python3-yaml for the SSM and cloud-init documents
 	lintian rpmlint ansible-lint mandoc python3-yaml cpio
-	# the Ansible role's apt module (package-ansible-package)
-	python3-apt
+	# the Ansible role's apt module (package-ansible-package); inotifywait for
+	# package-ansible-swap-refused's attacker, who swaps the copied .deb
+	python3-apt inotify-tools
 	clang-14 libclang-rt-14-dev
 	# pmuguard enforce: libbpf, and bpftool for the skeleton (clang-14 above
 	# compiles the BPF object)

@@ -430,6 +430,122 @@ ansible-package)
 		fail "a missing package file does not fail with its path"
 	ok "a missing package file fails early, with the path resolved against the operator's directory"
 	;;
+ansible-swap-refused)
+	# The security finding against the copy path: a local user who owns the
+	# directory the package is copied to can swap the .deb between the copy
+	# and the install, and root runs the swapped package's maintainer
+	# scripts.  Here an unprivileged user (uid 65534) makes /var/tmp/pmuguard
+	# (the old pmuguard_package_dest) before the rollout and watches it with
+	# inotifywait, replacing every .deb written there with a hostile one of
+	# the same name and version whose postinst leaves a marker.  In the
+	# sandbox, in a PID namespace of its own (the attacker dies with it):
+	# pointed at that directory, the playbook refuses it and names its
+	# owner; by default it installs the real package (its md5sums are the
+	# .deb's) and leaves no copy.  The marker never appears.
+	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
+	{ command -v dpkg-buildpackage >/dev/null && [ -x /usr/bin/dh ]; } ||
+		skip "dpkg-buildpackage and debhelper are not installed"
+	[ "$(id -u)" = 0 ] || skip "installing the package and becoming another user need root (in a private mount namespace)"
+	/usr/bin/python3 -c 'import apt' 2>/dev/null || skip "python3-apt is not installed (the apt module needs it)"
+	command -v inotifywait >/dev/null || skip "inotifywait is not installed (Debian package inotify-tools)"
+	command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
+	unshare --mount --pid --fork --mount-proc true 2>/dev/null || skip "cannot make mount and PID namespaces (unshare)"
+	build_deb "$tmp/deb"
+	# shellcheck disable=SC2016 # a dpkg-deb format, not an expansion
+	ver=$(dpkg-deb --show --showformat='${Version}' "$deb")
+	marker=/var/lib/pmuguard-hostile-postinst-ran
+	# The hostile package: the real one's name and version, no files, and a
+	# postinst that would run as root.
+	mkdir -p "$tmp/hostile/DEBIAN"
+	printf '%s\n' "Package: pmuguard" "Version: $ver" "Architecture: all" \
+		"Maintainer: attacker <attacker@localhost>" "Description: hostile stand-in" \
+		>"$tmp/hostile/DEBIAN/control"
+	printf '#!/bin/sh\ntouch %s\n' "$marker" >"$tmp/hostile/DEBIAN/postinst"
+	chmod 755 "$tmp/hostile/DEBIAN/postinst"
+	dpkg-deb --root-owner-group -b "$tmp/hostile" "$tmp/hostile.deb" >/dev/null
+	# The attacker: every .deb that appears in DIR (moved in, or written and
+	# closed) is replaced at once; a line on stdout says when the watch is
+	# in place.
+	cat >"$tmp/watch" <<'SH'
+set -u
+d=$1 hostile=$2 log=$3
+inotifywait -m -e close_write -e moved_to --format '%f' "$d" 2>&1 </dev/null |
+while IFS= read -r f; do
+	case $f in
+	'Watches established.') echo ready ;;
+	'Setting up watches.' | .*) ;;
+	*.deb)
+		if ! cmp -s "$d/$f" "$hostile"; then
+			cp "$hostile" "$d/.swap" && mv -f "$d/.swap" "$d/$f" && echo "swapped $f" >>"$log"
+		fi
+		;;
+	*) echo "inotifywait: $f" >>"$log" ;;
+	esac
+done
+SH
+	mkdir -p "$tmp/operator" "$tmp/home"
+	ops=$(cd "$tmp/operator" && pwd -P)
+	cp "$deb" "$ops/"
+	# In the sandbox, as root: the attacker first, then the two rollouts.
+	cat >"$tmp/script" <<SH
+set -eu
+a=/var/tmp/attacker d=/var/tmp/pmuguard
+as_attacker() { setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env -- "\$@"; }
+as_attacker mkdir -m 0755 \$a \$d
+install -o 65534 -g 65534 -m 0644 $tmp/hostile.deb \$a/hostile.deb
+install -o 65534 -g 65534 -m 0644 $tmp/watch \$a/watch
+exec 3< <(as_attacker bash \$a/watch \$d \$a/hostile.deb \$a/log)
+read -r line <&3 || line="the watcher ended: \$(cat \$a/log 2>/dev/null)"
+[ "\$line" = ready ] || { echo "NO WATCHER: \$line"; exit 1; }
+echo "attacker watching \$d"
+cd $ops
+play() {
+	ansible-playbook -i localhost, -c local $SRCDIR/scripts/ansible/pmuguard.yml \
+		-e pmuguard_package_file=./$(basename "$deb") -e ansible_become=false -e pmuguard_layer=preload \
+		-e '{"pmuguard_environment": {"PMUGUARD_SNAPSHOT": "$M6I"}}' "\$@"
+}
+real() {
+	[ "\$(dpkg-query -W -f='\${db:Status-Status} \${Version}' pmuguard 2>/dev/null)" = "installed $ver" ] &&
+		[ "\$(dpkg-query --control-show pmuguard md5sums 2>/dev/null)" = "\$(dpkg-deb -I $deb md5sums)" ]
+}
+if play -e pmuguard_package_dest=\$d >$tmp/play-attacker-dir 2>&1; then
+	echo "attacker's dir: play succeeded"
+else
+	echo "attacker's dir: play failed"
+fi
+if [ -e $marker ]; then echo "HOSTILE POSTINST RAN (attacker's dir)"; rm $marker; fi
+dpkg-query -W pmuguard >/dev/null 2>&1 || echo "attacker's dir: nothing installed"
+if play >$tmp/play-default 2>&1; then echo "default: play succeeded"; else echo "default: play failed"; fi
+[ -e $marker ] && echo "HOSTILE POSTINST RAN (default)"
+if real; then echo "default: real package installed"; fi
+set -- /var/tmp/pmuguard-package.*
+[ ! -e "\$1" ] && echo "default: no copy left"
+[ ! -s \$a/log ] || sed 's/^/attacker: /' \$a/log
+SH
+	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp/home
+	# The attacker lives in a PID namespace that dies with the script, and the
+	# script with this shell (--pdeathsig: the sandbox execs its way to it,
+	# so this shell is its parent), even killed: a test killed at any point
+	# leaves no process behind, and nothing outside $tmp.
+	in_sandbox "$tmp/ns-state" setpriv --pdeathsig KILL -- \
+		unshare --pid --fork --kill-child --mount-proc bash "$tmp/script" >"$tmp/out" 2>"$tmp/err" ||
+		fail "the sandbox's script failed"
+	grep -q 'attacker watching' "$tmp/out" || fail "the attacker's watcher did not start"
+	! grep -q 'HOSTILE POSTINST RAN' "$tmp/out" ||
+		fail "root ran the swapped package's postinst: $(grep -E 'HOSTILE|attacker:' "$tmp/out" | tr '\n' ' ')"
+	grep -q "attacker's dir: play failed" "$tmp/out" ||
+		fail "the playbook used /var/tmp/pmuguard, owned by uid 65534: $(cat "$tmp/out")"
+	grep -q "pmuguard_package_dest=/var/tmp/pmuguard is owned by .*uid 65534" "$tmp/play-attacker-dir" ||
+		fail "the refusal does not name the directory and its owner: $(grep -A3 'FAILED' "$tmp/play-attacker-dir")"
+	grep -q "attacker's dir: nothing installed" "$tmp/out" || fail "the refused rollout installed a package"
+	ok "pmuguard_package_dest owned by another user (uid 65534, watching it): refused, with its owner named; nothing installed"
+	grep -q 'default: play succeeded' "$tmp/out" || fail "the default rollout failed: $(tail -n 30 "$tmp/play-default")"
+	grep -q 'default: real package installed' "$tmp/out" || fail "the default rollout did not install the real package"
+	grep -q 'default: no copy left' "$tmp/out" || fail "the default rollout left its copy in /var/tmp"
+	! grep -q 'attacker: swapped' "$tmp/out" || fail "the attacker swapped a copy: $(grep attacker: "$tmp/out")"
+	ok "by default, with the attacker watching: the real pmuguard $ver installed (its md5sums), the copy and its directory removed, the hostile postinst never ran"
+	;;
 ansible-lint)
 	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed"
 	mkdir -p "$tmp/lint"
