@@ -41,7 +41,8 @@ typedef long (*syscall_fn)(long, ...);
 /* Used by trampoline.S; hidden, so never exported. */
 extern char pmug_syscall_entry[];
 void pmug_on_stack(void *arg, void (*fn)(void *), void *top);
-long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags);
+long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags,
+			  long sixth);
 static long bootstrap_syscall(long n, ...);
 syscall_fn pmug_next_syscall = bootstrap_syscall;
 
@@ -399,6 +400,7 @@ static void log_denial(const struct shim_state *s, const struct guard_decision *
 
 struct call {
 	long attr;
+	bool canary; /* decide.h: answered, never said */
 	const struct shim_state *s; /* in for a log; out of the first call */
 	struct shim_state local;    /* first call: the state, when not kept */
 	struct guard_decision d;
@@ -443,7 +445,7 @@ static void cold_first(void *p)
 	ensure_resolved(); /* the first syscall() may be this one */
 	c->s = shim_state(&c->local);
 	judge(c->s, c->attr, &c->d);
-	if (worth_logging(c->s, &c->d))
+	if (!c->canary && worth_logging(c->s, &c->d))
 		log_denial(c->s, &c->d);
 }
 
@@ -530,30 +532,37 @@ static void report_answered(long attr)
 
 /*
  * errno: every path makes raw system calls only, so it never changes
- * errno.  Only a denial writes it.
+ * errno.  Only a denial writes it.  sixth: syscall()'s seventh argument,
+ * where the caller passed one (the trampoline jumps here with the stack as
+ * the caller left it, so reading it is reading the caller's frame).
  */
-long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
+long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags,
+			  long sixth)
 {
-	struct call c = {.attr = attr};
+	struct call c = {.attr = attr,
+			 .canary = group == GUARD_REPORT_GROUP_FD &&
+				   (uint64_t)sixth == GUARD_CANARY_MARK};
 	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
 		/* The hot path, on the caller's stack: three raw syscalls
 		 * (openat, pread64 and close of /proc/thread-self/mem:
 		 * probe/guard/attr.c) and a few comparisons. */
 		c.s = &g_shim;
 		judge(c.s, attr, &c.d);
-		if (__builtin_expect(worth_logging(c.s, &c.d), 0))
+		if (__builtin_expect(!c.canary && worth_logging(c.s, &c.d), 0))
 			on_cold_stack(cold_log, &c);
 	} else if (!on_cold_stack(cold_first, &c)) {
 		without_stack(&c);
 	}
 	if (c.d.deny) {
-		report_answered(attr);
+		if (!c.canary)
+			report_answered(attr);
 		ensure_resolved(); /* without_stack(): libc's errno not found yet */
 		set_errno(ENOENT);
 		return -1;
 	}
 	if (__builtin_expect(c.d.substitute, 0)) {
-		report_answered(attr);
+		if (!c.canary)
+			report_answered(attr);
 		return forward_slots_p(c.s, n, attr, pid, cpu, group, flags);
 	}
 	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the

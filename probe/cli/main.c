@@ -123,6 +123,8 @@ static const char usage[] =
 	"                      guard the whole host in the kernel (BPF on the\n"
 	"                      perf_event_alloc LSM hook); follow prints each denial;\n"
 	"                      agent and ready: a Kubernetes node agent and its probe\n"
+	"  canary              does a guard in this process refuse the hazard class?\n"
+	"                      (harmless calls; pmuguard-fleet status runs it)\n"
 	"  -V, --version       print the version\n"
 	"\n"
 	"Exit codes (COMMAND --help: that command's):\n"
@@ -163,5 +165,7 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "enforce"))
 		return cmd_enforce(argc - 1, argv + 1);
+	if (!strcmp(cmd, "canary"))
+		return cmd_canary(argc - 1, argv + 1);
 	die_usage("unknown command '%s'", cmd);
 }

@@ -41,6 +41,15 @@ struct guard_decision {
 #define GUARD_REPORT_GROUP_FD (-2L)
 #define GUARD_REPORT_MARK 0x706d756775617264ull /* "pmuguard" */
 
+/*
+ * The canary (`pmuguard canary`, which status starts as an unprivileged
+ * user): TOPDOWN.SLOTS with the same impossible group descriptor and this
+ * mark.  A guard in the process answers it as it would answer the hazard
+ * (ENOENT where it denies), under its real policy, and says nothing of it;
+ * where none answers, the kernel does, with EBADF, and allocates nothing.
+ */
+#define GUARD_CANARY_MARK 0x63616e6172792121ull /* "canary!!" */
+
 /* read_rc is guard_read_attr()'s result for a (its contents are used only
  * when read_rc is 0). */
 void guard_decide(const struct guard_policy *p, int read_rc, const struct guard_attr *a,

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pmuguard canary: this process's own answer to the hazard class, as every
+ * process on the host meets it.  `pmuguard-fleet status` starts it as an
+ * unprivileged user with a clean environment, so that the preload is
+ * counted only where it was seen to refuse: the policy (mode, lock,
+ * snapshot), the verdict, and whether the loader loads the library for
+ * such a user all decide here, as they do for the processes it protects.
+ *
+ * Each call is harmless whatever answers it (decide.h): a topdown metric
+ * (fixed counter 3's class) and TOPDOWN_BAD_SPECULATION.ALL (fixed counter
+ * 4's, E-cores) on every core PMU, with a group descriptor that cannot
+ * exist.  A guard in the process answers ENOENT; the kernel answers EBADF
+ * before it allocates anything.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "decide.h"
+#include "probe.h"
+
+/* perf_event_attr's first 64 bytes (PERF_ATTR_SIZE_VER0): type, size,
+ * config, then the flags word at 40 (disabled, exclude_kernel, exclude_hv). */
+struct canary_attr {
+	uint32_t type, size;
+	uint64_t config, sample_period, sample_type, read_format, flags, rest[2];
+};
+
+static bool library_mapped(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libpmuguard.so") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* PERF_TYPE_RAW and the core PMUs' types from sysfs. */
+static unsigned core_types(uint32_t *types, unsigned max)
+{
+	static const char *const names[] = {"cpu", "cpu_core", "cpu_atom", "cpu_lowpower"};
+	unsigned n = 0;
+	types[n++] = 4;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && n < max; i++) {
+		char path[96], buf[32];
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", names[i]);
+		if (probe_read_small(path, buf, sizeof(buf)) <= 0)
+			continue;
+		unsigned long t = strtoul(buf, NULL, 10);
+		if (t != 4 && t < UINT32_MAX)
+			types[n++] = (uint32_t)t;
+	}
+	return n;
+}
+
+int cmd_canary(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs("Usage: pmuguard canary\n"
+		      "\n"
+		      "Ask, from this process, whether a guard in it refuses the hazard class:\n"
+		      "harmless perf_event_open calls (a group descriptor that cannot exist, so\n"
+		      "the kernel allocates nothing) that the preload answers as it would answer\n"
+		      "a tool. pmuguard-fleet status runs it as an unprivileged user with a clean\n"
+		      "environment. Prints key=value lines.\n"
+		      "\n"
+		      "Exit: 0 refused (a guard in the process answered); 3 nothing refused it;\n"
+		      "1 internal error; 2 usage.\n",
+		      stdout);
+		return EXIT_OK;
+	}
+	if (argc > 1)
+		die_usage("canary: no arguments are taken");
+	static const uint64_t configs[] = {0x8000, 0x0073};
+	uint32_t types[5];
+	unsigned nt = core_types(types, 5);
+	bool refused = false;
+	unsigned call = 0;
+	printf("uid=%u\n", (unsigned)getuid());
+	printf("library_mapped=%s\n", library_mapped() ? "true" : "false");
+	for (unsigned t = 0; t < nt; t++) {
+		for (size_t c = 0; c < sizeof(configs) / sizeof(configs[0]); c++) {
+			struct canary_attr a = {.type = types[t],
+						.size = sizeof(a),
+						.config = configs[c],
+						.flags = 1 | 1u << 5 | 1u << 6};
+			errno = 0;
+			long r = syscall(SYS_perf_event_open, &a, 0L, -1L, GUARD_REPORT_GROUP_FD, 0L,
+					 (long)GUARD_CANARY_MARK);
+			int e = r < 0 ? errno : 0;
+			if (r >= 0)
+				close((int)r); /* never: the group cannot exist */
+			const char *answer = r >= 0 ? "opened" : e == ENOENT ? "refused" : "kernel";
+			refused |= e == ENOENT;
+			printf("calls.%u.type=%u\ncalls.%u.config=0x%04llx\ncalls.%u.answer=%s\n"
+			       "calls.%u.errno=%d\n",
+			       call, types[t], call, (unsigned long long)configs[c], call, answer, call, e);
+			call++;
+		}
+	}
+	printf("refused=%s\n", refused ? "true" : "false");
+	return refused ? EXIT_OK : EXIT_HAZARD;
+}
