@@ -11,11 +11,18 @@
  *   DIR/dmi/{sys_vendor,product_name,product_version}   which machine (on EC2
  *                      "Amazon EC2" and the instance type), where readable
  *   DIR/snapshot.txt   what was captured, and what could not be and why
+ *
+ * The kernel log is root's to read where kernel.dmesg_restrict=1, and root
+ * runs this: DIR must be the caller's own and closed to other writers
+ * (else its owner could read the log and plant links in DIR while it is
+ * written), and everything in it is created relative to directory
+ * descriptors, never through a link, private (0700 folders, 0600 files).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,7 +40,8 @@
 #endif
 
 struct snap {
-	const char *dir;
+	const char *dir; /* as given, for messages */
+	int dfd;	 /* DIR itself, opened without following a link */
 	FILE *meta;
 	int problems;
 };
@@ -47,15 +55,69 @@ __attribute__((format(printf, 2, 3))) static void note(struct snap *s, const cha
 	fputc('\n', s->meta);
 }
 
-static FILE *create(struct snap *s, const char *rel)
+__attribute__((noreturn)) static void appeared(struct snap *s, const char *rel)
 {
-	char path[PATH_MAX];
-	if (!probe_join(path, sizeof(path), s->dir, rel))
-		die("snapshot %s/%s: path too long", s->dir, rel);
-	FILE *f = fopen(path, "wxe");
+	die("snapshot %s: %s appeared in it while the snapshot was written: something else "
+	    "writes into the directory; stopped, nothing written through it",
+	    s->dir, rel);
+}
+
+/* Every entry is new: DIR was empty and no one else can write in it, so an
+ * entry already there means something else writes into DIR now.  O_EXCL
+ * (and O_NOFOLLOW) never follow a link planted in a file's place. */
+static FILE *create_at(struct snap *s, int at, const char *name, const char *rel)
+{
+	int fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			appeared(s, rel);
+		die_errno("cannot create %s/%s", s->dir, rel);
+	}
+	FILE *f = fdopen(fd, "w");
 	if (!f)
-		die_errno("cannot create %s", path);
+		die_errno("cannot create %s/%s", s->dir, rel);
 	return f;
+}
+
+static FILE *create(struct snap *s, const char *name)
+{
+	return create_at(s, s->dfd, name, name);
+}
+
+/* The folder name in at, made here (0700) and opened without following a
+ * link: one already there (a link, or another's) is never written through. */
+static int subdir(struct snap *s, int at, const char *name, const char *rel)
+{
+	if (mkdirat(at, name, 0700) < 0) {
+		if (errno == EEXIST)
+			appeared(s, rel);
+		die_errno("cannot create %s/%s", s->dir, rel);
+	}
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		die_errno("cannot open %s/%s", s->dir, rel);
+	return fd;
+}
+
+/* rel ("a/b/c") made folder by folder under DIR; the last one's fd. */
+static int subdirs(struct snap *s, const char *rel)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
+		die("snapshot %s/%s: path too long", s->dir, rel);
+	int at = s->dfd;
+	for (char *name = buf, *slash;; name = slash + 1) {
+		slash = strchr(name, '/');
+		if (slash)
+			*slash = '\0';
+		int fd = subdir(s, at, name, buf);
+		if (at != s->dfd)
+			close(at);
+		at = fd;
+		if (!slash)
+			return at;
+		*slash = '/';
+	}
 }
 
 static void finish(FILE *f, const char *what)
@@ -173,14 +235,12 @@ static int copy_line(void *ctx, enum probe_klog_form form, const char *line, siz
 
 static void snap_dmesg(struct snap *s)
 {
-	char path[PATH_MAX];
-	if (!probe_join(path, sizeof(path), s->dir, "dmesg.txt"))
-		die("snapshot %s: path too long", s->dir);
 	FILE *o = create(s, "dmesg.txt");
 	int rc = probe_klog_each_line(NULL, copy_line, o);
 	finish(o, "dmesg.txt");
 	if (rc < 0) {
-		unlink(path); /* absent means unknown, an empty file would mean "read, nothing" */
+		/* absent means unknown, an empty file would mean "read, nothing" */
+		unlinkat(s->dfd, "dmesg.txt", 0);
 		note(s, "dmesg.txt: not written: the kernel log is unreadable: %s%s", strerror(-rc),
 		     rc == -EPERM ? " (kernel.dmesg_restrict=1: run as root)" : "");
 		s->problems++;
@@ -203,14 +263,12 @@ static void snap_msr(struct snap *s)
 	note(s, "msr.txt: IA32_PERF_CAPABILITIES");
 }
 
-static void mkdirs(const char *path);
-
 /* The DMI identity (anyone may read these three; the serials are root's
  * and say nothing about the PMU: not copied). */
 static void snap_dmi(struct snap *s)
 {
 	static const char *const names[] = {"sys_vendor", "product_name", "product_version"};
-	int n = 0;
+	int n = 0, dmi = -1;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char from[PATH_MAX], rel[64], buf[256];
 		snprintf(rel, sizeof(rel), "dmi/%s", names[i]);
@@ -219,42 +277,26 @@ static void snap_dmi(struct snap *s)
 		long len = probe_read_small(from, buf, sizeof(buf));
 		if (len < 0)
 			continue;
-		if (n++ == 0) {
-			char dir[PATH_MAX];
-			if (!probe_join(dir, sizeof(dir), s->dir, "dmi"))
-				die("snapshot %s: path too long", s->dir);
-			mkdirs(dir);
-		}
-		FILE *o = create(s, rel);
+		if (n++ == 0)
+			dmi = subdir(s, s->dfd, "dmi", "dmi");
+		FILE *o = create_at(s, dmi, names[i], rel);
 		fwrite(buf, 1, (size_t)len, o);
 		fputc('\n', o);
 		finish(o, rel);
 	}
+	if (dmi >= 0)
+		close(dmi);
 	if (n)
 		note(s, "dmi/: %d of sys_vendor, product_name, product_version", n);
 	else
 		note(s, "dmi/: not written: %s is not readable", PROBE_DMI_DIR);
 }
 
-static void mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			die_errno("mkdir %s", buf);
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		die_errno("mkdir %s", buf);
-}
-
-/* Copy the readable regular files of src into dst; recurse into the named
- * attribute groups only (format, events, caps), never through links. */
-static void copy_dir(struct snap *s, const char *src, const char *dst, int depth)
+/* Copy the readable regular files of src into the new folder name in at
+ * (rel under DIR); recurse into the named attribute groups only (format,
+ * events, caps), never through links. */
+static void copy_dir(struct snap *s, const char *src, int at, const char *name, const char *rel,
+		     int depth)
 {
 	DIR *d = opendir(src);
 	if (!d) {
@@ -262,14 +304,14 @@ static void copy_dir(struct snap *s, const char *src, const char *dst, int depth
 		s->problems++;
 		return;
 	}
-	mkdirs(dst);
+	int dfd = subdir(s, at, name, rel);
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "uevent"))
 			continue;
 		char from[PATH_MAX], to[PATH_MAX];
 		if (!probe_join(from, sizeof(from), src, e->d_name) ||
-		    !probe_join(to, sizeof(to), dst, e->d_name))
+		    !probe_join(to, sizeof(to), rel, e->d_name))
 			continue;
 		struct stat st;
 		if (lstat(from, &st) < 0)
@@ -278,7 +320,7 @@ static void copy_dir(struct snap *s, const char *src, const char *dst, int depth
 			if (depth == 0 && (!strcmp(e->d_name, "format") ||
 					   !strcmp(e->d_name, "events") ||
 					   !strcmp(e->d_name, "caps")))
-				copy_dir(s, from, to, depth + 1);
+				copy_dir(s, from, dfd, e->d_name, to, depth + 1);
 			continue;
 		}
 		if (!S_ISREG(st.st_mode) || !(st.st_mode & 0444))
@@ -287,26 +329,24 @@ static void copy_dir(struct snap *s, const char *src, const char *dst, int depth
 		long n = probe_read_small(from, buf, sizeof(buf));
 		if (n < 0)
 			continue; /* write-only or failing attributes */
-		FILE *o = fopen(to, "wxe");
-		if (!o)
-			die_errno("cannot create %s", to);
+		FILE *o = create_at(s, dfd, e->d_name, to);
 		fwrite(buf, 1, (size_t)n, o);
 		fputc('\n', o);
 		finish(o, to);
 	}
 	closedir(d);
+	close(dfd);
 }
 
 static void snap_sysfs(struct snap *s)
 {
-	char root[PATH_MAX];
-	if (!probe_join(root, sizeof(root), s->dir, "sys/bus/event_source/devices"))
-		die("snapshot %s: path too long", s->dir);
-	mkdirs(root);
+	static const char root[] = "sys/bus/event_source/devices";
+	int rfd = subdirs(s, root);
 	DIR *d = opendir(PROBE_SYSFS_DEVICES);
 	if (!d) {
 		note(s, "sys/: %s: %s", PROBE_SYSFS_DEVICES, strerror(errno));
 		s->problems++;
+		close(rfd);
 		return;
 	}
 	struct dirent *e;
@@ -318,10 +358,11 @@ static void snap_sysfs(struct snap *s)
 		if (!probe_join(from, sizeof(from), PROBE_SYSFS_DEVICES, e->d_name) ||
 		    !probe_join(to, sizeof(to), root, e->d_name))
 			continue;
-		copy_dir(s, from, to, 0);
+		copy_dir(s, from, rfd, e->d_name, to, 0);
 		n++;
 	}
 	closedir(d);
+	close(rfd);
 	note(s, "sys/bus/event_source/devices: %d PMUs", n);
 }
 
@@ -340,6 +381,94 @@ static int list_reference(void)
 	return EXIT_OK;
 }
 
+/* "uid 65534 (nobody)", or the number alone where no name is known. */
+static const char *who(uid_t uid, char *buf, size_t size)
+{
+	const struct passwd *pw = getpwuid(uid);
+	if (pw && pw->pw_name)
+		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, pw->pw_name);
+	else
+		snprintf(buf, size, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+/* DIR, made 0700 where it is missing, opened without following a link, and
+ * refused unless it is the caller's own, closed to other writers and
+ * empty.  Its parent is the caller's path, followed as given. */
+static int open_target(const char *dir)
+{
+	char parent[PATH_MAX], base[PATH_MAX];
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(parent))
+		die("snapshot %s: path too long", dir);
+	memcpy(parent, dir, len);
+	parent[len] = '\0';
+	char *slash = strrchr(parent, '/');
+	if (!slash) {
+		snprintf(base, sizeof(base), "%s", parent);
+		snprintf(parent, sizeof(parent), ".");
+	} else {
+		snprintf(base, sizeof(base), "%s", slash[1] ? slash + 1 : ".");
+		if (slash == parent)
+			slash++; /* "/x": the parent is "/" */
+		*slash = '\0';
+	}
+	int pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		die_errno("snapshot %s: cannot open %s, the directory it goes in", dir, parent);
+	bool made = mkdirat(pfd, base, 0700) == 0;
+	if (!made && errno != EEXIST)
+		die_errno("cannot create %s", dir);
+	int fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		struct stat lst;
+		/* A link gives ELOOP, or ENOTDIR where O_DIRECTORY is checked first. */
+		if (errno == ELOOP || (errno == ENOTDIR &&
+				       fstatat(pfd, base, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				       S_ISLNK(lst.st_mode)))
+			die("snapshot %s: refused: it is a symbolic link; give the directory itself, "
+			    "or a path that does not exist yet (pmuguard makes it, mode 0700)",
+			    dir);
+		if (errno == ENOTDIR)
+			die("snapshot %s: not a directory", dir);
+		die_errno("snapshot %s", dir);
+	}
+	close(pfd);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		die_errno("snapshot %s", dir);
+	char owner[96], me[96];
+	if (st.st_uid != geteuid())
+		die("snapshot %s: refused: the directory belongs to %s, not to %s who runs this: "
+		    "its owner could read the kernel log copied into it and plant links in it "
+		    "while the snapshot is written; give a path that does not exist yet "
+		    "(pmuguard makes it, mode 0700) or a directory of your own",
+		    dir, who(st.st_uid, owner, sizeof(owner)), who(geteuid(), me, sizeof(me)));
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		die("snapshot %s: refused: the directory is writable by %s (mode %04o), who could "
+		    "plant links in it while the snapshot is written (a sticky bit does not "
+		    "prevent that); give a path that does not exist yet (pmuguard makes it, "
+		    "mode 0700) or a directory only you can write (chmod go-w)",
+		    dir, st.st_mode & S_IWOTH ? "other users" : "its group",
+		    (unsigned)(st.st_mode & 07777));
+	if (!made) {
+		int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+		if (!d)
+			die_errno("%s", dir);
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				closedir(d);
+				die("snapshot %s: the directory is not empty", dir);
+			}
+		closedir(d);
+	}
+	return fd;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--list"))
@@ -352,32 +481,26 @@ int cmd_snapshot(int argc, char **argv)
 			       "Capture this machine's PMU facts (cpuid, the PMU driver's boot lines,\n"
 			       "the core PMUs' sysfs) into DIR, for --snapshot, PMUGUARD_SNAPSHOT or\n"
 			       "snapshot = DIR in /etc/pmuguard.conf on another machine.\n"
+			       "DIR is made (mode 0700) where it does not exist; an existing one must be\n"
+			       "empty, yours, and writable by you alone (not a shared /tmp folder):\n"
+			       "it gets the kernel log.  Its folders are 0700 and its files 0600; to\n"
+			       "hand it on, pack it: tar -czf pmu-facts.tar.gz -C DIR .\n"
 			       "  --list   print the names of the reference snapshots: the folders\n"
 			       "           --snapshot NAME and PMUGUARD_SNAPSHOT=NAME find, in\n"
 			       "           %s\n"
 			       "           (or in PMUGUARD_SNAPSHOT_DIR, where that is set)\n"
 			       "\n"
-			       "Exit: 0 written (listed); 1 DIR could not be written (read); 2 usage.\n",
+			       "Example: pmuguard snapshot ./pmu-facts\n"
+			       "\n"
+			       "Exit: 0 written (listed); 1 DIR refused or could not be written (read);\n"
+			       "2 usage.\n",
 			       probe_snapshot_dir);
 			return EXIT_OK;
 		}
 		die_usage("snapshot: exactly one argument, the directory to create (or --list)");
 	}
 	struct snap s = {.dir = argv[1]};
-	if (mkdir(s.dir, 0755) < 0) {
-		if (errno != EEXIST)
-			die_errno("cannot create %s", s.dir);
-		DIR *d = opendir(s.dir);
-		if (!d)
-			die_errno("%s", s.dir);
-		struct dirent *e;
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-				closedir(d);
-				die("snapshot %s: the directory is not empty", s.dir);
-			}
-		closedir(d);
-	}
+	s.dfd = open_target(s.dir);
 	s.meta = create(&s, "snapshot.txt");
 	struct utsname u;
 	uname(&u);
@@ -392,6 +515,7 @@ int cmd_snapshot(int argc, char **argv)
 	snap_sysfs(&s);
 	snap_dmi(&s);
 	finish(s.meta, "snapshot.txt");
+	close(s.dfd);
 	fprintf(stderr, "pmuguard: snapshot written to %s%s\n", s.dir,
 		s.problems ? " (some facts missing: see snapshot.txt)" : "");
 	return EXIT_OK;

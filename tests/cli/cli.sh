@@ -293,6 +293,102 @@ snapshot-round-trip)
 	grep -q "not empty" "$tmp/err" || fail "snapshot into a full directory: no clear error"
 	echo "ok: snapshot -> probe equals the live probe ($(wc -l <"$tmp/live.txt") report lines)"
 	;;
+snapshot-private)
+	# The snapshot holds the kernel log (root's alone where
+	# kernel.dmesg_restrict=1): its folders are 0700 and its files 0600,
+	# in a DIR it makes and in an empty one of the caller's own.
+	umask 022
+	status 0 "$PMUGUARD" snapshot "$tmp/new"
+	mkdir -m 0755 "$tmp/own"
+	status 0 "$PMUGUARD" snapshot "$tmp/own/"
+	[ "$(stat -c %a "$tmp/new")" = 700 ] || fail "DIR was made $(stat -c %a "$tmp/new"), not 0700"
+	for d in "$tmp/new" "$tmp/own"; do
+		[ -f "$d/snapshot.txt" ] || fail "$d: nothing written"
+		find "$d" -mindepth 1 \( -type d ! -perm 0700 -o -type f ! -perm 0600 -o ! -type d ! -type f \) \
+			-printf '%m %y %p\n' >"$tmp/open"
+		[ ! -s "$tmp/open" ] || fail "not private: $(head -n 5 "$tmp/open")"
+	done
+	"$PMUGUARD" snapshot --help >"$tmp/out"
+	grep -q 'folders are 0700 and its files 0600' "$tmp/out" || fail "--help does not say the files are private"
+	echo "ok: folders 0700, files 0600, said in --help"
+	;;
+snapshot-refuses-shared-dirs)
+	# A DIR others can write (group, other, sticky or not) or a link in
+	# DIR's place is refused, exit 1, with the reason, nothing written.
+	for m in 0770 0777 1777 0757; do
+		mkdir -m "$m" "$tmp/d$m"
+		status 1 "$PMUGUARD" snapshot "$tmp/d$m"
+		grep -q "snapshot $tmp/d$m: refused: the directory is writable by .* (mode $m)" "$tmp/err" ||
+			fail "mode $m: no reason given: $(cat "$tmp/err")"
+		[ -z "$(ls -A "$tmp/d$m")" ] || fail "mode $m: written into"
+	done
+	grep -q 'a sticky bit does not' "$tmp/err" || fail "the sticky bit is not named"
+	mkdir -m 0700 "$tmp/real"
+	ln -s "$tmp/real" "$tmp/link"
+	status 1 "$PMUGUARD" snapshot "$tmp/link"
+	grep -q "snapshot $tmp/link: refused: it is a symbolic link" "$tmp/err" || fail "a link as DIR: $(cat "$tmp/err")"
+	[ -z "$(ls -A "$tmp/real")" ] || fail "written through the link"
+	echo "ok: group- or world-writable directories (sticky too) and links refused; nothing written"
+	;;
+snapshot-refuses-another-users-dir)
+	# A directory another user made first (in /tmp, say) is refused: root
+	# would copy the kernel log into a folder its owner reads and can plant
+	# links in.  Nothing is written.
+	[ "$(id -u)" = 0 ] || skip "needs root to make a directory as another user"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed"
+	chmod 0755 "$tmp"
+	mkdir -m 1777 "$tmp/pub"
+	setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 0700 "$tmp/pub/pmu-facts"
+	status 1 "$PMUGUARD" snapshot "$tmp/pub/pmu-facts"
+	grep -q "snapshot $tmp/pub/pmu-facts: refused: the directory belongs to uid 65534.*, not to uid 0" "$tmp/err" ||
+		fail "no reason given: $(cat "$tmp/err")"
+	grep -q 'give a path that does not exist yet' "$tmp/err" || fail "the error does not say what to do"
+	[ -z "$(ls -A "$tmp/pub/pmu-facts")" ] || fail "written into another user's directory"
+	# A new folder in the same shared parent is the caller's own: made 0700.
+	status 0 "$PMUGUARD" snapshot "$tmp/pub/mine"
+	[ "$(stat -c '%u %a' "$tmp/pub/mine")" = '0 700' ] || fail "a new DIR is not root's, 0700"
+	echo "ok: another user's directory refused, naming its owner; a new one is private"
+	;;
+snapshot-never-follows-links)
+	# A link planted in DIR while the snapshot runs, in the place of a
+	# folder it makes later (sys/, dmi/), is never followed: nothing is
+	# made at its end.  The snapshot is held at a known point in a private
+	# mount namespace: /dev/cpu/0/msr is a FIFO there, whose open blocks
+	# until its other end is opened, after snapshot.txt, cpuid.txt and
+	# dmesg.txt are written and before sys/.
+	[ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace"
+	unshare -m true 2>/dev/null || skip "unshare -m is not permitted here"
+	mkdir "$tmp/target" "$tmp/realdev"
+	rc=0
+	# shellcheck disable=SC2016 # the inner shell's variables
+	unshare -m -- bash -c '
+		set -eu
+		tmp=$1 PMUGUARD=$2
+		mount --make-rprivate /
+		mount --rbind /dev "$tmp/realdev"
+		mount -t tmpfs -o mode=0755 tmpfs /dev
+		for n in null kmsg; do
+			[ -e "$tmp/realdev/$n" ] || continue
+			: >"/dev/$n"
+			mount --bind "$tmp/realdev/$n" "/dev/$n"
+		done
+		mkdir -p /dev/cpu/0
+		mkfifo /dev/cpu/0/msr
+		"$PMUGUARD" snapshot "$tmp/snap" >"$tmp/out" 2>"$tmp/err" &
+		pid=$!
+		for _ in $(seq 200); do [ -e "$tmp/snap/snapshot.txt" ] && break; sleep 0.05; done
+		[ -e "$tmp/snap/snapshot.txt" ] || { echo "the snapshot never began"; exit 2; }
+		ln -s "$tmp/target" "$tmp/snap/sys"
+		ln -s "$tmp/target" "$tmp/snap/dmi"
+		timeout 20 bash -c "exec 3>/dev/cpu/0/msr" || { echo "the snapshot never opened the FIFO"; exit 2; }
+		wait "$pid"' _ "$tmp" "$PMUGUARD" >"$tmp/log" 2>&1 || rc=$?
+	[ -z "$(ls -A "$tmp/target")" ] ||
+		fail "the snapshot wrote through the planted link: $(find "$tmp/target" | head -n 5)"
+	[ "$rc" = 1 ] || fail "exit $rc, not 1: $(cat "$tmp/log")"
+	grep -q "snapshot $tmp/snap: sys appeared in it while the snapshot was written" "$tmp/err" ||
+		fail "no reason given: $(cat "$tmp/err")"
+	echo "ok: a link planted in DIR during the snapshot is refused, never followed"
+	;;
 containers)
 	# Issue 24: the probe names a container runtime it sees running on this
 	# machine (a process named containerd here), never for a snapshot of
