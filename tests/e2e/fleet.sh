@@ -458,6 +458,56 @@ preload-link-refused-where-insane)
 	cmp -s "$tmp/outside/ld.so.preload" - <<<'/usr/lib/libout.so' || fail "the file outside the root changed"
 	ok "dangling links, loops, more than 8 links, non-files, links out of --root or through open directories: refused, nothing changed"
 	;;
+root-dir-link-refused-where-it-leads-out)
+	# Under --root every component of a path is resolved inside DIR: a
+	# directory link that leads out of it (DIR/etc absolute to a directory
+	# elsewhere, or DIR/etc -> ../outside, or a link further down) is
+	# refused by install, uninstall and reprobe, exit 1, with the reason
+	# and the link, and the file outside is left byte for byte.  (A check
+	# of the last component, ld.so.preload itself, would miss every one.)
+	root=$tmp/root
+	mkdir -p "$root/usr/lib/pmuguard" "$root/srv" "$tmp/outside"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf '/usr/lib/libout.so\n# no newline' >"$tmp/outside/ld.so.preload"
+	cp "$tmp/outside/ld.so.preload" "$tmp/orig"
+	snap() { find "$root" "$tmp/outside" -printf '%p %y %m %u %l %s\n' | sort; }
+	# refused LINK TARGET WHERE: with LINK (under $root) leading to TARGET,
+	# each command is refused and nothing changes.
+	refused() {
+		rm -rf "${root:?}/etc" "$root/srv/etc"
+		ln -s "$2" "$root/$1"
+		[ "$1" = etc ] || ln -s srv/etc "$root/etc"
+		snap >"$tmp/before"
+		for op in install uninstall reprobe; do
+			set +e
+			PMUGUARD_SNAPSHOT=$M6I timeout 20 "$FLEET" "$op" --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1
+			r=$?
+			set -e
+			[ "$r" = 1 ] || fail "$1 -> $2: $op exited $r, not 1"
+			grep -qF "refusing $root/etc: it leads out of --root $root, to $3 (the link $root/$1 -> $2); every link on a path under --root must stay inside it; nothing changed" "$tmp/out" ||
+				fail "$1 -> $2: $op: the reason is not given"
+			snap | cmp -s - "$tmp/before" || fail "$1 -> $2: $op changed a file or a link: $(snap | diff "$tmp/before" - | tail -n 5)"
+			cmp -s "$tmp/outside/ld.so.preload" "$tmp/orig" || fail "$1 -> $2: $op edited the file outside --root"
+		done
+	}
+	refused etc "$tmp/outside" "$tmp/outside"
+	refused etc ../outside "$tmp/outside"
+	refused srv/etc ../../outside "$tmp/outside"
+	# A link that stays inside DIR is followed: relative, or absolute to
+	# DIR's own path as this host sees it.
+	for t in etc.real "$root/etc.real"; do
+		rm -rf "${root:?}/etc" "$root/etc.real"
+		mkdir "$root/etc.real"
+		ln -s "$t" "$root/etc"
+		PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+			fail "etc -> $t (inside --root): install refused"
+		grep -qxF /usr/lib/pmuguard/libpmuguard.so "$root/etc.real/ld.so.preload" || fail "etc -> $t: not installed"
+		"$FLEET" uninstall --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || fail "etc -> $t: uninstall failed"
+		[ ! -e "$root/etc.real/ld.so.preload" ] || fail "etc -> $t: not uninstalled"
+	done
+	cmp -s "$tmp/outside/ld.so.preload" "$tmp/orig" || fail "the file outside the root changed"
+	ok "a directory link under --root that leads out of it (absolute or ..) is refused, nothing changed; one inside it is followed"
+	;;
 concurrent-installs-never-lose-an-entry)
 	# 40 trials of three concurrent install/uninstall runs on a file that
 	# other products' entries share, while a reader watches the file: no
