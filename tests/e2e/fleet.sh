@@ -571,6 +571,9 @@ lock-wait-names-the-holder)
 	# waits OP WANT: OP --quiet waits; its first stderr line, within seconds, is
 	# WANT; it finishes once the holder is gone.
 	waits() {
+		# Emptied first: the job truncates it only once it has forked, and
+		# the previous run's line must not pass for this one's.
+		: >"$tmp/err"
 		"$FLEET" "$1" --root "$root" --pmuguard "$PMUGUARD" --quiet >"$tmp/out" 2>"$tmp/err" &
 		run=$!
 		for _ in $(seq 200); do [ ! -s "$tmp/err" ] || break; sleep 0.05; done
