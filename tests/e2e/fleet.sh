@@ -844,6 +844,9 @@ status-counts-blocks)
 	# (here the sandbox's syslog file), by encoding, as text, JSON and
 	# node_exporter metrics written atomically.
 	cat >"$tmp/script" <<SH
+# The host's policy names the world: the canary that status starts runs
+# with an empty environment, as every protected process may.
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
 set -e
 PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
 unset LD_PRELOAD
@@ -885,6 +888,9 @@ status-observes-the-preload)
 	# and a process started before the install, holding a perf event, is
 	# named as at risk now.
 	cat >"$tmp/script" <<SH
+# The host's policy names the world: the canary that status starts runs
+# with an empty environment, as every protected process may.
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
 set -e
 python3 -c '
 import ctypes, struct, sys, time
@@ -936,6 +942,63 @@ PY
 		fail "metrics claim the unloadable preload: $(cat "$tmp/m.prom")"
 	ok "status counts the preload only where the loader takes it, and names a process started before the install holding a perf event"
 	;;
+status-canary-meets-the-policy)
+	# The preload counts only where a canary, started now as nobody with an
+	# empty environment through /etc/ld.so.preload, was refused: the policy's
+	# mode off or audit, an unknown verdict, or a library only root can read
+	# each leave it listed and loadable by root, and guarding nothing for
+	# every other process.
+	UNKNOWN=$FIXTURES/cap-aws-c5-9xlarge-pcm-2021
+	mkdir -p "$tmp/lib"
+	cp "$LIB" "$tmp/lib/libpmuguard.so"
+	cat >"$tmp/script" <<SH
+set -e
+st() { PMUGUARD_SNAPSHOT=\$1 $FLEET status --json --layer preload --lib $tmp/lib/libpmuguard.so --pmuguard $PMUGUARD \
+	--textfile $tmp/\$2.prom >$tmp/\$2.json 2>$tmp/\$2.err || echo \$? >$tmp/\$2.rc; }
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $tmp/lib/libpmuguard.so --pmuguard $PMUGUARD >$tmp/install.out
+st $M6I guarded
+printf 'snapshot = %s\nmode = off\n' $M6I >/etc/pmuguard.conf
+st $M6I off
+printf 'snapshot = %s\nmode = audit\n' $M6I >/etc/pmuguard.conf
+st $M6I audit
+printf 'snapshot = %s\n' $UNKNOWN >/etc/pmuguard.conf
+st $UNKNOWN unknown
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+chmod 0600 $tmp/lib/libpmuguard.so
+st $M6I rootonly
+# As root, the loader still takes it: a process of root's is refused.
+PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400 >$tmp/root-peo.out
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	python3 - "$tmp" <<'PY' || fail "status counted a preload that guards nothing"
+import json, os, sys
+t = sys.argv[1]
+def st(name):
+    s = json.load(open(os.path.join(t, name + ".json")))
+    rc = open(os.path.join(t, name + ".rc")).read().strip() if os.path.exists(os.path.join(t, name + ".rc")) else "0"
+    prom = open(os.path.join(t, name + ".prom")).read().split("\n")
+    return s, rc, prom
+for name in ("off", "audit", "rootonly"):
+    s, rc, prom = st(name)
+    p = s["preload"]
+    assert p["installed"] and p["loads"] and not p["guards"], (name, s)
+    assert not s["guarded"] and rc == "3" and "pmuguard_protected 0" in prom, (name, s, rc)
+    assert p["canary"] == "reached", (name, s)
+s, rc, prom = st("rootonly")
+assert "did not load the library" in s["preload"]["canary_why"], s
+s, rc, prom = st("unknown")
+assert s["verdict"] == "unknown" and not s["preload"]["guards"] and s["preload"]["canary"] == "reached", s
+assert not s["guarded"] and rc == "4" and "pmuguard_protected 0" in prom, (s, rc)
+s, rc, prom = st("guarded")
+assert s["guarded"] and s["preload"]["guards"] and s["preload"]["canary"] == "refused", s
+assert s["preload"]["canary_as"] == "uid 65534" and rc == "0" and "pmuguard_protected 1" in prom, (s, rc)
+PY
+	grep -q 'errno=ENOENT' "$tmp/root-peo.out" || fail "root's own process was not refused: $(cat "$tmp/root-peo.out")"
+	ok "mode off, mode audit, an unknown verdict and a library only root can read: the canary (uid 65534) was not refused, and status says NO"
+	ok "with the policy as installed, the canary was refused and status says yes"
+	;;
 status-names-container-runtimes)
 	# Issue 24: a container runtime running here (a process named
 	# containerd) is named, and on a hazardous host whose only layer is the
@@ -943,6 +1006,9 @@ status-names-container-runtimes)
 	mkdir -p "$tmp/bin"
 	cp "$(command -v sleep)" "$tmp/bin/containerd"
 	cat >"$tmp/script" <<SH
+# The host's policy names the world: the canary that status starts runs
+# with an empty environment, as every protected process may.
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
 set -e
 $tmp/bin/containerd 60 &
 rt=\$!
@@ -999,11 +1065,14 @@ journal-entries-counted-by-message-id)
 	# the enforce service are not preload blocks (they were counted as such
 	# by "journalctl -t pmuguard").
 	cat >"$tmp/script" <<SH
+# The host's policy names the world: the canary that status starts runs
+# with an empty environment, as every protected process may.
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
 set -e
 PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
 unset LD_PRELOAD
 PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400 4:0x8000 >/dev/null
-printf 'log = syslog\n' >/etc/pmuguard.conf
+printf 'snapshot = %s\nlog = syslog\n' $M6I >/etc/pmuguard.conf
 $PMUGUARD run --mode seccomp --snapshot $M6I -- $PEO 4:0x8100 >/dev/null
 python3 - <<'PY'
 import socket
@@ -1053,6 +1122,9 @@ PY
 status-says-reports-are-dropped)
 	# No /dev/log: the preload cannot report, so status must not say 0.
 	cat >"$tmp/script" <<SH
+# The host's policy names the world: the canary that status starts runs
+# with an empty environment, as every protected process may.
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
 set -e
 rm -f /dev/log
 PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
