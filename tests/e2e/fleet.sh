@@ -1119,6 +1119,60 @@ assert s["reports"]["destination"].startswith("journald"), s
 PY
 	ok "journald entries carry MESSAGE_ID and the fields; status counts the preload's denials only, by their fields"
 	;;
+journal-forged-entries-are-not-evidence)
+	# Any user can write a journal entry with any field but the trusted
+	# ones journald sets (_UID, _PID).  A kernel-layer entry counts only
+	# from root; the preload's are the processes' own reports, bounded.
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 for a user to run (python3 on PATH may be root's own)"
+	cat >"$tmp/forge.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+def send(**f):
+    s.sendto("".join("%s=%s\n" % kv for kv in f.items()).encode(), "/run/systemd/journal/socket")
+K, B = "d93446f22afd479cb455b565ea7ca8ed", "7cd40d08058b4d219f41289bb6a12067"
+if sys.argv[1] == "user":
+    send(MESSAGE="blocked", MESSAGE_ID=K, PMUGUARD_LAYER="kernel", PMUGUARD_PROGRAM="sshd", _UID="0")
+    send(MESSAGE="blocked", MESSAGE_ID=B, PMUGUARD_LAYER="kernel", PMUGUARD_PROGRAM="sshd")
+    for i in range(200):
+        send(MESSAGE="blocked", MESSAGE_ID=B, PMUGUARD_LAYER="preload", PMUGUARD_DECISION="deny",
+             PMUGUARD_TYPE="4", PMUGUARD_CONFIG="0x%x" % (0x10000 + i), PMUGUARD_PROGRAM="p%d" % i)
+    send(MESSAGE="blocked", MESSAGE_ID=B, PMUGUARD_LAYER="preload", PMUGUARD_DECISION="deny",
+         PMUGUARD_TYPE="4", PMUGUARD_CONFIG="0x400", PMUGUARD_UNDELIVERED="1000000", PMUGUARD_PROGRAM="perf")
+else:
+    send(MESSAGE="blocked", MESSAGE_ID=K, PMUGUARD_LAYER="kernel", PMUGUARD_PROGRAM="toplev")
+send(MESSAGE="forged: end", SYSLOG_IDENTIFIER="forge")
+PY
+	cat >"$tmp/script" <<SH
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+set -e
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 $tmp/forge.py user
+python3 $tmp/forge.py root
+for _ in \$(seq 200); do [ "\$(grep -c 'forged: end' $tmp/sb/journal)" = 2 ] && break; sleep 0.05; done
+PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD --textfile $tmp/m.prom >$tmp/st.txt 2>&1
+PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.json
+SH
+	SANDBOX_JOURNAL=1 sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err") $(cat "$tmp/st.txt" 2>/dev/null)"
+	! grep -q 'sshd.*kernel' "$tmp/st.txt" || fail "a user's entry named a program blocked by the kernel: $(grep sshd "$tmp/st.txt")"
+	grep -q 'blocked this boot: toplev, 1 time(s) (kernel layer' "$tmp/st.txt" ||
+		fail "root's kernel entry was not counted: $(cat "$tmp/st.txt")"
+	python3 - "$tmp/st.json" "$tmp/m.prom" <<'PY' || fail "forged entries were taken as evidence"
+import json, sys
+s = json.load(open(sys.argv[1]))
+progs = s["blocked_by_program"]
+kernel = [p["program"] for p in progs if p["layer"] == "kernel"]
+assert kernel == ["toplev"], progs
+assert len(progs) <= 22, len(progs)
+assert s["reports"]["undelivered"] <= 1000, s["reports"]
+series = [l for l in open(sys.argv[2]) if l.startswith("pmuguard_preload_reports{")]
+assert len(series) <= 21, len(series)
+assert any('config="other"' in l for l in series), series
+PY
+	ok "a user's journal entries never name a kernel block, and 200 forged encodings and programs are folded"
+	;;
 status-says-reports-are-dropped)
 	# No /dev/log: the preload cannot report, so status must not say 0.
 	cat >"$tmp/script" <<SH

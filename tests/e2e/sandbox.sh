@@ -56,19 +56,30 @@ if [ "${SANDBOX_JOURNAL:-0}" = 1 ]; then
 	mkdir -p /run/systemd/journal
 	: >"$dir/journal"
 	python3 - "$dir/journal" <<'PY' &
-import json, socket, sys
+import json, os, socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind("/run/systemd/journal/socket")
+# As journald: any user may write, and the sender's credentials (from the
+# kernel, SO_PASSCRED) are the trusted fields _PID, _UID, _GID; fields a
+# client sends with a leading underscore are dropped.
+os.chmod("/run/systemd/journal/socket", 0o666)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
 with open(sys.argv[1], "a", buffering=1) as out:
     while True:
-        d = s.recv(65536).decode("utf-8", "replace")
+        d, anc, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(12))
+        d = d.decode("utf-8", "replace")
         e = {}
         for line in d.split("\n"):
             if "=" in line:
                 k, v = line.split("=", 1)
-                e[k] = v
+                if not k.startswith("_"):
+                    e[k] = v
             elif line:
                 e.setdefault("_BAD", []).append(line)
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                pid, uid, gid = struct.unpack("iII", data[:12])
+                e.update(_PID=str(pid), _UID=str(uid), _GID=str(gid))
         out.write(json.dumps(e) + "\n")
 PY
 	journal=$!
