@@ -711,7 +711,7 @@ SH
 	grep -q '^pmuguard-fleet: layer: kernel$' "$tmp/out" || fail "status does not name the kernel layer"
 	grep -q 'kernel: attached and verified .*; denied 7' "$tmp/out" || fail "status does not give the kernel's counts"
 	# JSON and metrics from the counts' data: summed over uids, the
-	# encoding as 0x%04x, a comm's escape carried as text.
+	# encoding as 0x%x (as the preload's), a comm's escape carried as text.
 	STUB_KERNEL=ok f status --layer auto --json --textfile "$tmp/k.prom" >"$tmp/k.json" || fail "status --json with the kernel layer is not 0"
 	python3 - "$tmp/k.json" <<'PY' || fail "kernel JSON is wrong: $(cat "$tmp/k.json")"
 import json, sys
@@ -720,10 +720,13 @@ k = s["kernel"]
 assert s["layer"] == "kernel" and k["state"] == "attached" and k["attach"] == "lsm" and k["mode"] == "auto", s
 assert k["denied"] == 7 and k["audited"] == 0 and k["reports_lost"] == 0 and k["existing_events"] == 0, k
 enc = {(e["decision"], e["pmu_type"], e["config"]): e["calls"] for e in k["by_encoding"]}
-assert enc == {("denied", 4, "0x0400"): 6, ("denied", 4, "0x8000"): 1}, enc
+assert enc == {("denied", 4, "0x400"): 6, ("denied", 4, "0x8000"): 1}, enc
 PY
-	grep -qx 'pmuguard_kernel_calls_total{decision="denied",pmu_type="4",config="0x0400"} 6' "$tmp/k.prom" ||
+	grep -qx 'pmuguard_kernel_calls_total{decision="denied",pmu_type="4",config="0x400"} 6' "$tmp/k.prom" ||
 		fail "metrics: the kernel's counts by encoding: $(grep kernel_calls "$tmp/k.prom")"
+	python3 "$here/alerts.py" "$here/../../README.md" "$tmp/k.prom" pmuguard_kernel_calls_total \
+		pmuguard_unguarded pmuguard_status_timestamp_seconds pmuguard_verdict >"$tmp/alerts.out" ||
+		fail "a README alert selects nothing in the kernel layer's metrics: $(cat "$tmp/alerts.out")"
 	grep -qx 'pmuguard_layer_installed{layer="kernel"} 1' "$tmp/k.prom" || fail "metrics: no kernel layer"
 	grep -qx 'pmuguard_kernel_verified_timestamp_seconds 1764676900' "$tmp/k.prom" || fail "metrics: no verification time"
 	grep -q '^pmuguard-fleet: kernel: attached and verified at 2025-12-02T12:01:40Z (self-test), since 2025-12-02T12:00:00Z' "$tmp/out" ||
@@ -876,6 +879,9 @@ PY
 	grep -qx 'pmuguard_hazard 1' "$prom" || fail "metrics: no hazard"
 	grep -qx 'pmuguard_layer_installed{layer="preload"} 1' "$prom" || fail "metrics: no layer"
 	grep -qx 'pmuguard_preload_reports{pmu_type="4",config="0x400"} 2' "$prom" || fail "metrics: no count by encoding"
+	python3 "$here/alerts.py" "$here/../../README.md" "$prom" pmuguard_preload_reports pmuguard_unguarded \
+		pmuguard_status_timestamp_seconds pmuguard_verdict >"$tmp/alerts.out" ||
+		fail "a README alert selects nothing in the preload's metrics: $(cat "$tmp/alerts.out")"
 	[ "$(find "$tmp/metrics" -type f | wc -l)" = 1 ] || fail "a temporary was left beside the metrics"
 	# Every sample line is NAME{LABELS} VALUE: what the textfile collector parses.
 	! grep -v '^#' "$prom" | grep -vqE '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9]+$' ||
