@@ -1005,6 +1005,34 @@ PY
 	ok "mode off, mode audit, an unknown verdict and a library only root can read: the canary (uid 65534) was not refused, and status says NO"
 	ok "with the policy as installed, the canary was refused and status says yes"
 	;;
+status-as-a-user-says-what-it-cannot-see)
+	# Run by a user, status cannot read other users' processes: it says so
+	# and gives no count, instead of counting that user's alone.
+	cat >"$tmp/script" <<SH
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+set -e
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+sleep 30 &
+holder=\$!
+set +e
+setpriv --reuid=65534 --regid=65534 --clear-groups env PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/user.txt 2>&1
+setpriv --reuid=65534 --regid=65534 --clear-groups env PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/user.json 2>/dev/null
+kill \$holder
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	grep -q "preload: [1-9][0-9]* running processes could not be read as uid 65534" "$tmp/user.txt" ||
+		fail "status as a user does not say what it cannot see: $(cat "$tmp/user.txt")"
+	! grep -q 'running processes map it' "$tmp/user.txt" || fail "status as a user gave a count: $(cat "$tmp/user.txt")"
+	python3 - "$tmp/user.json" <<'PY' || fail "status --json as a user: $(cat "$tmp/user.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))["preload"]
+assert p["processes_unreadable"] >= 1 and p["processes_mapping"] is None and p["processes_not_mapping"] is None, p
+PY
+	ok "status as a user says how many processes it could not read, and counts none"
+	;;
 status-names-container-runtimes)
 	# Issue 24: a container runtime running here (a process named
 	# containerd) is named, and on a hazardous host whose only layer is the
