@@ -336,13 +336,20 @@ static enum guard_hit key_hit(unsigned code)
 	return guard_rule_config(code, GUARD_TABLE_ETD, GUARD_RULE_HAZARD_ALL);
 }
 
-static void sanitize_comm(char out[17], const char in[16])
+/* A comm for the text people read, through the one escaper (fput_safe):
+ * any process names itself, and its name must not drive the terminal. */
+#define COMM_SHOWN (16 * 4 + 1) /* every byte as \xHH, and the NUL */
+static void sanitize_comm(char out[COMM_SHOWN], const char in[16])
 {
-	memcpy(out, in, 16);
-	out[16] = '\0';
-	for (char *p = out; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	char raw[17];
+	memcpy(raw, in, 16);
+	raw[16] = '\0';
+	out[0] = '\0';
+	FILE *m = fmemopen(out, COMM_SHOWN, "w");
+	if (!m)
+		return;
+	fput_safe(raw, m);
+	fclose(m);
 }
 
 /* A comm as the kernel keeps it (16 bytes, NUL-terminated when shorter),
@@ -490,7 +497,7 @@ static void existing_text(const char *lead, const char *indent, const struct enf
 	}
 	for (unsigned i = 0; ex->known && i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
-		char comm[17];
+		char comm[COMM_SHOWN];
 		sanitize_comm(comm, e->f.comm);
 		printf("%spid %u comm %s fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
 		       "state %s, event id %llu%s: %s\n",
@@ -925,7 +932,7 @@ static void status_text(const struct status_model *m)
 	printf("  by encoding:\n");
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
-		char comm[17];
+		char comm[COMM_SHOWN];
 		sanitize_comm(comm, e->val.last_comm);
 		printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
 		       "%s\n",

@@ -18,20 +18,48 @@ void log_str(struct logline *l, const char *s)
 		l->buf[l->len++] = *s++;
 }
 
+size_t log_utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < n; i++) /* stops at the NUL: it is no continuation byte */
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms, the surrogates, and beyond U+10FFFF. */
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+size_t log_plain_len(const unsigned char *p)
+{
+	if (*p < 0x80)
+		return *p >= 0x20 && *p != 0x7f && *p != '\\';
+	if (p[0] == 0xc2 && p[1] < 0xa0) /* U+0080-U+009F (a lone 0x80-0x9f is no UTF-8) */
+		return 0;
+	return log_utf8_len(p);
+}
+
 void log_str_safe(struct logline *l, const char *s)
 {
-	for (; s && *s && l->len < sizeof(l->buf) - 1; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c != 0x7f && c != '\\') {
-			l->buf[l->len++] = (char)c;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		size_t n = log_plain_len(p);
+		if (n) {
+			if (l->len + n > sizeof(l->buf) - 1)
+				break;
+			for (size_t i = 0; i < n; i++)
+				l->buf[l->len++] = (char)p[i];
+			p += n;
 			continue;
 		}
 		if (l->len + 4 >= sizeof(l->buf) - 1)
 			break;
 		l->buf[l->len++] = '\\';
 		l->buf[l->len++] = 'x';
-		l->buf[l->len++] = "0123456789abcdef"[c >> 4];
-		l->buf[l->len++] = "0123456789abcdef"[c & 0xf];
+		l->buf[l->len++] = "0123456789abcdef"[*p >> 4];
+		l->buf[l->len++] = "0123456789abcdef"[*p & 0xf];
+		p++;
 	}
 }
 

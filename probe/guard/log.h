@@ -16,10 +16,21 @@ struct logline {
 };
 
 void log_str(struct logline *l, const char *s);
-/* The same, with control characters, DEL and backslash written as \xNN:
+/* The same, every byte that log_plain_len() does not pass written as \xNN:
  * for values from outside (environment, program names), so that no value
- * can start a line of its own in a log. */
+ * can start a line of its own in a log or drive a terminal. */
 void log_str_safe(struct logline *l, const char *s);
+/* The one rule of what a value from outside may show as it is, for every
+ * escaper of the guard and of the command (log_str_safe, the report's words
+ * and --keys, its JSON): printable ASCII but the backslash, and well-formed
+ * UTF-8 that is not a C1 control (U+0080-U+009F: a terminal takes 0x9b, or
+ * U+009B, as CSI, as it takes ESC).  The length in bytes of the character
+ * at p that passes; 0 where the byte at p is to be escaped (a C0 control,
+ * DEL, the backslash, a C1 control's first byte, a byte that is not UTF-8).
+ * p points into a NUL-terminated string. */
+size_t log_plain_len(const unsigned char *p);
+/* The length of a well-formed UTF-8 sequence (RFC 3629) at p, or 0. */
+size_t log_utf8_len(const unsigned char *p);
 void log_hex(struct logline *l, uint64_t v);
 void log_dec(struct logline *l, uint64_t v);
 /* Append a newline and write the line to fd (raw write: errno untouched). */

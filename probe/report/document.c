@@ -296,16 +296,3 @@ void report_walk(const struct report *r, const struct report_sink *sink)
 	findings(&d, r);
 	end(&d);
 }
-
-size_t report_utf8_len(const unsigned char *p)
-{
-	unsigned c = p[0];
-	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
-	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return n;
-}

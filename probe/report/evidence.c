@@ -20,9 +20,13 @@ static void quote(void *ctx, const char *line, size_t len, enum probe_klog_kind 
 	if (*count >= PROBE_QUOTE_LINES)
 		return;
 	char *dst = pmu ? e->klog_lines[(*count)++] : e->boot_lines[(*count)++];
+	/* As the log has it: every renderer escapes what it prints (the one
+	 * rule, log_plain_len()), so a quote keeps its UTF-8 and shows its
+	 * control bytes as \xHH.  Only a NUL, which would end the string and
+	 * hide the rest of the line, is kept as '?'. */
 	size_t n = len < PROBE_QUOTE_LEN - 1 ? len : PROBE_QUOTE_LEN - 1;
 	for (size_t i = 0; i < n; i++)
-		dst[i] = (line[i] >= 0x20 && line[i] < 0x7f) ? line[i] : '?';
+		dst[i] = line[i] ? line[i] : '?';
 	dst[n] = '\0';
 }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * `pmuguard probe --json`: the document (document.c) as one JSON object on
- * one line.  Strings are UTF-8 as found: control characters are \u
- * escapes, and a byte that is not UTF-8 becomes U+FFFD.
+ * one line.  Strings are UTF-8 as found: control characters (C0, DEL and
+ * C1) are \u escapes, and a byte that is not UTF-8 becomes U+FFFD.
  */
 #include <inttypes.h>
 #include <stdbool.h>
 
+#include "log.h"
 #include "report.h"
 
 #define JSON_DEPTH 8 /* the document nests 4 deep */
@@ -26,20 +27,26 @@ void json_str(FILE *out, const char *s)
 	}
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n;
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else if (*p < 0x80)
-			fputc(*p, out);
-		else if ((n = report_utf8_len(p)) != 0) {
+		size_t n = log_plain_len(p);
+		if (*p == '"') {
+			fputs("\\\"", out);
+			p++;
+		} else if (n) {
 			fwrite(p, 1, n, out);
 			p += n;
-			continue;
-		} else
+		} else if (*p == '\\') {
+			fputs("\\\\", out);
+			p++;
+		} else if (*p < 0x80) { /* C0, DEL */
+			fprintf(out, "\\u%04x", *p);
+			p++;
+		} else if ((n = log_utf8_len(p)) != 0) { /* C1: U+0080-U+009F */
+			fprintf(out, "\\u%04x", (unsigned)((p[0] & 0x1f) << 6 | (p[1] & 0x3f)));
+			p += n;
+		} else {
 			fputs("\\ufffd", out);
-		p++;
+			p++;
+		}
 	}
 	fputc('"', out);
 }

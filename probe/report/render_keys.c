@@ -6,9 +6,10 @@
  *   - KEY is the value's JSON path, joined with '.': kernel_log.mask,
  *     machine.words; an array's elements by index: pmus.0.name,
  *     findings.0.id.
- *   - VALUE is a string as it is, without quotes, its control characters
- *     and backslashes written as \xHH (a value never spans lines); true or
- *     false; a number in decimal; empty for null.
+ *   - VALUE is a string as it is, without quotes, its control characters,
+ *     backslashes and bytes that are not UTF-8 written as \xHH (a value
+ *     never spans lines); true or false; a number in decimal; empty for
+ *     null.
  *   - An object or array prints no line of its own, unless it is null
  *     (machine=).
  *
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "log.h"
 #include "report.h"
 
 #define KEYS_DEPTH 8 /* the document nests 4 deep */
@@ -33,19 +35,19 @@ struct keys {
 	unsigned index[KEYS_DEPTH]; /* the next element's index, in an array */
 };
 
-/* Control characters, DEL, backslashes and bytes that are not UTF-8 as
- * \xHH, every other character as it is: the one escaper of a value or a
- * message line (the JSON renderer says U+FFFD where this says \xHH). */
+/* What log_plain_len() passes as it is, every other byte as \xHH: the one
+ * rule of a value or a message line, in the command's stdio (the JSON
+ * renderer writes the same rule in JSON's escapes). */
 void report_put_safe(FILE *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = *p < 0x80 ? 1 : report_utf8_len(p);
-		if (n == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
-			fprintf(out, "\\x%02x", *p);
-			p++;
-		} else {
+		size_t n = log_plain_len(p);
+		if (n) {
 			fwrite(p, 1, n, out);
 			p += n;
+		} else {
+			fprintf(out, "\\x%02x", *p);
+			p++;
 		}
 	}
 }

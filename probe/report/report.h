@@ -225,17 +225,17 @@ struct report_sink {
 };
 void report_walk(const struct report *r, const struct report_sink *sink);
 
-/* A JSON string (NULL: null): UTF-8 passes through as it is, control
- * characters are \u escapes, and a byte that is not UTF-8 becomes U+FFFD.
- * The command's one JSON string writer (cli.h declares it too, for the
- * other subcommands' --json). */
+/* A JSON string (NULL: null), by the one rule (log_plain_len()): what
+ * passes is written as it is, '"' and '\\' as \" and \\, control
+ * characters (C0, DEL, C1) as \u00XX (RFC 8259), and a byte that is not
+ * UTF-8 as U+FFFD.  The command's one JSON string writer (cli.h declares
+ * it too, for the other subcommands' --json). */
 void json_str(FILE *out, const char *s);
 
-/* The length of a well-formed UTF-8 sequence at p (RFC 3629), or 0. */
-size_t report_utf8_len(const unsigned char *p);
-/* s with control characters, DEL, backslashes and bytes that are not UTF-8
- * written as \xHH (--keys values, and every line of the command that
- * carries a value from outside). */
+/* s with every byte that log_plain_len() does not pass (control
+ * characters, DEL, backslashes, bytes that are not UTF-8) written as
+ * \xHH: --keys values, every line of the text report, and every line of
+ * the command that carries a value from outside. */
 void report_put_safe(FILE *out, const char *s);
 
 #endif

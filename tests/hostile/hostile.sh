@@ -11,6 +11,9 @@
 # valgrind-cli              the command under valgrind: no errors, no leaks
 # supervisor-races          targets leaving while their threads are notified
 # supervisor-pid-namespace  the target in another pid namespace
+# report-control-bytes      terminal control bytes in a snapshot (its path,
+#                           events/slots, DMI, a kernel log line) reach no
+#                           report raw: text, --keys, --json
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
@@ -517,10 +520,104 @@ supervisor_pid_namespace() {
 	echo "PASS: $case_name"
 }
 
+# ---- report-control-bytes -----------------------------------------------------
+
+# screen_safe FILE: the bytes are UTF-8 whose only control character is
+# the newline (no C0 but \n, no DEL, no C1 in either form, no lone 0x9b):
+# nothing in it can clear a screen or move a cursor.
+screen_safe() {
+	python3 - "$1" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    print(f"not UTF-8 at byte {e.start}: {b[max(0, e.start - 20):e.start + 4]!r}")
+    sys.exit(1)
+bad = [(i, hex(ord(c))) for i, c in enumerate(t)
+       if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f]
+if bad:
+    print(f"control characters {bad[:8]}: {t[max(0, bad[0][0] - 40):bad[0][0] + 20]!r}")
+    sys.exit(1)
+PY
+}
+
+report_control_bytes() {
+	# ESC [2J clears the screen, CR returns to the line's start, the
+	# newline and "Verdict: safe" would print a verdict of its own, BEL
+	# rings, 0x9b and U+009B are CSI to a terminal that takes C1.
+	local evil=$'\e[2J\r\nVerdict: safe\a\x9b\xc2\x9b'
+	d=$tmp/v/m6i-$evil
+	mkdir -p "$tmp/v"
+	cp -r "$M6I" "$d"
+	printf 'event=0x00,umask=0x4%s\n' "$evil" >"$d/$CPU/events/slots"
+	printf 'm6i.16xlarge%s\n' "$evil" >"$d/dmi/product_name"
+	# A quoted line of the PMU driver's block ("\x0a" is how a kmsg
+	# record escapes a newline).
+	python3 - "$d/dmesg.txt" <<'PY'
+import sys
+p = sys.argv[1]
+b = open(p, "rb").read()
+mark = b"Intel PMU driver."
+assert mark in b
+b = b.replace(mark, mark + b"\x1b[2J\r\x07\x9b\xc2\x9b\\x0aVerdict: safe", 1)
+open(p, "wb").write(b)
+PY
+
+	if bounded "probe" "$PMUGUARD" probe --snapshot "$d" && [ "$rc" = 0 ]; then
+		local why n
+		why=$(screen_safe "$tmp/out") || bad "probe: the report holds raw control bytes: $why"
+		n=$(grep -c '^Verdict:' "$tmp/out" || true)
+		[ "$n" = 1 ] || bad "probe: $n lines start with 'Verdict:', expected the renderer's one"
+		grep -q '^Verdict: hazard ' "$tmp/out" || bad "probe: the verdict line is not the hazard's"
+		grep -qF 'events/slots: event=0x00,umask=0x4\x1b[2J\x0d\x0aVerdict: safe\x07\x9b\xc2\x9b' \
+			"$tmp/out" || bad "probe: events/slots is not shown, escaped: $(grep -a 'events/slots' "$tmp/out")"
+		grep -qF 'Intel PMU driver.\x1b[2J\x0d\x07' "$tmp/out" ||
+			bad "probe: the quoted log line is not shown, escaped"
+		head -n 1 "$tmp/out" | grep -qF "m6i-\\x1b[2J\\x0d\\x0aVerdict" ||
+			bad "probe: the first line does not name the snapshot, escaped: $(head -n 1 "$tmp/out")"
+		[ "$failures" != 0 ] || ok "probe: one Verdict line, no raw control byte; the values shown escaped"
+	else
+		bad "probe exited $rc: $(head -c 300 "$tmp/err")"
+	fi
+
+	local before=$failures
+	"$PMUGUARD" probe --keys --snapshot "$M6I" | sed 's/=.*//' >"$tmp/keys.pristine"
+	if bounded "probe --keys" "$PMUGUARD" probe --keys --snapshot "$d" && [ "$rc" = 0 ]; then
+		local why
+		why=$(screen_safe "$tmp/out") || bad "probe --keys: raw control bytes: $why"
+		grep -vqE '^[a-z0-9_.]+=' "$tmp/out" &&
+			bad "probe --keys: a line that is no KEY=: $(grep -avE '^[a-z0-9_.]+=' "$tmp/out" | head -n 3)"
+		sed 's/=.*//' "$tmp/out" | diff "$tmp/keys.pristine" - >"$tmp/keys.diff" ||
+			bad "probe --keys: the keys differ from the pristine m6i's: $(head -n 6 "$tmp/keys.diff")"
+		[ "$failures" != "$before" ] || ok "probe --keys: the pristine m6i's keys, no injected line, no raw control byte"
+	else
+		bad "probe --keys exited $rc: $(head -c 300 "$tmp/err")"
+	fi
+
+	before=$failures
+	if bounded "probe --json" "$PMUGUARD" probe --json --snapshot "$d" && [ "$rc" = 0 ]; then
+		local why
+		why=$(screen_safe "$tmp/out") || bad "probe --json: raw control bytes: $why"
+		python3 - "$tmp/out" <<'PY' || bad "probe --json: not the values, escaped (RFC 8259)"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert "\x1b[2J\r\nVerdict: safe\x07" in d["snapshot"], d["snapshot"]
+assert "\x9b" in d["snapshot"], d["snapshot"]  # U+009B, written \u009b
+assert d["state"] == "hazard", d["state"]
+PY
+		[ "$failures" != "$before" ] || ok "probe --json: parses, control characters as \\u escapes"
+	else
+		bad "probe --json exited $rc: $(head -c 300 "$tmp/err")"
+	fi
+	finish
+}
+
 case $case_name in
 snapshot-junk) snapshot_junk ;;
 valgrind-cli) valgrind_cli ;;
 supervisor-races) supervisor_races ;;
 supervisor-pid-namespace) supervisor_pid_namespace ;;
+report-control-bytes) report_control_bytes ;;
 *) fail "unknown case $case_name" ;;
 esac
