@@ -57,6 +57,11 @@ mkdir -p "$tmp/sb"
 etc() { echo "$tmp/sb/etc-up"; } # what the sandbox's /etc gained
 
 fleet() { "$FLEET" "$@" --lib "$LIB" --pmuguard "$PMUGUARD"; }
+# The sandbox's /etc/pmuguard.conf pins the m6i's facts, as a real m6i's
+# are its live ones: install locks the policy, and a locked policy ignores
+# PMUGUARD_SNAPSHOT, so the environment no longer stands in for the host
+# once it is installed.
+m6i_host() { mkdir -p "$(etc)" && printf 'snapshot = %s\n' "$M6I" >"$(etc)/pmuguard.conf"; }
 
 case $case_name in
 install-guards-every-process)
@@ -69,6 +74,7 @@ unset LD_PRELOAD
 $here/in-world.sh $M6I GenuineIntel-6-6A-6 \
 	$FAULTSIM --log $tmp/log -- perf stat -e TOPDOWN.SLOTS,instructions -- true
 SH
+	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "install or the guarded perf failed (exit $rc)"
 	grep -qxF "$LIB" "$(etc)/ld.so.preload" || fail "ld.so.preload does not list the library"
@@ -387,6 +393,7 @@ PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400
 $FLEET uninstall --layer preload --lib $LIB --pmuguard $PMUGUARD
 [ -L /etc/ld.so.preload ] && [ "\$(cat /etc/ld.so.preload)" = '# site' ] && echo "link kept, file restored"
 SH
+	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "install through the link in the sandbox: exit $rc"
 	grep -q 'config=0x400 errno=ENOENT' "$tmp/out" || fail "a process was not guarded through the link"
@@ -861,6 +868,7 @@ PMUGUARD_SNAPSHOT=$M6I $FLEET status --layer preload --lib $LIB --pmuguard $PMUG
 PMUGUARD_SNAPSHOT=$M6I $FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD --syslog-file $tmp/sb/syslog >$tmp/status.json
 SH
 	mkdir -p "$tmp/metrics"
+	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "exit $rc"
 	grep -q 'preload blocks reported since boot: 3 ' "$tmp/out" || fail "status did not count 3 reports"
@@ -920,6 +928,7 @@ umount $LIB
 kill \$holder
 SH
 	head -c 100 "$LIB" >"$tmp/short.so"
+	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
 	grep -q 'only processes started from now on load it; those already running stay unguarded until they restart' "$tmp/install.out" ||
@@ -1053,6 +1062,7 @@ PMUGUARD_SNAPSHOT=$M6I $FLEET status --layer preload --lib $LIB --pmuguard $PMUG
 PMUGUARD_SNAPSHOT=$M6I $FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.json 2>$tmp/st.err
 kill \$rt
 SH
+	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
 	grep -q '^pmuguard-fleet: containers: containerd running (process containerd, pid [0-9]*): NOT covered: the preload does not reach into containers' "$tmp/st.txt" ||
@@ -1129,6 +1139,7 @@ sleep 0.2
 PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
 	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/status.json
 SH
+	m6i_host
 	SANDBOX_JOURNAL=1 sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
 	! grep -q 'blocked' "$tmp/syslog" || fail "a report went to /dev/log although journald listens"
@@ -1282,6 +1293,101 @@ remove-is-uninstall)
 	[ "$r" = 2 ] || fail "remove --json exited $r, not 2"
 	grep -q '^pmuguard-fleet: uninstall: --json is for status' "$tmp/err" || fail "remove --json: $(cat "$tmp/err")"
 	ok "remove works as uninstall: the same help, the same words, the same file restored"
+	;;
+install-locks-the-policy)
+	# A fleet install locks the policy: on the hazardous host, a user's
+	# PMUGUARD_MODE=off or PMUGUARD_SNAPSHOT=<a healthy machine> must not
+	# switch the guard off for their processes (uid 65534), one of which
+	# reaching the counter takes the host down for everyone.  The admin's
+	# lines are kept byte for byte.
+	mkdir -p "$(etc)" "$tmp/nb"
+	chmod 777 "$tmp/nb"
+	printf '# site policy\nmode = auto\nsnapshot = %s\n\nlog = syslog  # the journal\n# no newline at the end' \
+		"$M6I" >"$(etc)/pmuguard.conf"
+	cp "$(etc)/pmuguard.conf" "$tmp/conf.orig"
+	cat >"$tmp/script" <<SH
+set -e
+$FLEET install --layer preload --force --lib $LIB --pmuguard $PMUGUARD
+unset LD_PRELOAD
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "\$@"; }
+set +e
+as_nobody env PMUGUARD_MODE=off $FAULTSIM --log $tmp/nb/mode-off.log -- $PEO_DYN 4:0x400 >$tmp/nb/mode-off.out 2>&1
+echo "mode-off rc=\$?"
+as_nobody env PMUGUARD_SNAPSHOT=$ICX $FAULTSIM --log $tmp/nb/snapshot.log -- $PEO_DYN 4:0x400 >$tmp/nb/snapshot.out 2>&1
+echo "snapshot rc=\$?"
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "install or the runs as nobody failed (exit $rc)"
+	for v in mode-off snapshot; do
+		! grep -q FAULT "$tmp/nb/$v.log" ||
+			fail "$v: a user's environment switched the guard off: the simulated fault was reached ($(sed -n "s/^$v //p" "$tmp/out"))"
+		grep -qx "$v rc=0" "$tmp/out" || fail "$v: the process as nobody exited $(sed -n "s/^$v rc=//p" "$tmp/out"): $(cat "$tmp/nb/$v.out")"
+		grep -q 'config=0x400 errno=ENOENT' "$tmp/nb/$v.out" || fail "$v: 4:0x400 was not refused: $(cat "$tmp/nb/$v.out")"
+	done
+	grep -qxF 'pmuguard-fleet: policy locked: /etc/pmuguard.conf lock = yes; users cannot switch the guard off' "$tmp/out" ||
+		fail "install does not say it locked the policy"
+	{ cat "$tmp/conf.orig"; printf '\nlock = yes\n'; } | cmp -s - "$(etc)/pmuguard.conf" ||
+		fail "the policy is not the admin's, byte for byte, and lock = yes: $(od -c "$(etc)/pmuguard.conf" | tail -n 4)"
+	[ "$(stat -c '%a %u' "$(etc)/pmuguard.conf")" = '644 0' ] || fail "the policy is not 0644 root's"
+	ok "after install, PMUGUARD_MODE=off and PMUGUARD_SNAPSHOT=<healthy> of uid 65534 are refused; the admin's lines kept byte for byte"
+	;;
+install-lock-keeps-the-policy-file)
+	# What install and uninstall do to the policy file, under --root: create
+	# it (0644) where there is none and remove it while unchanged; set an
+	# existing file's lock lines keeping every other byte, its owner and
+	# mode, and leave it at uninstall; --no-lock leaves it as it is.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	conf=$root/etc/pmuguard.conf
+	f() { PMUGUARD_SNAPSHOT=$M6I "$FLEET" "$@" --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "$*: exit $?: $(cat "$tmp/out")"; }
+	# None: created, root's, 0644; idempotent; removed by uninstall.
+	f install
+	[ "$(stat -c '%a %u' "$conf")" = '644 0' ] || fail "the created policy is not 0644 root's"
+	[ "$(grep -v '^#' "$conf")" = 'lock = yes' ] || fail "the created policy is not lock = yes: $(cat "$conf")"
+	grep -q "policy locked: $conf lock = yes; users cannot switch the guard off" "$tmp/out" || fail "install does not say it"
+	f install
+	grep -q "policy: already locked" "$tmp/out" || fail "a second install is not idempotent: $(cat "$tmp/out")"
+	f uninstall
+	[ ! -e "$conf" ] || fail "uninstall left the policy file install created"
+	# Created, then edited: the admin's now; uninstall leaves it.
+	f install
+	printf 'log = syslog\n' >>"$conf"
+	cp "$conf" "$tmp/edited"
+	f uninstall
+	cmp -s "$conf" "$tmp/edited" || fail "uninstall changed or removed a policy the admin edited"
+	rm "$conf"
+	# The admin's, with lock = no: the lock lines set, every other byte,
+	# the owner and the mode kept; uninstall leaves the lock.
+	printf '# site\nmode = auto\n  lock = no  # users may\nslots = substitute\nlock=maybe\n# no newline at the end' >"$conf"
+	chmod 640 "$conf"
+	chown 65534 "$conf"
+	cp "$conf" "$tmp/orig"
+	f install
+	sed 's/^  lock = no  # users may$/lock = yes/; s/^lock=maybe$/lock = yes/' "$tmp/orig" | cmp -s - "$conf" ||
+		fail "the lock lines were not set with every other byte kept: $(od -c "$conf" | tail -n 5)"
+	[ "$(stat -c '%a %u' "$conf")" = '640 65534' ] || fail "the owner or mode changed: $(stat -c '%a %u' "$conf")"
+	cp "$conf" "$tmp/locked"
+	f uninstall
+	cmp -s "$conf" "$tmp/locked" || fail "uninstall changed the admin's policy"
+	# --no-lock: the file as it was, or none.
+	cp "$tmp/orig" "$conf"
+	f uninstall
+	f install --no-lock
+	cmp -s "$conf" "$tmp/orig" || fail "--no-lock changed the policy"
+	grep -q "policy: left as it is (--no-lock): $conf has lock = no" "$tmp/out" || fail "--no-lock does not say what it left: $(cat "$tmp/out")"
+	f uninstall
+	rm "$conf"
+	f install --no-lock
+	[ ! -e "$conf" ] || fail "--no-lock created a policy"
+	set +e
+	"$FLEET" uninstall --no-lock --root "$root" >"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" = 2 ] || fail "uninstall --no-lock exited $r, not 2 (usage)"
+	[ -z "$(find "$root/etc" -name '*pmuguard-new*')" ] || fail "a temporary was left"
+	ok "the policy: created 0644 and removed while unchanged; the admin's lock lines set, every other byte, owner and mode kept; --no-lock leaves it"
 	;;
 lock-defeats-mode-off)
 	# The admin pins the facts and locks the policy; a user's environment

@@ -282,6 +282,9 @@ $(cat <<'JOB'
 rm -f /var/lib/man-db/auto-update # no mandb in dpkg's triggers: TCG is slow
 rm -f /usr/sbin/policy-rc.d # a container host's "start nothing": not a real host's
 cp -a /tmp/pmuguard-facts /run/pmuguard-facts # the units' /tmp is private
+# The world's facts as the host's policy: the reprobe locks it, and a locked
+# policy ignores PMUGUARD_SNAPSHOT (the drop-ins below, for the units).
+printf 'snapshot = /run/pmuguard-facts\n' >/etc/pmuguard.conf
 step install dpkg -i "$DEB1"
 for u in enforce reprobe metrics; do
 	mkdir -p /etc/systemd/system/pmuguard-$u.service.d
@@ -479,7 +482,10 @@ enforce-fleet-layer)
 	# the preload chosen there); /etc/ld.so.preload (the VM's overlay) is
 	# left alone, and the counter-3 open gets ENOENT from the kernel.
 	fleet=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
+	# The world's facts as the host's policy: install locks it, and a
+	# locked policy ignores PMUGUARD_SNAPSHOT.
 	boot enforce-fleet-layer m6i-old <<EOF
+printf 'snapshot = /tmp/pmuguard-facts\\n' >/etc/pmuguard.conf
 step install sh '$fleet' install --layer auto --pmuguard "\$PMUGUARD"
 step status sh '$fleet' status --json --pmuguard "\$PMUGUARD"
 step denied "\$PEO_ENABLE" 4:0x400
