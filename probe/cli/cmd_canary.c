@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "decide.h"
 #include "probe.h"
+#include "settings.h"
 
 /* perf_event_attr's first 64 bytes (PERF_ATTR_SIZE_VER0): type, size,
  * config, then the flags word at 40 (disabled, exclude_kernel, exclude_hv). */
@@ -108,5 +109,17 @@ int cmd_canary(int argc, char **argv)
 		}
 	}
 	printf("refused=%s\n", refused ? "true" : "false");
+	/* What of the policy file the guard does not take, as data: status
+	 * says the policy has such lines. */
+	struct guard_cli none = {.mode = -1};
+	struct guard_settings set;
+	cli_settings(&set, &none, true, NULL);
+	for (unsigned i = 0; i < set.n_ignored; i++) {
+		printf("policy.ignored.%u=", i);
+		fput_safe(set.ignored[i].what, stdout);
+		fput_safe(set.ignored[i].value, stdout);
+		fput_safe(set.ignored[i].why, stdout);
+		putchar('\n');
+	}
 	return refused ? EXIT_OK : EXIT_HAZARD;
 }

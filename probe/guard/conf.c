@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "classify.h"
 #include "conf.h"
+#include "probe.h"
 
 static void trim(const char **s, const char **e)
 {
@@ -63,8 +65,57 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 				c->lock = false;
 		}
 	}
-	if (!ok && c->bad_lines++ == 0)
+	if (!ok && c->bad_lines++ == 0) {
 		c->first_bad = lineno;
+		/* What was not understood: the key, else the value, else the
+		 * line (no '='). */
+		const char *ws = s, *we = e;
+		c->bad_tail[0] = !eq ? 'l' : 'k';
+		if (eq) {
+			const char *ks = s, *ke = eq, *vs = eq + 1, *ve = e;
+			trim(&ks, &ke);
+			trim(&vs, &ve);
+			bool known = is(ks, ke, "mode") || is(ks, ke, "log") || is(ks, ke, "snapshot") ||
+				     is(ks, ke, "slots") || is(ks, ke, "lock");
+			ws = known ? vs : ks;
+			we = known ? ve : ke;
+			c->bad_tail[0] = known ? 'v' : 'k';
+		}
+		size_t n = (size_t)(we - ws) < sizeof(c->bad_word) - 1 ? (size_t)(we - ws)
+									  : sizeof(c->bad_word) - 1;
+		memcpy(c->bad_word, ws, n);
+		c->bad_word[n] = '\0';
+	}
+}
+
+static size_t put(char *buf, size_t at, size_t size, const char *s)
+{
+	while (*s && at + 1 < size)
+		buf[at++] = *s++;
+	buf[at] = '\0';
+	return at;
+}
+
+/* "PATH:N (unknown key '" ... "'): that line only; the rest of the file
+ * applies" (and how many more lines were not understood). */
+static void say_bad(struct guard_conf *c, const char *path)
+{
+	char num[24];
+	char kind = c->bad_tail[0];
+	size_t at = put(c->bad_where, 0, sizeof(c->bad_where), path);
+	at = put(c->bad_where, at, sizeof(c->bad_where), ":");
+	num[probe_utoa(num, (uint64_t)c->first_bad)] = '\0';
+	at = put(c->bad_where, at, sizeof(c->bad_where), num);
+	put(c->bad_where, at, sizeof(c->bad_where),
+	    kind == 'v' ? " (a value it does not know, '" : kind == 'k' ? " (unknown key '" : " (no key = value: '");
+	at = put(c->bad_tail, 0, sizeof(c->bad_tail), "'): that line only; the rest applies");
+	if (c->bad_lines > 1) {
+		num[probe_utoa(num, (uint64_t)(c->bad_lines - 1))] = '\0';
+		at = put(c->bad_tail, at, sizeof(c->bad_tail), " (");
+		at = put(c->bad_tail, at, sizeof(c->bad_tail), num);
+		put(c->bad_tail, at, sizeof(c->bad_tail),
+		    c->bad_lines > 2 ? " more such lines)" : " more such line)");
+	}
 }
 
 struct conf_ctx {
@@ -88,5 +139,7 @@ int guard_conf_read(struct guard_conf *c, const char *path)
 	int rc = probe_read_lines(path, conf_cb, &x);
 	if (rc == 0)
 		c->present = true;
+	if (c->bad_lines)
+		say_bad(c, path);
 	return rc == -ENOENT ? 0 : rc;
 }

@@ -36,6 +36,13 @@ struct guard_conf {
 	char snapshot[256]; /* "" when not set */
 	int bad_lines;  /* lines that named no known key or value */
 	int first_bad;  /* line number of the first of them */
+	/* The first of them said as systemd says it, for the one line that
+	 * reports it (settings.c): "PATH:N (unknown key '", the key or value
+	 * as written (cut at 31 bytes), and "'): that line only ..." with how
+	 * many more there are.  Made by guard_conf_read(). */
+	char bad_where[192];
+	char bad_word[32];
+	char bad_tail[96];
 };
 
 /* Parse one line (no newline needed, never reads past len). */

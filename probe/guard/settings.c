@@ -99,7 +99,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 				 "at the next call"
 			       : ": unreadable; using the defaults, treated as locked");
 	else if (conf->bad_lines)
-		ignore(s, GUARD_CONF_PATH, NULL, ": lines it does not understand");
+		ignore(s, conf->bad_where, conf->bad_word, conf->bad_tail);
 
 	const char *why = locked == 1 ? lock_why : unreadable_why;
 	int file_mode = conf_err == 0 && conf->mode >= 0 ? conf->mode : GUARD_AUTO;

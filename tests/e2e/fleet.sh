@@ -1475,6 +1475,32 @@ SH
 		fail "the ignored --snapshot was not reported (seccomp and auto)"
 	ok "lock = yes: ignored PMUGUARD_SNAPSHOT and --snapshot are reported"
 	;;
+conf-typo-is-named)
+	# A line the policy does not understand is named with its file, line
+	# and key, by the command, once by the preload, and by fleet status;
+	# the rest of the file (lock = yes) still applies.
+	cat >"$tmp/script" <<SH
+printf 'snapshot = %s\nmdoe = off\nlock = yes\nlog = stderr\n' $M6I >/etc/pmuguard.conf
+PMUGUARD_MODE=off $PMUGUARD run --mode seccomp -- $PEO 4:0x400 >$tmp/run.out 2>$tmp/run.err
+LD_PRELOAD=$LIB PMUGUARD_MODE=off $PEO_DYN 4:0x400 4:0x8000 >$tmp/peo.out 2>$tmp/peo.err
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+$FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.txt 2>&1
+$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.json 2>/dev/null
+true
+SH
+	sandbox bash "$tmp/script"
+	want="pmuguard: ignoring /etc/pmuguard.conf:2 (unknown key 'mdoe'): that line only; the rest applies"
+	grep -qxF "$want" "$tmp/run.err" || fail "pmuguard run does not name the line: $(cat "$tmp/run.err")"
+	[ "$(grep -cF "$want" "$tmp/peo.err")" = 1 ] || fail "the preload did not name the line once: $(cat "$tmp/peo.err")"
+	grep -q 'ignoring PMUGUARD_MODE=off: /etc/pmuguard.conf has lock = yes' "$tmp/peo.err" ||
+		fail "lock = yes after the typo was not kept: $(cat "$tmp/peo.err")"
+	grep -q 'config=0x400 .*errno=ENOENT' "$tmp/peo.out" || fail "the locked policy did not deny: $(cat "$tmp/peo.out")"
+	grep -qF "policy: not understood: /etc/pmuguard.conf:2 (unknown key 'mdoe')" "$tmp/st.txt" ||
+		fail "fleet status does not say the policy has a line it does not understand: $(cat "$tmp/st.txt")"
+	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["preload"]; assert "mdoe" in p["policy_not_understood"], p' "$tmp/st.json" ||
+		fail "status --json: $(cat "$tmp/st.json")"
+	ok "the typo is named (file, line, key) by run, once by the preload and by fleet status; lock = yes still holds"
+	;;
 conf-lock-keeps-run-audit)
 	# An audit only looks: under lock = yes the host's policy still answers
 	# every call, and the table judges them with the facts --snapshot names.
