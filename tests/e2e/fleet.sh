@@ -1475,6 +1475,23 @@ SH
 		fail "the ignored --snapshot was not reported (seccomp and auto)"
 	ok "lock = yes: ignored PMUGUARD_SNAPSHOT and --snapshot are reported"
 	;;
+changes-need-root)
+	# A command that changes the host says at once that it needs root, as
+	# apt does, before it probes, tries the kernel or takes the lock.
+	for c in install uninstall remove reprobe; do
+		set +e
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$FLEET" "$c" --pmuguard "$PMUGUARD" \
+			>"$tmp/out" 2>"$tmp/err"
+		r=$?
+		set -e
+		[ "$r" = 1 ] || fail "$c as a user exited $r, not 1"
+		[ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] ||
+			fail "$c as a user said more than that it needs root: $(cat "$tmp/out" "$tmp/err")"
+		grep -q "^pmuguard-fleet: $( [ "$c" = remove ] && echo uninstall || echo "$c") changes this host .*: it needs root; run it with sudo$" "$tmp/err" ||
+			fail "$c as a user: $(cat "$tmp/err")"
+	done
+	ok "install, uninstall, remove and reprobe as a user say at once that they need root (exit 1)"
+	;;
 conf-typo-is-named)
 	# A line the policy does not understand is named with its file, line
 	# and key, by the command, once by the preload, and by fleet status;
