@@ -374,6 +374,11 @@ ansible-package)
 	# shellcheck disable=SC2016 # a dpkg-deb format, not an expansion
 	ver=$(dpkg-deb --show --showformat='${Version}' "$deb")
 	in_ns() { in_sandbox "$tmp/ns-state" "$@"; }
+	# The host's own policy names its world: the install locks the policy
+	# (users' PMUGUARD_SNAPSHOT is ignored then), and status's canary runs
+	# with an empty environment.
+	mkdir -p "$tmp/ns-state/etc-up"
+	printf 'snapshot = %s\n' "$M6I" >"$tmp/ns-state/etc-up/pmuguard.conf"
 	# The operator's directory: the .deb, and a checkout of pmuguard.
 	mkdir -p "$tmp/operator" "$tmp/home"
 	ops=$(cd "$tmp/operator" && pwd -P)
@@ -528,6 +533,8 @@ SH
 	# script with this shell (--pdeathsig: the sandbox execs its way to it,
 	# so this shell is its parent), even killed: a test killed at any point
 	# leaves no process behind, and nothing outside $tmp.
+	mkdir -p "$tmp/ns-state/etc-up"
+	printf 'snapshot = %s\n' "$M6I" >"$tmp/ns-state/etc-up/pmuguard.conf"
 	in_sandbox "$tmp/ns-state" setpriv --pdeathsig KILL -- \
 		unshare --pid --fork --kill-child --mount-proc bash "$tmp/script" >"$tmp/out" 2>"$tmp/err" ||
 		fail "the sandbox's script failed"
