@@ -84,7 +84,8 @@ static const char usage_text[] =
 	"           (--remove-on-exit: stops it); mounts securityfs to read the LSM\n"
 	"           list where the pod has none; idles where no guard is needed\n"
 	"  ready    a readiness probe: exit 0 only when the pinned guard passes its\n"
-	"           self-test now, or this node needs none\n"
+	"           self-test now, denies (not audit mode), and no perf event of the\n"
+	"           class opened before it is left; or this node needs none\n"
 	"  --json   start, status: one JSON object (\"schema\" first), for programs\n"
 	"  --keys   start, status: the same as KEY=VALUE lines (\"schema=N\" first),\n"
 	"           for shell scripts: keys are the JSON paths joined by '.', array\n"
@@ -95,17 +96,26 @@ static const char usage_text[] =
 	"exist (pid, comm, fd, encoding): the kernel judged them when they were\n"
 	"allocated, before the guard, so each is unguarded until its owner closes it.\n"
 	"\n"
-	"Exit: 0 ok (status: attached and verified; ready: ready; follow, agent: a\n"
-	"signal, or the guard was stopped); 1 internal error (status: whether a\n"
-	"guard is attached is unknown, e.g. bpf() refused; stop: it could not be\n"
-	"removed); 2 usage; 4 the kernel could not take the guard: it did not\n"
-	"attach, or it attached but failed the self-test (start, agent);\n"
-	"5 built without enforce; 6 nothing attached (status, follow; ready: where\n"
-	"the policy wants a guard);\n"
-	"7 attached, but events of the class opened before it still exist (start,\n"
-	"status: a warning; the guard is attached and denies every new one);\n"
-	"8 attached, but the self-test failed: it does not protect the host (status,\n"
-	"ready).  pmuguard-fleet status gives the host's state in LSB's codes.\n";
+	"Exit status:\n"
+	"  0  done (start: attached, already attached, or nothing to attach; stop:\n"
+	"     detached; status: attached, verified and denying; ready: ready;\n"
+	"     follow, agent: a signal, or the guard was stopped)\n"
+	"  1  internal error (status: whether a guard is attached is unknown, e.g.\n"
+	"     bpf() refused; stop: it could not be removed)\n"
+	"  2  usage\n"
+	"  4  start, agent: the kernel could not take the guard: it did not attach,\n"
+	"     or it attached but failed the self-test\n"
+	"  5  built without enforce\n"
+	"  6  status, follow: nothing attached; ready: nothing attached where the\n"
+	"     policy wants a guard\n"
+	"  7  start, status, ready: attached and denying, but events of the class\n"
+	"     opened before it still exist (listed): enabled, each still reaches\n"
+	"     the counter; every new one is denied\n"
+	"  8  status, ready: attached, but the self-test failed: it does not protect\n"
+	"     the host\n"
+	"  9  status, ready: attached in audit mode: it blocks nothing (start\n"
+	"     --mode audit itself exits 0)\n"
+	"pmuguard-fleet status gives the host's state in LSB's codes.\n";
 
 /* ---- One model, three renderings ------------------------------------------
  *
@@ -471,6 +481,24 @@ static int existing_rc(const struct enf_existing *ex, const struct pmug_enf_conf
 	return ex->known && ex->n_hits && cfg->enforce ? EXIT_EXISTING_EVENTS : EXIT_OK;
 }
 
+/* Does an attached guard protect the host?  status and ready answer the
+ * same: 8 it does not run; 9 it runs in audit mode, which the policy
+ * attaches only where the facts found the hazard, and which allows every
+ * call; 7 it denies, but events of the class opened before it escape it
+ * (enabled, each still reaches the counter); 0 it protects.  ex is read
+ * only for a verified, denying guard (NULL otherwise). */
+static int attached_rc(const struct enf_status *st, const struct enf_existing *ex)
+{
+	if (!st->verify.verified)
+		return EXIT_UNVERIFIED;
+	if (!st->cfg.enforce)
+		return EXIT_AUDIT;
+	return existing_rc(ex, &st->cfg);
+}
+
+/* The words for a guard in audit mode, wherever "protected?" is answered. */
+#define AUDIT_WORDS "audit: blocks nothing"
+
 /* lead starts the summary line, indent each event's line.  Where the
  * iterator cannot run, "unknown (why)", never "none". */
 static void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
@@ -610,6 +638,10 @@ static void start_text(const struct start_model *m)
 	print_types(stdout, c->core_types, c->n_core);
 	printf(", facts from %s): %s\n", facts_from_words(c), c->reason);
 	verify_text("pmuguard: enforce: ", &m->r->verify);
+	if (!c->enforce)
+		printf("pmuguard: enforce: " AUDIT_WORDS ": it counts what it would deny and allows "
+		       "it; this host is not protected (`enforce status` and `enforce ready` exit "
+		       "9)\n");
 	if (m->r->refused[0])
 		printf("pmuguard: enforce: not kept before it: %s\n", m->r->refused);
 	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
@@ -909,6 +941,11 @@ static void status_text(const struct status_model *m)
 	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
 	       hook_words(st->attach), when);
 	verify_text("  ", &st->verify);
+	if (!c->enforce)
+		printf("  NOT PROTECTED: " AUDIT_WORDS ": it counts what it would deny and allows "
+		       "it, on a host whose facts called for a guard, so a tool still reaches the "
+		       "counter (`pmuguard enforce start --mode auto` replaces it with one that "
+		       "denies)\n");
 	printf("  mode: %s (%s); facts: %s, from %s\n", guard_mode_name((enum guard_mode)c->mode),
 	       c->enforce ? "deny with ENOENT" : "audit: count, allow",
 	       probe_state_name((enum probe_state)c->state), facts_from_words(c));
@@ -1099,7 +1136,7 @@ static int do_status(int argc, char **argv)
 		m.rc = EXIT_NOT_ATTACHED;
 	} else {
 		m.ex = existing_read(&m.st->cfg);
-		m.rc = m.st->verify.verified ? existing_rc(m.ex, &m.st->cfg) : EXIT_UNVERIFIED;
+		m.rc = attached_rc(m.st, m.ex);
 	}
 	if (form == FORM_TEXT) {
 		status_text(&m);
@@ -1422,10 +1459,44 @@ static int do_agent(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* ready's line for an attached guard: what attached_rc decided, and why. */
+static void ready_text(int rc, const struct enf_status *st, const struct enf_existing *ex)
+{
+	printf("%s: %s, verified %s", rc ? "not ready" : "ready", enf_attach_name(st->attach),
+	       st->verify.verified ? "true" : "false");
+	if (rc == EXIT_AUDIT) {
+		printf(": " AUDIT_WORDS " (mode audit: it counts and allows) on a node whose facts "
+		       "called for a guard\n");
+		return;
+	}
+	if (rc == EXIT_EXISTING_EVENTS) {
+		bool one = ex->n_hits == 1;
+		printf(": %u perf event%s of the counter-3 class opened before the guard %s not "
+		       "guarded (",
+		       ex->n_hits, one ? "" : "s", one ? "is" : "are");
+		for (unsigned i = 0; i < ex->n_listed; i++) {
+			char comm[COMM_SHOWN];
+			sanitize_comm(comm, ex->ev[i].f.comm);
+			printf("%spid %u %s", i ? ", " : "", ex->ev[i].f.tgid, comm);
+		}
+		if (ex->n_hits > ex->n_listed)
+			printf(", %u more", ex->n_hits - ex->n_listed);
+		printf("); enabled, %s can still panic the node: restart %s\n", one ? "it" : "each",
+		       one ? "that process" : "those processes");
+		return;
+	}
+	if (rc == EXIT_OK && ex && !ex->known)
+		printf("; events opened before the guard: unknown (%s)", ex->why);
+	putchar('\n');
+}
+
 /* `enforce ready`: the readiness probe.  Exit 0 only on what is seen now:
- * the pinned guard passes its self-test again, or this node's policy needs
- * no guard; else 6 (none attached where one is needed), 8 (attached, the
- * self-test fails) or 1. */
+ * the pinned guard passes its self-test again, denies, and no event of the
+ * class opened before it is left, or this node's policy needs no guard;
+ * else 6 (none attached where one is needed), 7 (events opened before the
+ * guard escape it), 8 (attached, the self-test fails), 9 (audit mode) or
+ * 1.  A node that can still panic is not ready: a DaemonSet's rollout
+ * stops there. */
 static int do_ready(int argc, char **argv)
 {
 	(void)argv;
@@ -1440,9 +1511,12 @@ static int do_ready(int argc, char **argv)
 		printf("not ready: %s\n", st->why);
 		rc = EXIT_INTERNAL;
 	} else if (st->attached) {
-		rc = st->verify.verified ? EXIT_OK : EXIT_UNVERIFIED;
-		printf("%s: %s, verified %s\n", rc ? "not ready" : "ready",
-		       enf_attach_name(st->attach), st->verify.verified ? "true" : "false");
+		struct enf_existing *ex = NULL;
+		if (st->verify.verified && st->cfg.enforce)
+			ex = existing_read(&st->cfg);
+		rc = attached_rc(st, ex);
+		ready_text(rc, st, ex);
+		free(ex);
 	} else {
 		struct plan pl;
 		plan_make(&pl, -1, NULL, true);

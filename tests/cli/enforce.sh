@@ -85,14 +85,26 @@ usage)
 	run 2 "$PMUGUARD" enforce stop now
 	run 0 "$PMUGUARD" enforce --help
 	grep -q 'enforce start' "$tmp/out" || fail "no usage text"
-	grep -q '^7 attached, but events of the class opened before it still exist' "$tmp/out" ||
-		fail "--help does not document exit 7"
+	# The exit statuses are documented once, in the README's table for
+	# `pmuguard enforce`; --help and pmuguard(1) list the same codes.
+	codes=$(sed -n '/^`pmuguard enforce`$/,/^`pmuguard-fleet`$/s/^| \([0-9][0-9]*\) |.*/\1/p' \
+		"$here/../README.md" | tr '\n' ' ')
+	[ "$codes" = "0 1 2 4 5 6 7 8 9 " ] || fail "README's enforce exit table lists: $codes"
+	for c in $codes; do
+		grep -q "^  $c  " "$tmp/out" || fail "--help does not list exit $c"
+		sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$here/../probe/cli/pmuguard.1" | grep -qx "\.B $c" ||
+			fail "pmuguard(1) does not list exit $c"
+	done
+	grep -q '^  7  start, status, ready: attached and denying, but events of the class' "$tmp/out" ||
+		fail "--help: exit 7 does not name ready"
+	grep -q '^  9  status, ready: attached in audit mode: it blocks nothing' "$tmp/out" ||
+		fail "--help does not document exit 9 (audit mode)"
 	grep -q -- '--keys' "$tmp/out" || fail "--help does not document --keys"
 	run 2 "$PMUGUARD" enforce status --json --keys
 	run 2 "$PMUGUARD" enforce start --keys --json
 	run 2 "$PMUGUARD" enforce status --bogus
 	run 2 "$PMUGUARD" enforce status extra
-	ok "usage errors exit 2 (--json and --keys together too); --help documents the exit statuses and --keys"
+	ok "usage errors exit 2 (--json and --keys together too); --help and pmuguard(1) list the README's exit statuses; --help documents --keys"
 	;;
 status-nothing-attached)
 	need_enforce

@@ -672,6 +672,23 @@ case "\$1 \${2:-} \${3:-}" in
 			why= attach=lsm mode=auto enforce=true core_types.0=4 totals.denied=0 totals.audited=0
 		exit 8
 	fi
+	if [ -e "$tmp/attached" ] && [ "\${STUB_AUDIT:-0}" = 1 ]; then
+		printf '%s\\n' exit=9 attached=true error= protects=false verified=true verification.ran=true \
+			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
+			why= attach=lsm mode=audit enforce=false core_types.0=4 totals.denied=0 totals.audited=3 \
+			existing.known=true existing.files=0 existing.hits=0 existing.unguarded=false
+		exit 9
+	fi
+	if [ -e "$tmp/attached" ] && [ "\${STUB_EXISTING:-0}" = 1 ]; then
+		printf '%s\\n' exit=7 attached=true error= protects=true verified=true verification.ran=true \
+			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
+			started=1764676800 started_utc=2025-12-02T12:00:00Z why= attach=lsm mode=auto enforce=true \
+			core_types.0=4 totals.denied=0 totals.audited=0 existing.known=true existing.files=3 \
+			existing.hits=2 existing.unguarded=true existing.events.0.pid=321 'existing.events.0.comm=perf\\x1b[0m' \
+			existing.events.0.fd=3 existing.events.0.config=0x400 existing.events.1.pid=654 \
+			existing.events.1.comm=toplev existing.events.1.fd=5 existing.events.1.config=0x8000
+		exit 7
+	fi
 	if [ -e "$tmp/attached" ]; then
 		printf '%s\\n' exit=0 attached=true error= protects=true verified=true verification.ran=true \
 			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
@@ -774,13 +791,50 @@ PY
 		fail "exit 7: no warning: $(cat "$tmp/err")"
 	grep -qF 'kernel:   pid 321 (perf\x1b[0m) fd 3: type 4 config 0x400: TOPDOWN.SLOTS (fixed counter 3)' "$tmp/err" ||
 		fail "exit 7: the event is not named (escaped): $(cat "$tmp/err")"
+	# Status, while those events exist (enforce status exits 7): enabled,
+	# one still panics the host, so the kernel layer guards it only
+	# PARTLY: exit 3, the processes named, the metrics say so.
+	set +e
+	STUB_KERNEL=ok STUB_EXISTING=1 f status --layer kernel --textfile "$tmp/e.prom" >"$tmp/e.txt"
+	r=$?
+	STUB_KERNEL=ok STUB_EXISTING=1 f status --layer kernel --json >"$tmp/e.json"
+	set -e
+	[ "$r" = 3 ] || fail "status with events opened before the kernel guard exited $r, not 3"
+	grep -qxF 'pmuguard-fleet: protected: PARTLY, by kernel: 2 perf events of the hazardous class opened before the guard (pid 321 perf\x1b[0m, pid 654 toplev) are not guarded; restart those processes' "$tmp/e.txt" ||
+		fail "status does not say PARTLY and name the processes: $(cat "$tmp/e.txt")"
+	for m in 'pmuguard_protected 0' 'pmuguard_unguarded 1' 'pmuguard_kernel_existing_events 2' \
+		'pmuguard_layer_installed{layer="kernel"} 1'; do
+		grep -qxF "$m" "$tmp/e.prom" || fail "metrics: no '$m': $(grep -v '^#' "$tmp/e.prom")"
+	done
+	python3 - "$tmp/e.json" <<'PY' || fail "PARTLY JSON is wrong: $(cat "$tmp/e.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+k = s["kernel"]
+assert s["exit"] == 3 and s["guarded"] is True and s["layer"] == "kernel", s
+assert k["state"] == "attached" and k["existing_events"] == 2 and k["existing_unguarded"] == 2, k
+PY
 	STUB_KERNEL=ok f uninstall --layer kernel >"$tmp/out"
+	# Attached in audit mode (enforce status exits 9): no layer (3); and
+	# uninstall still stops it.
+	STUB_KERNEL=ok f install --layer kernel >"$tmp/out" 2>&1 || fail "install before the audit case failed"
+	set +e
+	STUB_KERNEL=ok STUB_AUDIT=1 f status --layer kernel --textfile "$tmp/a.prom" >"$tmp/a.txt"
+	r=$?
+	set -e
+	[ "$r" = 3 ] || fail "status with an audit kernel guard exited $r, not 3"
+	grep -q '^pmuguard-fleet: protected: NO' "$tmp/a.txt" ||
+		fail "status does not say NO under an audit guard: $(cat "$tmp/a.txt")"
+	grep -q '^pmuguard-fleet: kernel: attached in audit mode' "$tmp/a.txt" ||
+		fail "status does not say the kernel guard is in audit mode: $(cat "$tmp/a.txt")"
+	grep -qx 'pmuguard_protected 0' "$tmp/a.prom" || fail "metrics: an audit guard counted as protection"
+	STUB_KERNEL=ok STUB_AUDIT=1 f uninstall --layer kernel >"$tmp/out"
+	[ ! -e "$tmp/attached" ] || fail "uninstall did not stop the audit kernel guard: $(cat "$tmp/out")"
 	# Under --root without --layer, the running kernel is left alone.
 	rm -f "$tmp/enforce.log"
 	STUB_KERNEL=ok f install >"$tmp/out" 2>&1
 	[ ! -e "$tmp/enforce.log" ] || fail "install --root without --layer touched the running kernel"
 	f uninstall >"$tmp/out"
-	ok "auto: kernel where it attaches, else the preload (said why); kernel only: 4, file unchanged; status names the layer"
+	ok "auto: kernel where it attaches, else the preload (said why); kernel only: 4, file unchanged; status names the layer; PARTLY (3) while events opened before the kernel guard exist; audit is no layer, and uninstall stops it"
 	;;
 layer-auto-falls-back-on-this-kernel)
 	# The real `pmuguard enforce start`, in a private mount namespace with

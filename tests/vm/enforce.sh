@@ -15,7 +15,9 @@
 #                    a second start, stop
 #   enforce-stop     start, a denied open, stop, the same open kills the kernel
 #   enforce-fmod-ret a boot without bpf in lsm=: start falls back to fmod_ret
-#   enforce-audit    --mode audit on a counter-3 that works: counted, allowed
+#   enforce-audit    --mode audit on the faulting m6i: ready and status exit
+#                    9, fleet status says NO, and perf kills the kernel; on a
+#                    counter-3 that works: counted, allowed
 #   enforce-hybrid   both core types of a hybrid guest (cpu_core 4, cpu_atom)
 #   enforce-healthy  a healthy world: nothing is attached, slots counts
 #   enforce-verify   lsm= without bpf: --attach lsm attaches a program that
@@ -40,10 +42,11 @@
 #                    security scores them, `journalctl -x` explains a kernel
 #                    denial from the catalog, an upgrade keeps the enabled
 #                    follower and the timer running, removal stops them
-#   enforce-existing perf stat -D -1 opens slots disabled before start: start
-#                    and status name it and exit 7; enabled, it kills the
-#                    kernel all the same; fresh opens are denied; once its
-#                    owner is gone, start and status exit 0 again
+#   enforce-existing perf stat -D -1 opens slots disabled before start: start,
+#                    status and ready name it and exit 7, fleet status says
+#                    PARTLY (3) and its metrics count it; enabled, it kills
+#                    the kernel all the same; fresh opens are denied; once
+#                    its owner is gone, all of them say protected again
 #
 # Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip.
 set -euo pipefail
@@ -111,6 +114,7 @@ else
 fi
 
 ICX=GenuineIntel-6-6A-6
+fleet_script=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
 ADL=GenuineIntel-6-97-2
 CWF=GenuineIntel-6-DD-1
 
@@ -137,7 +141,7 @@ boot() {
 		echo ". '$here/world.sh'"
 		echo "world_facts '$fixtures/$facts' $cpuid"
 		echo "PMUGUARD='$PMUGUARD' PEO='$PEO' PEO_ENABLE='$PEO_ENABLE' GOPEO='$GOPEO'"
-		echo "FIXTURES='$fixtures' VMDIR='$here'"
+		echo "FIXTURES='$fixtures' VMDIR='$here' FLEET='$fleet_script'"
 		cat
 	} >"$dir/job.sh"
 	start=$(date +%s)
@@ -553,9 +557,42 @@ EOF
 		eval '[ "$(cat "$dir/two.rc")" = "0 0" ] && rc_is two-status 0 && out_has two-peo "errno=ENOENT$" && rc_is two-stop 0'
 	;;
 enforce-audit)
+	# Audit mode counts and allows: on a host with the hazard it protects
+	# nothing, so nothing that answers "protected?" or "ready?" may say yes.
+	# On the m6i that really faults: start in audit mode, ready, status and
+	# pmuguard-fleet status all answer no, and the perf they were asked
+	# about kills the kernel.
+	boot audit-fatal m6i-old <<'EOF'
+step start "$PMUGUARD" enforce start --mode audit
+step ready "$PMUGUARD" enforce ready
+step status "$PMUGUARD" enforce status
+step status-keys "$PMUGUARD" enforce status --keys
+step fleet sh "$FLEET" status --pmuguard "$PMUGUARD" --textfile "$PWD/fleet.prom"
+step perf-raw perf stat -e r0400,instructions -- true
+EOF
+	if [ "$result" != kernel-fault ]; then
+		tap_not_ok "audit-fatal: perf r0400 under an audit guard: expected a kernel panic, got: $result" \
+			"$dir/console" "$dir/start.out" "$dir/perf-raw.err"
+	elif [ ! -e "$dir/perf-raw.started" ] || [ -e "$dir/perf-raw.rc" ] ||
+		! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
+		tap_not_ok "audit-fatal: the kernel died, but not of the counter-3 fault in perf" "$dir/console"
+	else
+		tap_ok "audit-fatal: under an attached, verified audit guard perf r0400 kills the kernel ($(panic_summary "$dir/console"))"
+	fi
+	guarded start "audit-fatal: start --mode audit attaches (audit only) and exits 0: it did what it was asked" \
+		eval 'rc_is start 0 && out_has start "attached \(lsm, audit only, mode audit"'
+	guarded ready "audit-fatal: enforce ready exits 9, not ready: an audit guard blocks nothing" \
+		eval 'rc_is ready 9 && out_has ready "^not ready: .*audit.*blocks nothing"'
+	guarded status "audit-fatal: enforce status exits 9 and says \"audit: blocks nothing\"" \
+		eval 'rc_is status 9 && out_has status "audit: blocks nothing" && out_has status "NOT PROTECTED"'
+	guarded status-keys "audit-fatal: status --keys: exit=9, protects=false, verified=true" \
+		eval 'rc_is status-keys 9 && out_has status-keys "^exit=9$" && out_has status-keys "^protects=false$" && out_has status-keys "^verified=true$"'
+	guarded fleet "audit-fatal: pmuguard-fleet status says NO (exit 3), pmuguard_protected 0, pmuguard_unguarded 1" \
+		eval 'rc_is fleet 3 && out_has fleet "^pmuguard-fleet: protected: NO" && out_has fleet "^pmuguard-fleet: kernel: attached in audit mode" && grep -qx "pmuguard_protected 0" "$dir/fleet.prom" && grep -qx "pmuguard_unguarded 1" "$dir/fleet.prom"'
+
 	# The m6i's facts (a snapshot), a test PMU whose counter 3 works; an
-	# event of the class open before the start is listed, and audit mode
-	# still exits 0.
+	# event of the class open before the start is listed; start exits 0,
+	# status 9 (audit: it protects nothing).
 	boot enforce-audit m6i-works < <(
 		holder_steps -e r0400,instructions -- sleep 1000
 		cat <<'EOF'
@@ -569,6 +606,11 @@ step perf-raw perf stat -e r0400,instructions -- true
 step static-peo "$PEO_ENABLE" 4:0x400
 step status "$PMUGUARD" enforce status
 step status-keys "$PMUGUARD" enforce status --keys
+step ready "$PMUGUARD" enforce ready
+# An audit guard protects nothing, yet it is attached: uninstall removes it.
+step uninstall sh "$FLEET" uninstall --pmuguard "$PMUGUARD"
+step status-uninstalled "$PMUGUARD" enforce status
+# Whatever uninstall left, the follower ends only when nothing is pinned.
 step stop "$PMUGUARD" enforce stop
 wait "$follower"
 EOF
@@ -577,14 +619,18 @@ EOF
 	holder=$(cat "$dir/holder.pid" 2>/dev/null || echo '?')
 	guarded start "audit mode attaches and denies nothing; it lists the event open before it and exits 0" \
 		eval 'rc_is start 0 && out_has start "attached \(lsm, audit only, mode audit" && out_has start "existing events: 1 of the counter-3 class \(audit mode: allowed" && out_has start "pid $holder comm perf fd [0-9]+: type 4 config 0x400 hw.config 0x400 hit slots, state off" && ! out_has start warning'
-	guarded status-existing "audit: status lists it too, and exits 0" \
-		eval 'rc_is status 0 && out_has status "^  existing events: 1 of the counter-3 class \(audit mode"'
+	guarded status-existing "audit: status lists it too, and exits 9 (audit: not protected)" \
+		eval 'rc_is status 9 && out_has status "^  existing events: 1 of the counter-3 class \(audit mode"'
 	guarded perf-raw "audit: r0400 is counted, not denied" \
 		eval 'rc_is perf-raw 0 && counted perf-raw r0400 && counted perf-raw instructions'
 	guarded static-peo "audit: the static binary's open succeeds" \
 		out_has static-peo "^type=4 config=0x400 ret=fd count=[0-9]+$"
 	guarded status "audit: status counts 2 audited, 0 denied" \
-		eval 'rc_is status 0 && out_has status "^  denied: 0, audited: 2," && out_has status "audited +uid 0 +type 4 +config 0x0400 +calls 2"'
+		eval 'rc_is status 9 && out_has status "^  denied: 0, audited: 2," && out_has status "audited +uid 0 +type 4 +config 0x0400 +calls 2"'
+	guarded ready "audit: ready exits 9 (not ready) with the event open before it as well" \
+		eval 'rc_is ready 9 && out_has ready "^not ready: .*blocks nothing \(mode audit"'
+	guarded uninstall "audit: pmuguard-fleet uninstall stops the audit guard too (status then exits 6)" \
+		eval 'rc_is uninstall 0 && out_has uninstall "uninstalled: kernel guard stopped" && rc_is status-uninstalled 6'
 	guarded follow "audit: follow says 'would block', once per process" \
 		eval 'grep -q "^pmuguard: audit: would block perf_event_open(type=4, config=0x400) in perf\[" "$dir/follow.out" && grep -q "Allowed (audit mode)" "$dir/follow.out" && follow_once'
 	# shellcheck disable=SC2034 # read by the eval strings below
@@ -592,7 +638,7 @@ EOF
 	guarded start-keys "start --keys: already attached, the snapshot's facts and reason, exit 0" \
 		eval 'rc_is start-keys 0 && out_has start-keys "^schema=1$" && out_has start-keys "^outcome=already$" && out_has start-keys "^attach=lsm$" && out_has start-keys "^enforce=false$" && out_has start-keys "^facts.source=snapshot$" && out_has start-keys "^facts.snapshot=.*/m6i-16xlarge-oldkernel$" && out_has start-keys "^existing.known=true$" && out_has start-keys "^existing.hits=1$" && out_has start-keys "^existing.unguarded=false$" && out_has start-keys "^existing.events.0.pid=$holder$" && out_has start-keys "^existing.events.0.config=0x400$"'
 	guarded status-keys "status --keys: the start-time facts and reason, the audited counts by encoding" \
-		eval 'rc_is status-keys 0 && out_has status-keys "^attached=true$" && out_has status-keys "^mode=audit$" && out_has status-keys "^facts.state=hazard$" && out_has status-keys "^facts.source=snapshot$" && [ -n "$reason" ] && grep -qxF "reason=$reason" "$dir/start-keys.out" && out_has status-keys "^totals.audited=2$" && out_has status-keys "^by_encoding.0.decision=audited$" && out_has status-keys "^by_encoding.0.config=0x400$" && out_has status-keys "^by_encoding.0.calls=2$"'
+		eval 'rc_is status-keys 9 && out_has status-keys "^attached=true$" && out_has status-keys "^mode=audit$" && out_has status-keys "^facts.state=hazard$" && out_has status-keys "^facts.source=snapshot$" && [ -n "$reason" ] && grep -qxF "reason=$reason" "$dir/start-keys.out" && out_has status-keys "^totals.audited=2$" && out_has status-keys "^by_encoding.0.decision=audited$" && out_has status-keys "^by_encoding.0.config=0x400$" && out_has status-keys "^by_encoding.0.calls=2$"'
 	guarded follow-reason "follow (its own PMUGUARD_SNAPSHOT a healthy machine) says the reason the guard was started with, from its rodata" \
 		eval '[ -n "$reason" ] && grep -qF "$reason" "$dir/follow.out" && ! grep -q "started with these rules" "$dir/follow.out"'
 	;;
@@ -786,6 +832,9 @@ enforce-existing)
 step start "$PMUGUARD" enforce start
 step fresh "$PEO_ENABLE" 4:0x400 4:0x1a4
 step status "$PMUGUARD" enforce status
+step ready "$PMUGUARD" enforce ready
+step fleet sh "$FLEET" status --pmuguard "$PMUGUARD" --textfile "$PWD/fleet.prom"
+step fleet-json sh "$FLEET" status --json --pmuguard "$PMUGUARD"
 step enable sh -c 'echo enable >/tmp/ctl; sleep 60'
 EOF
 	)
@@ -805,6 +854,12 @@ EOF
 		enable_ok fresh 4
 	guarded status "existing-enabled: status names it too and exits 7" \
 		eval 'rc_is status 7 && names_it status'
+	guarded ready "existing-enabled: enforce ready exits 7, not ready: the node can still panic" \
+		eval 'rc_is ready 7 && out_has ready "^not ready: .*1 perf event of the counter-3 class opened before the guard"'
+	guarded fleet "existing-enabled: pmuguard-fleet status says PARTLY (exit 3), names pid $holder (perf), pmuguard_protected 0, pmuguard_kernel_existing_events 1" \
+		eval 'rc_is fleet 3 && out_has fleet "^pmuguard-fleet: protected: PARTLY, by kernel: 1 perf event of the hazardous class opened before the guard \(pid $holder perf\) is not guarded; restart that process$" && grep -qx "pmuguard_protected 0" "$dir/fleet.prom" && grep -qx "pmuguard_kernel_existing_events 1" "$dir/fleet.prom" && grep -qx "pmuguard_layer_installed{layer=\"kernel\"} 1" "$dir/fleet.prom"'
+	guarded fleet-json "existing-enabled: pmuguard-fleet status --json: exit 3, the kernel layer, 1 existing event unguarded" \
+		eval 'rc_is fleet-json 3 && json_ok fleet-json "j[\"exit\"] == 3 and j[\"layer\"] == \"kernel\" and j[\"kernel\"][\"existing_events\"] == 1 and j[\"kernel\"][\"existing_unguarded\"] == 1"'
 
 	# 2. The same, never enabled: the kernel lives.  The holder's workload
 	# cannot fork (its events inherit); once the holder is gone, start and
@@ -818,9 +873,12 @@ step start-again "$PMUGUARD" enforce start
 step fresh "$PEO_ENABLE" 4:0x400 4:0x1a4
 step fresh-perf perf stat -e r0400,instructions -- true
 step status "$PMUGUARD" enforce status
+step ready "$PMUGUARD" enforce ready
 echo go >/tmp/go
 wait "$holder"; echo $? >holder.rc
 step status-closed "$PMUGUARD" enforce status
+step ready-closed "$PMUGUARD" enforce ready
+step fleet-closed sh "$FLEET" status --pmuguard "$PMUGUARD" --textfile "$PWD/fleet.prom"
 step start-closed "$PMUGUARD" enforce start
 step stop "$PMUGUARD" enforce stop
 # Where the iterator cannot run: lockdown=confidentiality keeps BPF from
@@ -848,8 +906,12 @@ EOF
 		eval 'rc_is status 7 && names_it status && out_has status "^  denied: [1-9]"'
 	guarded forks "the holder's workload cannot fork after start: its inherited copy is denied (ENOENT)" \
 		eval 'grep -q "^fork=-1 errno=ENOENT$" "$dir/holder.out"'
+	guarded ready "ready exits 7 while it exists" \
+		eval 'rc_is ready 7 && out_has ready "^not ready: "'
 	guarded status-closed "once its owner has closed it, status exits 0 and says none" \
 		eval 'rc_is status-closed 0 && out_has status-closed "^  existing events: none of the counter-3 class"'
+	guarded ready-closed "then ready exits 0, and pmuguard-fleet status says protected by the kernel (0), pmuguard_kernel_existing_events 0" \
+		eval 'rc_is ready-closed 0 && out_has ready-closed "^ready: " && rc_is fleet-closed 0 && out_has fleet-closed "^pmuguard-fleet: protected: yes, by kernel$" && grep -qx "pmuguard_protected 1" "$dir/fleet.prom" && grep -qx "pmuguard_kernel_existing_events 0" "$dir/fleet.prom"'
 	guarded start-closed "and start exits 0 as before" \
 		eval 'rc_is start-closed 0 && out_has start-closed "already attached" && out_has start-closed "existing events: none of the counter-3 class"'
 	guarded stop "stop" rc_is stop 0
