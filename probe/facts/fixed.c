@@ -25,8 +25,8 @@
  *    the hypervisor refused to enable that counter.
  * The log counts only where it speaks for this machine (log_counts()).
  *
- * Hazard.  Counter 3 is judged in verdict.c (perf metrics, the bare-metal
- * backstop).  Counters 4-6 (the E-cores' TOPDOWN_BAD_SPECULATION.ALL,
+ * Hazard.  Counter 3 is judged in verdict.c (perf metrics, guest or bare
+ * metal).  Counters 4-6 (the E-cores' TOPDOWN_BAD_SPECULATION.ALL,
  * TOPDOWN_FE_BOUND.ALL, TOPDOWN_RETIRING.ALL) have no in-guest proof:
  * upstream KVM, its 2026 mediated vPMU included, gives a guest at most 3
  * fixed counters (KVM_MAX_NR_INTEL_FIXED_COUNTERS) and no leaf 0x23, so a

@@ -154,12 +154,12 @@ void probe_gather_verdict(struct probe_facts *f, const char *snapshot)
 	}
 	/* Then only the facts the verdict names as able to change it: the
 	 * MSR and the log can prove perf metrics, the log can refute a
-	 * counter (fixed.c) or add one the driver uses, sysfs events decide
-	 * bare metal.  Cheapest first (one pread, then the log, which stops
-	 * soon after the PMU block, then a dozen sysfs files), judging again
-	 * after each: every fact is read at most once. */
-	static const enum probe_known cheapest_first[] = {PROBE_KNOWN_MSR, PROBE_KNOWN_KLOG,
-							  PROBE_KNOWN_SYSFS_EVENTS};
+	 * counter (fixed.c) or add one the driver uses, DMI and the log can
+	 * show a hypervisor that hid CPUID's bit.  Cheapest first (one pread,
+	 * three small files, then the log, which stops soon after the PMU
+	 * block), judging again after each: every fact is read at most once. */
+	static const enum probe_known cheapest_first[] = {PROBE_KNOWN_MSR, PROBE_KNOWN_DMI,
+							  PROBE_KNOWN_KLOG};
 	for (;;) {
 		unsigned open = probe_open_facts(f, &v);
 		size_t i = 0;

@@ -8,25 +8,13 @@
  * The log is the kernel's own view: intel_ctrl is what it schedules onto.
  *
  * kmsg.c reads the log and keeps only the driver's own block; this file
- * infers from what it kept.  Which of the two the verdict rests on, and
- * that the guard never acts on the log alone, is verdict.c's.
+ * states what it kept.  Whether the machine is a guest (for the log as for
+ * CPUID), which of the two the verdict rests on, and that the guard never
+ * acts on the log alone, are verdict.c's.
  */
 #include <string.h>
 
 #include "probe.h"
-
-/* "unsupported p6 CPU model N": p6_pmu_init() (arch/x86/events/intel/p6.c)
- * runs only where CPUID has no architectural perfmon, and knows models up
- * to 14 (Core Duo).  Every later Intel model has arch perfmon in hardware,
- * so there a hypervisor hid it. [inferred] */
-static bool perfmon_hidden(const struct probe_klog *k)
-{
-	if (!k->unsupported_model)
-		return false;
-	if (k->unsupported_family > 6)
-		return true;
-	return k->unsupported_nr > 14;
-}
 
 void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 {
@@ -53,29 +41,6 @@ void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 		cpu->family = k->unsupported_family >= 0 ? (uint32_t)k->unsupported_family : 6;
 		cpu->model = (uint32_t)k->unsupported_nr;
 	}
-	/* Guest or not: the lines only a guest prints, the hypervisor they
-	 * name, a virtual machine's DMI, then what only a hypervisor does. */
-	const char *dmi_hv = b->dmi[0] ? probe_dmi_guest(b->dmi) : NULL;
-	if (b->hypervisor[0]) {
-		cpu->guest_because = "the kernel log names the hypervisor";
-		probe_hv_from_name(cpu, b->hypervisor);
-	} else if (dmi_hv) {
-		cpu->guest_because = "the DMI line names a virtual machine";
-		probe_hv_from_name(cpu, dmi_hv);
-	} else if (b->virtualized) {
-		cpu->guest_because = "the kernel log has lines only a guest prints";
-	} else if (perfmon_hidden(k)) {
-		cpu->guest_because = "architectural perfmon is hidden from a CPU model that has it "
-				     "(\"unsupported p6 CPU model\"): only a hypervisor does that";
-	} else if (k->fixed3_logged && !k->perf_metrics_bit && k->version_logged > 0 &&
-		   k->version_logged < 5) {
-		/* Counter 3 came with Ice Lake, which reports perfmon version 5;
-		 * KVM caps guests at version 2 (kvm_init_pmu_capability(),
-		 * arch/x86/kvm/pmu.h). [inferred] */
-		cpu->guest_because = "perfmon version below 5 with fixed counter 3: no Intel part "
-				     "pairs them, a hypervisor built this PMU";
-	}
-	cpu->hypervisor = cpu->guest_because != NULL;
 }
 
 void probe_perfmon_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)

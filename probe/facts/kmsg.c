@@ -710,6 +710,7 @@ static void driver_words(struct probe_klog *k, const char *line, const char *end
 	if (text_find(line, end, "PMU not available due to virtualization")) {
 		k->virt_unavailable = true;
 		k->boot.virtualized = true; /* printed where X86_FEATURE_HYPERVISOR is set */
+		k->boot.virt_anchored |= k->pmu_block_anchored;
 	}
 	if (text_find(line, end, "Broken PMU hardware detected"))
 		k->broken_pmu = true;
@@ -762,25 +763,40 @@ static void hybrid_section(struct probe_klog *k, const char *p, const char *end)
 	k->parse.section = (unsigned char)k->n_pmus;
 }
 
+/* Did the kernel write this record, whatever its text?  A /dev/kmsg read
+ * is one whole record of the kernel's facility; elsewhere a record before
+ * the driver's block, in a boot whose banner the log holds, was printed
+ * before any user process existed (rule 4).  The lines that say "guest"
+ * count against a CPUID that says bare metal only where this holds: a
+ * user's record split into lines must not turn a healthy machine's
+ * counter into a blocked one. */
+static bool kernel_beyond_doubt(const struct probe_klog *k)
+{
+	return k->parse.form == PROBE_KLOG_KMSG || (k->parse.boot_started && !k->pmu_driver_seen);
+}
+
 /* "Hypervisor detected:" names it best; the other lines name it where it
  * has not been named. */
-static void set_hypervisor(struct probe_boot *b, const char *p, const char *end, bool strong)
+static void set_hypervisor(struct probe_klog *k, const char *p, const char *end, bool strong)
 {
+	struct probe_boot *b = &k->boot;
 	b->virtualized = true;
+	b->virt_anchored |= kernel_beyond_doubt(k);
 	if (!strong && b->hypervisor[0])
 		return;
 	copy_text(b->hypervisor, sizeof(b->hypervisor), p, end);
 }
 
-static void name_hypervisor(struct probe_boot *b, const char *name)
+static void name_hypervisor(struct probe_klog *k, const char *name)
 {
-	set_hypervisor(b, name, name + strlen(name), false);
+	set_hypervisor(k, name, name + strlen(name), false);
 }
 
 /* "Amazon EC2 m6i.16xlarge/, BIOS 1.0 10/16/2017": keep what is before the
  * board ("/") or, without a board, before ", BIOS ". */
-static void set_dmi(struct probe_boot *k, const char *p, const char *end, bool dmi_line)
+static void set_dmi(struct probe_klog *kl, const char *p, const char *end, bool dmi_line)
 {
+	struct probe_boot *k = &kl->boot;
 	const char *bios = text_find(p, end, ", BIOS ");
 	if (!bios)
 		return; /* "DMI: Memory slots populated: 2/2", "DMI not present" */
@@ -790,6 +806,7 @@ static void set_dmi(struct probe_boot *k, const char *p, const char *end, bool d
 		return;
 	copy_text(k->dmi, sizeof(k->dmi), p, slash ? slash : bios);
 	k->dmi_from_dmi_line = dmi_line;
+	k->dmi_anchored = kernel_beyond_doubt(kl);
 }
 
 static void msr_error(struct probe_boot *k, struct text t)
@@ -988,16 +1005,16 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		return banner(k, r, t.p, first);
 	case M_DMI:
 	case M_HWNAME:
-		set_dmi(bt, t.p, r->end, m == M_DMI);
+		set_dmi(k, t.p, r->end, m == M_DMI);
 		break;
 	case M_HV_DETECTED:
-		set_hypervisor(bt, t.p, r->end, true);
+		set_hypervisor(k, t.p, r->end, true);
 		break;
 	case M_PARAVIRT:
 		if (text_lit(&t, "bare hardware"))
 			bt->bare_hardware = true;
 		else
-			set_hypervisor(bt, t.p, r->end, false);
+			set_hypervisor(k, t.p, r->end, false);
 		break;
 	case M_SMPBOOT: {
 		const char *fam = text_find(t.p, r->end, "(family: ");
@@ -1022,16 +1039,17 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		return PROBE_KLOG_MSR;
 	}
 	case M_HYPERV:
-		name_hypervisor(bt, "Microsoft Hyper-V");
+		name_hypervisor(k, "Microsoft Hyper-V");
 		break;
 	case M_KVM:
-		name_hypervisor(bt, "KVM");
+		name_hypervisor(k, "KVM");
 		break;
 	case M_XEN:
-		name_hypervisor(bt, "Xen");
+		name_hypervisor(k, "Xen");
 		break;
 	case M_VIRTUALIZED:
 		bt->virtualized = true;
+		bt->virt_anchored |= kernel_beyond_doubt(k);
 		break;
 	case M_NONE:
 		if (hybrid_header(r->p, r->end, NULL))

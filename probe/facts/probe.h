@@ -34,7 +34,7 @@ enum probe_known {
 	PROBE_KNOWN_KLOG = 1u << 2,
 	PROBE_KNOWN_MSR = 1u << 3,
 	PROBE_KNOWN_SYSFS_EVENTS = 1u << 4, /* slots/topdown-* looked up too */
-	PROBE_KNOWN_DMI = 1u << 5,          /* /sys/class/dmi/id (the report's only) */
+	PROBE_KNOWN_DMI = 1u << 5,          /* /sys/class/dmi/id (a hidden hypervisor's DMI) */
 };
 
 /* Where a fact came from: the report says which, and the guard acts only on
@@ -79,12 +79,16 @@ struct probe_boot {
 	char hypervisor[32];     /* named: "Hypervisor detected: KVM", "Booting paravirtualized
 				    kernel on KVM", hv_vmbus/kvm-clock lines; "" unnamed */
 	bool virtualized;        /* any line that only a guest prints */
+	bool virt_anchored;      /* one of them (or the named hypervisor) came where only the
+				    kernel writes: a /dev/kmsg record, or before the driver's block
+				    after its boot's banner (kmsg.c) */
 	bool bare_hardware;      /* "Booting paravirtualized kernel on bare hardware" (not proof:
 				    bhyve and TCG guests print it too) */
 	char dmi[96];            /* "Amazon EC2 m6i.16xlarge" (the "DMI:" line's sys_vendor and
 				    product_name; board and BIOS cut off; an oops's
 				    "Hardware name:" where there is no "DMI:" line) */
 	bool dmi_from_dmi_line;
+	bool dmi_anchored;       /* the DMI line came where only the kernel writes (as above) */
 	struct probe_msr_error msr_errors[PROBE_MAX_MSR_ERRORS]; /* PMU MSRs only */
 	unsigned n_msr_errors;
 };
@@ -208,7 +212,7 @@ struct probe_facts {
 
 	uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES (0x345) */
 
-	struct probe_dmi dmi; /* PROBE_KNOWN_DMI; the full gather only */
+	struct probe_dmi dmi; /* PROBE_KNOWN_DMI */
 	int dmi_err;
 	bool log_only; /* only a kernel log was given (probe --dmesg FILE): nothing else read */
 };
@@ -257,7 +261,7 @@ struct probe_verdict {
 	bool intel;
 	bool fixed3_advertised;
 	bool perf_metrics_proven;
-	bool topdown_listed;        /* any core PMU lists slots/topdown-* */
+	bool topdown_listed;        /* the P-core PMU (type 4) lists slots/topdown-* (the report's) */
 	const char *metrics_source; /* where the proof came from, or NULL */
 	const char *reason;         /* one sentence, static storage */
 	/* Per fixed counter (bit n: counter n; fixed.c).  Advertised: CPUID
@@ -317,7 +321,8 @@ void probe_gather_verdict(struct probe_facts *f, const char *snapshot);
 /* Pure (verdict.c): decide, and say what could still change the verdict:
  * the facts (enum probe_known bits) not yet looked for whose value could
  * change v, the one evaluated from f (the MSR and the kernel log, which can
- * prove perf metrics, and on bare metal sysfs events); 0 when none could. */
+ * prove perf metrics, and on bare metal DMI and the log, which can show a
+ * hidden hypervisor); 0 when none could. */
 void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v);
 unsigned probe_open_facts(const struct probe_facts *f, const struct probe_verdict *v);
 /* Where the facts prove perf metrics (the verdict's metrics_source), or

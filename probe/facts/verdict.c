@@ -5,10 +5,11 @@
  * advertised as cpuid_decode.c says, or where the PMU driver's block uses it.
  *
  * Perf metrics is proven only by bit 48 of the mask the driver logged, or
- * by IA32_PERF_CAPABILITIES bit 15.  In a guest, sysfs slots/topdown-*
- * prove nothing: before commit 556a7c039a52 ("perf/x86/intel: Hide Topdown
- * metrics events if the feature is not enumerated", 6.11, backported to
- * 6.1.y/6.6.y) they are listed on every Ice Lake-or-later PMU.
+ * by IA32_PERF_CAPABILITIES bit 15.  Sysfs slots/topdown-* decide
+ * nothing: in a guest, before commit 556a7c039a52 ("perf/x86/intel: Hide
+ * Topdown metrics events if the feature is not enumerated", 6.11,
+ * backported to 6.1.y/6.6.y) they are listed on every Ice Lake-or-later
+ * PMU; on bare metal, their absence says how old the kernel is (guest_of()).
  *
  * Where CPUID is missing, the facts the log states stand in for it (see
  * klog_cpu.c).  Such a verdict is the report's, not the guard's:
@@ -38,8 +39,103 @@ const char *probe_state_name(enum probe_state s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* "unsupported p6 CPU model N": p6_pmu_init() (arch/x86/events/intel/p6.c)
+ * runs only where CPUID has no architectural perfmon, and knows models up
+ * to 14 (Core Duo).  Every later Intel model has arch perfmon in hardware,
+ * so there a hypervisor hid it. [inferred] */
+static bool perfmon_hidden(const struct probe_klog *k)
+{
+	if (!k->unsupported_model)
+		return false;
+	if (k->unsupported_family > 6)
+		return true;
+	return k->unsupported_nr > 14;
+}
+
+/* /sys/class/dmi/id as one "sys_vendor product_name" string, the form
+ * probe_dmi_guest() reads (the log's "DMI:" line has it too). */
+static const char *dmi_system(const struct probe_dmi *d, char *out, size_t size)
+{
+	size_t a = strlen(d->sys_vendor); /* probe_dmi() ends each with a NUL */
+	size_t b = strlen(d->product_name);
+	if (a + 1 + b + 1 > size)
+		return "";
+	memcpy(out, d->sys_vendor, a);
+	out[a] = ' ';
+	memcpy(out + a + 1, d->product_name, b);
+	out[a + 1 + b] = '\0';
+	return out;
+}
+
+/* Guest or not: the one rule, for CPUID and for the log alike.
+ *
+ * CPUID.1:ECX[31] set: a guest.  Where it is clear, CPUID describes the
+ * silicon, and an advertised counter exists, unless the machine shows what
+ * only a hypervisor leaves behind (a hypervisor may hide the bit):
+ *  - the firmware's DMI strings naming a virtual machine (/sys/class/dmi/id,
+ *    or the kernel's "DMI:" line);
+ *  - the kernel's own words: "Hypervisor detected:", a paravirtualized boot
+ *    on a named hypervisor, the lines only a guest prints;
+ *  - architectural perfmon hidden from a model that has it;
+ *  - perfmon version 1-4 with fixed counter 3: counter 3 came with Ice
+ *    Lake, which reports version 5, and KVM gives a guest version 2
+ *    (kvm_init_pmu_capability(), arch/x86/kvm/pmu.h), with or without bit
+ *    48 (GCE's "enhanced" vPMU sets it). [inferred]
+ * Never the absence of a sysfs event: slots and topdown-* were first
+ * listed by 5.10 (icl_events_attrs held only mem-loads and mem-stores
+ * before), while every kernel since Ice Lake support (5.2) schedules
+ * TOPDOWN.SLOTS on fixed counter 3 (intel_icl_event_constraints), and
+ * before 5.9 no kernel logs bit 48: that is an old kernel on healthy
+ * silicon, not a guest.
+ *
+ * Where CPUID decided, the log's words count only where only the kernel
+ * wrote them (kmsg.c: virt_anchored, dmi_anchored).  A log alone is the
+ * report's (the guard does not act on it) and is read as it stands. */
+static void guest_of(const struct probe_facts *f, struct probe_cpu *c)
+{
+	if (c->hypervisor)
+		return; /* CPUID's bit; the signature names it (probe_hv_from_signature()) */
+	const struct probe_klog *k = &f->klog;
+	const struct probe_boot *b = &k->boot;
+	bool log = (f->known & PROBE_KNOWN_KLOG) != 0;
+	bool cpuid = c->basis == PROBE_BASIS_CPUID;
+	bool virt = log && (!cpuid || b->virt_anchored);
+	bool dmi_line = log && b->dmi[0] && (!cpuid || b->dmi_anchored);
+	char sys[2 * PROBE_DMI_LEN + 2];
+	const char *dmi_hv = f->known & PROBE_KNOWN_DMI
+				     ? probe_dmi_guest(dmi_system(&f->dmi, sys, sizeof(sys)))
+				     : NULL;
+	const char *line_hv = dmi_line ? probe_dmi_guest(b->dmi) : NULL;
+	bool fixed3 = c->perfmon_basis == PROBE_BASIS_CPUID ? probe_fixed3_advertised(c)
+			    : c->perfmon_basis == PROBE_BASIS_KLOG ? k->fixed3_logged
+								     : false;
+	const char *name = NULL;
+	if (dmi_hv) {
+		c->guest_because = "the firmware's DMI strings (/sys/class/dmi/id) name a virtual "
+				   "machine";
+		name = dmi_hv;
+	} else if (virt && b->hypervisor[0]) {
+		c->guest_because = "the kernel log names the hypervisor";
+		name = b->hypervisor;
+	} else if (line_hv) {
+		c->guest_because = "the DMI line names a virtual machine";
+		name = line_hv;
+	} else if (virt && b->virtualized) {
+		c->guest_because = "the kernel log has lines only a guest prints";
+	} else if (log && perfmon_hidden(k)) {
+		c->guest_because = "architectural perfmon is hidden from a CPU model that has it "
+				   "(\"unsupported p6 CPU model\"): only a hypervisor does that";
+	} else if (fixed3 && c->pmu_version > 0 && c->pmu_version < 5) {
+		c->guest_because = "perfmon version below 5 with fixed counter 3: no Intel part "
+				   "pairs them, a hypervisor built this PMU";
+	}
+	c->hypervisor = c->guest_because != NULL;
+	if (name)
+		probe_hv_from_name(c, name);
+}
+
 /* The CPU: CPUID's, else the kernel log's; its perfmon: CPUID.0AH, else
- * the PMU driver's block. */
+ * the PMU driver's block; then guest or not. */
 static void cpu_of(const struct probe_facts *f, struct probe_cpu *c)
 {
 	probe_decode_cpu(f, c);
@@ -47,6 +143,7 @@ static void cpu_of(const struct probe_facts *f, struct probe_cpu *c)
 		probe_cpu_from_klog(f, c);
 	if (c->known && !c->leaf_a_known)
 		probe_perfmon_from_klog(f, c);
+	guest_of(f, c);
 	probe_hv_from_signature(c);
 }
 
@@ -69,8 +166,13 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 	bool intel = c->known && strcmp(c->vendor, "GenuineIntel") == 0;
 	bool from_log = c->basis == PROBE_BASIS_KLOG;
 
+	/* The P-core PMU's own events (type 4: cpu, or a hybrid part's
+	 * cpu_core): cpu_atom's topdown-* are general-purpose events there
+	 * and say nothing of counter 3.  The report's only: no verdict rests
+	 * on sysfs events (guest_of()). */
 	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++)
-		if (f->pmus[i].slots_listed || f->pmus[i].topdown_listed)
+		if (f->pmus[i].type == PROBE_TYPE_RAW &&
+		    (f->pmus[i].slots_listed || f->pmus[i].topdown_listed))
 			v->topdown_listed = true;
 
 	v->metrics_source = probe_metrics_proof(f);
@@ -131,8 +233,8 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 	probe_fixed_sets(f, v);
 	v->fixed3_advertised = (v->fixed_advertised >> 3) & 1;
 
-	/* Counter 3: evidence against first, then perf metrics, then (bare
-	 * metal) the sysfs backstop.  Counters 4-6 are fixed.c's. */
+	/* Counter 3: evidence against first, then perf metrics, then guest or
+	 * bare metal (guest_of()).  Counters 4-6 are fixed.c's. */
 	bool log_basis = c->perfmon_basis == PROBE_BASIS_KLOG;
 	bool hazard3 = false;
 	const char *why3;
@@ -148,6 +250,16 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 		       "enabling it), whatever bit 48 says: opening it faults the guest kernel";
 	} else if (v->perf_metrics_proven) {
 		why3 = "fixed counter 3 is advertised and perf metrics is proven: it is implemented";
+	} else if (c->hypervisor && log_basis && f->klog.perf_metrics_bit &&
+		   !f->klog.pmu_block_anchored) {
+		/* A log alone whose block has bit 48 but not its boot's start:
+		 * the bit cannot be told from a user's lines, and nothing else
+		 * speaks for or against the counter. */
+		v->state = PROBE_UNKNOWN;
+		v->reason = "the kernel log shows a guest whose PMU driver uses fixed counter 3 with "
+			    "bit 48 (perf metrics) set, but the log does not hold the start of its "
+			    "boot, so the bit proves nothing: failing open, nothing is blocked";
+		goto out;
 	} else if (c->hypervisor) {
 		hazard3 = true;
 		why3 = log_basis ? "the kernel log shows a guest whose PMU driver uses fixed counter 3 "
@@ -156,16 +268,14 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 				 : "this guest advertises fixed counter 3 in CPUID.0AH but perf metrics "
 				   "is not proven: the hypervisor does not implement it, and opening it "
 				   "faults the guest kernel";
-	} else if (!(f->known & PROBE_KNOWN_SYSFS)) {
-		why3 = "bare metal with fixed counter 3 advertised; sysfs unreadable, so the "
-		       "backstop cannot apply: failing open";
-	} else if (v->topdown_listed) {
-		why3 = "bare metal: fixed counter 3 advertised and the core PMU lists "
-		       "slots/topdown events";
 	} else {
-		hazard3 = true;
-		why3 = "bare metal advertising fixed counter 3 with no perf metrics in the "
-		       "kernel log and no slots/topdown events in sysfs";
+		/* Bare metal: CPUID describes the silicon.  Bit 48 missing from
+		 * the mask is a fact about the kernel (before 5.9 none logs it;
+		 * 6.12 clears it on Arrow Lake-U), not about the counter. */
+		why3 = log_basis ? "bare metal (nothing in the kernel log shows a hypervisor) whose PMU "
+				   "driver uses fixed counter 3: the counter exists in the silicon"
+				 : "bare metal: CPUID describes the silicon, and fixed counter 3 exists "
+				   "wherever it advertises it";
 	}
 	if (hazard3)
 		v->fixed_hazard |= 1u << 3;
@@ -197,12 +307,16 @@ unsigned probe_open_facts(const struct probe_facts *f, const struct probe_verdic
 	if (v->intel && v->cpu.hypervisor && v->cpu.leaf_a_known && v->cpu.pmu_version)
 		open |= PROBE_KNOWN_KLOG;
 	/* Counter 3 advertised and neither proven nor refuted: the MSR and the
-	 * log can prove perf metrics; sysfs events decide bare metal only (in
-	 * a guest they prove nothing, see the top). */
-	if (v->fixed3_advertised && !v->perf_metrics_proven && !((v->fixed_refuted >> 3) & 1)) {
+	 * log can prove perf metrics.  On what looks like bare metal, DMI and
+	 * the log can still show a hypervisor that hid CPUID's bit, which
+	 * makes an unproven counter 3 (and counters 4-6) a hazard (guest_of());
+	 * sysfs events decide nothing. */
+	if (v->fixed3_advertised && !v->perf_metrics_proven && !((v->fixed_refuted >> 3) & 1))
 		open |= PROBE_KNOWN_MSR | PROBE_KNOWN_KLOG;
-		if (!v->cpu.hypervisor && (f->known & PROBE_KNOWN_SYSFS))
-			open |= PROBE_KNOWN_SYSFS_EVENTS;
-	}
+	uint32_t unproven = v->fixed_advertised & PROBE_FIXED_GUARDED & ~v->fixed_refuted;
+	if (v->perf_metrics_proven)
+		unproven &= ~(1u << 3);
+	if (v->intel && !v->cpu.hypervisor && unproven)
+		open |= PROBE_KNOWN_DMI | PROBE_KNOWN_KLOG;
 	return open & ~f->tried;
 }

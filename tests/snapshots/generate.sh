@@ -99,7 +99,8 @@ HANDMADE=(m6i-16xlarge m6i-16xlarge-oldkernel icx-8375c-metal m7i-24xlarge m5-24
 	hybrid-guest-hazard amd-epyc-guest kvm-on-hybrid-host kvm-on-hybrid-host-6.18
 	m6i-rotated-log m6i-empty-log vmware-counters-in-use m6i-16xlarge-log-only
 	m6i-injected-mask m6i-injected-rotated m6i-injected-split m6i-injected-split-rotated
-	cwf-guest-fixed456 cwf-metal rpl-guest-mask-refuted rpl-guest-mask-refuted-log-only)
+	cwf-guest-fixed456 cwf-metal rpl-guest-mask-refuted rpl-guest-mask-refuted-log-only
+	icx-metal-5.4 icx-metal-5.4-no-log arl-u-hybrid-metal-6.12)
 for w in "${HANDMADE[@]}"; do rm -rf -- "$w"; done
 CAPTURES=${CAPTURES:-../../../shared/captures}
 if [ -d "$CAPTURES" ]; then
@@ -425,6 +426,93 @@ cwf_dmesg $w no
 sysfs_intel $w cpu 4 darkmont no 0
 sysfs_common $w
 
+# Bare-metal Ice Lake-SP (Xeon Gold 6338, family 6 model 0x6A) on Ubuntu
+# 20.04's 5.4 kernel: healthy, and every fact the old bare-metal backstop
+# took for a hazard.  Built from that kernel's sources, not a capture:
+#  - the block is x86_pmu_show_pmu_cap()'s (arch/x86/events/core.c, 5.4:
+#    "fixed-purpose events", "event mask"); intel_ctrl has bit 35 (CPUID
+#    gives 4 fixed counters) and no bit 48: perf metrics (and bit 48) came
+#    with the 5.9/5.10 topdown series;
+#  - intel_icl_event_constraints (arch/x86/events/intel/core.c, since 5.2)
+#    schedules TOPDOWN.SLOTS (0x0400) on fixed counter 3, which exists;
+#  - icl_events_attrs held only mem-loads and mem-stores: sysfs lists no
+#    slots and no topdown-* (sysfs_intel ... no 0);
+#  - the msr module is not loaded: no msr.txt.
+# CPUID is icx-8375c-metal's (perfmon version 5, 4 fixed counters, no
+# hypervisor bit).  Once with the boot log, once with CPUID and sysfs alone.
+icx54_cpuid() {
+	cpuid "$1" 0x0000001b "$INTEL" 0x000606a6 $METAL_ECX 0xbc010410 \
+		"0x08300805 0x00000000 0x0000000f 0x00008604" -
+}
+w=icx-metal-5.4
+icx54_cpuid $w
+cat >$w/dmesg.txt <<'EOF'
+[    0.000000] Linux version 5.4.0-150-generic (buildd@bos03-amd64-012) (gcc version 9.4.0 (Ubuntu 9.4.0-1ubuntu1~20.04.1)) #167-Ubuntu SMP Mon May 15 17:35:05 UTC 2023 (Ubuntu 5.4.0-150.167-generic 5.4.231)
+[    0.000000] DMI: Intel Corporation M50CYP2SBSTD/M50CYP2SBSTD, BIOS SE5C6200.86B.0020.P23.2103261309 03/26/2021
+[    0.913204] smpboot: CPU0: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz (family: 0x6, model: 0x6a, stepping: 0x6)
+[    0.913842] Performance Events: PEBS fmt4+-baseline,  AnyThread deprecated, Icelake events, 32-deep LBR, full-width counters, Intel PMU driver.
+[    0.913842] ... version:                5
+[    0.913842] ... bit width:              48
+[    0.913842] ... generic registers:      8
+[    0.913842] ... value mask:             0000ffffffffffff
+[    0.913842] ... max period:             00007fffffffffff
+[    0.913842] ... fixed-purpose events:   4
+[    0.913842] ... event mask:             0000000f000000ff
+[    0.914120] rcu: Hierarchical SRCU implementation.
+EOF
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+w=icx-metal-5.4-no-log
+icx54_cpuid $w
+sysfs_intel $w cpu 4 icelake no 0
+sysfs_common $w
+
+# Bare-metal Arrow Lake-U (family 6 model 0xB5, hybrid) on 6.12: the
+# kernel takes it through the Meteor Lake path and clears bit 48 itself
+# (intel_pmu_broken_perf_cap() names Meteor Lake only), so cpu_core's mask
+# shows counter 3 without perf metrics on healthy silicon, and
+# hybrid_td_is_visible() (6.11+) hides cpu_core's slots and topdown-*.
+# cpu_atom lists its own topdown-* (general-purpose events there: the atom
+# halves of td_*_adl, "event=0x73,umask=0x0" ...), which say nothing of
+# cpu_core's counter 3.  Built from 6.12's sources (arch/x86/events/core.c,
+# arch/x86/events/intel/core.c), not a capture.
+w=arl-u-hybrid-metal-6.12
+cpuid $w 0x00000023 "$INTEL" 0x000b0650 $METAL_ECX 0xfc18c410 \
+	"0x08300805 0x00000000 0x0000000f 0x00008604" -
+cat >$w/dmesg.txt <<'EOF'
+[    0.000000] Linux version 6.12.12-amd64 (debian-kernel@lists.debian.org) (x86_64-linux-gnu-gcc-14 (Debian 14.2.0-16) 14.2.0, GNU ld (GNU Binutils for Debian) 2.43.90.20250122) #1 SMP PREEMPT_DYNAMIC Debian 6.12.12-1 (2025-02-02)
+[    0.142216] smpboot: CPU0: Intel(R) Core(TM) Ultra 7 255U (family: 0x6, model: 0xb5, stepping: 0x0)
+[    0.142731] Performance Events: XSAVE Architectural LBR, PEBS fmt4+-baseline,  AnyThread deprecated, Meteorlake Hybrid events, 32-deep LBR, full-width counters, Intel PMU driver.
+[    0.142731] core: cpu_core PMU driver:
+[    0.142731] ... version:                5
+[    0.142731] ... bit width:              48
+[    0.142731] ... generic registers:      8
+[    0.142731] ... value mask:             0000ffffffffffff
+[    0.142731] ... max period:             00007fffffffffff
+[    0.142731] ... fixed-purpose events:   4
+[    0.142731] ... event mask:             0000000f000000ff
+[    0.142731] core: cpu_atom PMU driver:
+[    0.142731] ... version:                5
+[    0.142731] ... bit width:              48
+[    0.142731] ... generic registers:      8
+[    0.142731] ... value mask:             0000ffffffffffff
+[    0.142731] ... max period:             00007fffffffffff
+[    0.142731] ... fixed-purpose events:   3
+[    0.142731] ... event mask:             00000007000000ff
+[    0.143206] signal: max sigframe size: 3632
+EOF
+sysfs_intel $w cpu_core 4 meteorlake_hybrid no 0
+sysfs_intel $w cpu_atom 10 meteorlake_hybrid no 0
+d=$w/sys/bus/event_source/devices/cpu_atom/events
+echo 'event=0xc2,umask=0x0' >$d/topdown-retiring
+echo 'event=0x73,umask=0x0' >$d/topdown-bad-spec
+echo 'event=0x71,umask=0x0' >$d/topdown-fe-bound
+echo 'event=0x74,umask=0x0' >$d/topdown-be-bound
+# One CPU each, so that perf's hybrid code finds both online in a 2-CPU test VM.
+echo 0 >$w/sys/bus/event_source/devices/cpu_core/cpus
+echo 1 >$w/sys/bus/event_source/devices/cpu_atom/cpus
+sysfs_common $w
+
 # A QEMU/KVM guest on a hybrid Raptor Lake-P host, kernel 6.1-rc8 (before
 # KVM disabled the vPMU on hybrid hosts): CPUID claims 3 fixed counters and
 # the driver counts 3, but the 6.1 hybrid init built cpu_core's mask from
@@ -497,6 +585,10 @@ expect cwf-guest-fixed456 hazard fixed-e-topdown-unimplemented
 expect cwf-metal safe healthy
 expect rpl-guest-mask-refuted hazard fixed3-unimplemented,pmu-msr-rejected
 expect rpl-guest-mask-refuted-log-only hazard fixed3-unimplemented,pmu-msr-rejected,facts-unknown
+# Healthy bare metal whose kernel logs no bit 48 and lists no slots.
+expect icx-metal-5.4 safe healthy
+expect icx-metal-5.4-no-log safe facts-unknown,healthy
+expect arl-u-hybrid-metal-6.12 safe healthy
 
 # The real captures, decided by reading each (source.txt says what it is).
 # Log-only and CPUID-less captures carry facts-unknown: CPUID or sysfs was
@@ -545,10 +637,14 @@ expect ${C}kvm-guest-on-emr-xeon-8575C-6.12.0-pkvm-ia safe facts-unknown,healthy
 expect ${C}kvm-guest-on-tglh-6.1.0-rc5 safe facts-unknown,healthy
 expect ${C}kvm-libguestfs-guest-on-i7-10510U-6.18.12 safe facts-unknown,healthy
 expect ${C}qemu-kvm-guest-on-i7-11850H-6.18.0-rc1 safe facts-unknown,healthy
-# Counter 3 with perf metrics (bit 48): bare Alder and Tiger Lake, and GCE
-# C4 with --performance-monitoring-unit=enhanced.
+# Counter 3 on bare Alder and Tiger Lake: it exists in the silicon.
 expect ${C}bare-adl-i7-1260P-acer-swift-sfx16-7.0.3 safe facts-unknown,healthy
 expect ${C}bare-tgl-i7-11390H-dell-inspiron5510-6.18.12 safe facts-unknown,healthy
-expect ${C}gcp-gke-c4-standard-288-gnr-6985P-C-pmu-enhanced safe facts-unknown,healthy
+# GCE C4 with --performance-monitoring-unit=enhanced: perfmon version 2
+# with counter 3 is a vPMU, bit 48 or not.  Its bit 48 would prove perf
+# metrics, but the excerpt (a grep) lacks its boot's start, so the bit
+# cannot be told from a user's lines: a guest whose counter 3 is neither
+# proven nor refuted, from a log alone: unknown (fail open).
+expect ${C}gcp-gke-c4-standard-288-gnr-6985P-C-pmu-enhanced unknown facts-unknown
 # Bare Ivy Bridge whose BIOS left a fixed counter enabled.
 expect ${C}bare-ivb-i3-3240-hp-microserver-gen8-4.15.0-76 safe counters-in-use,facts-unknown

@@ -162,16 +162,145 @@ Test(rule, guest_log_bit48_proves_perf_metrics)
 	cr_assert_eq(w.v.state, PROBE_SAFE);
 }
 
-/* Bare-metal backstop: advertised, no bit 48, nothing listed -> hazard. */
-Test(rule, bare_metal_backstop)
+static void from_lines(const char *const lines[], size_t n);
+
+/* A guest whose hypervisor hid CPUID's bit: version 2 with counter 3 is a
+ * vPMU, whatever sysfs lists. */
+Test(rule, hidden_hypervisor_version_below_5)
 {
 	world_load(&w, "m6i-16xlarge");
 	struct probe_cpuid_leaf *l1 = (struct probe_cpuid_leaf *)probe_leaf(&w.f, 1, 0);
 	l1->ecx &= ~(1u << 31);
 	probe_evaluate(&w.f, &w.v);
 	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_not_null(w.v.cpu.guest_because);
 	w.f.pmus[0].slots_listed = true;
 	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "slots in sysfs prove nothing: %s", w.v.reason);
+}
+
+/* Healthy bare metal on old kernels: no bit 48 logged, no slots listed,
+ * counter 3 real.  Nothing may be blocked there. */
+static void healthy_metal(const char *name)
+{
+	expect(name, PROBE_SAFE);
+	cr_assert_eq(w.v.guard_state, PROBE_SAFE, "%s", name);
+	cr_assert_not(w.v.cpu.hypervisor, "%s", name);
+	cr_assert(w.v.fixed3_advertised, "%s", name);
+	cr_assert_not(w.v.perf_metrics_proven, "%s", name);
+	cr_assert_not(w.v.topdown_listed, "%s: the P-core PMU lists no slots/topdown", name);
+	struct guard_policy p;
+	guard_policy_init(&p, GUARD_AUTO, &w.f, &w.v);
+	cr_assert_not(p.enforce, "%s: the guard must not act", name);
+	for (unsigned i = 0; i < w.f.n_pmus; i++) {
+		cr_assert_eq(guard_classify(&p, w.f.pmus[i].type, 0x0400), GUARD_HIT_NONE, "%s", name);
+		cr_assert_eq(guard_classify(&p, w.f.pmus[i].type, 0x8100), GUARD_HIT_NONE, "%s", name);
+	}
+}
+
+Test(healthy_metal, icelake_sp_on_5_4_with_its_log)
+{
+	healthy_metal("icx-metal-5.4");
+	cr_assert(w.f.klog.pmu_block_anchored);
+	cr_assert(w.f.klog.fixed3_logged);
+	cr_assert_not(w.f.klog.perf_metrics_bit);
+}
+
+Test(healthy_metal, icelake_sp_on_5_4_without_its_log)
+{
+	healthy_metal("icx-metal-5.4-no-log");
+	cr_assert_eq(w.f.known & PROBE_KNOWN_KLOG, 0u);
+}
+
+/* cpu_atom's topdown-* are general-purpose events: they neither hide nor
+ * decide cpu_core's counter 3. */
+Test(healthy_metal, arrow_lake_u_hybrid_on_6_12)
+{
+	healthy_metal("arl-u-hybrid-metal-6.12");
+	cr_assert(w.v.cpu.hybrid);
+	cr_assert_str_eq(w.f.pmus[1].name, "cpu_atom");
+	cr_assert_neq(w.f.pmus[1].topdown_listed, 0);
+	w.f.pmus[1].topdown_listed = 0;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+}
+
+/* What does show a guest whose CPUID hides the bit: the firmware's DMI,
+ * the kernel's own words where only the kernel wrote them. */
+Test(healthy_metal, a_hidden_hypervisor_is_still_seen)
+{
+	world_load(&w, "icx-metal-5.4");
+	w.f.known |= PROBE_KNOWN_DMI;
+	strcpy(w.f.dmi.sys_vendor, "QEMU");
+	strcpy(w.f.dmi.product_name, "Standard PC (Q35 + ICH9, 2009)");
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	cr_assert_str_eq(w.v.cpu.hv_name, "KVM or QEMU");
+	/* EC2 bare metal is not a guest. */
+	strcpy(w.f.dmi.sys_vendor, "Amazon EC2");
+	strcpy(w.f.dmi.product_name, "m6i.metal");
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+	/* The kernel's "Hypervisor detected:" before the driver's block. */
+	world_load(&w, "icx-metal-5.4");
+	strcpy(w.f.klog.boot.hypervisor, "KVM");
+	w.f.klog.boot.virtualized = w.f.klog.boot.virt_anchored = true;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	/* The same words where a user's record could have put them: not
+	 * enough to narrow a machine CPUID calls bare metal. */
+	w.f.klog.boot.virt_anchored = false;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+}
+
+/* A user's split record after the block cannot name a hypervisor. */
+Test(healthy_metal, a_split_record_does_not_make_a_guest)
+{
+	static const char *const lines[] = {
+		"[    0.000000] Linux version 5.4.0-150-generic (buildd@bos03) (gcc) #167-Ubuntu SMP",
+		"[    0.913842] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.913842] ... version:                5",
+		"[    0.913842] ... fixed-purpose events:   4",
+		"[    0.913842] ... event mask:             0000000f000000ff",
+		"[ 4211.338207] evil[23190]: segfault at 0 ip 00007f5c3e2a1002 in x",
+		"[ 4211.338207] Hypervisor detected: KVM",
+		"[ 4211.338207] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.3 04/01/2014",
+		"[ 4211.338207] CPU MTRRs all blank - virtualized system."};
+	world_load(&w, "icx-metal-5.4-no-log");
+	probe_klog_reset(&w.f.klog);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		probe_klog_line(&w.f.klog, lines[i], strlen(lines[i]));
+	w.f.known |= PROBE_KNOWN_KLOG;
+	cr_assert(w.f.klog.boot.virtualized);
+	cr_assert_not(w.f.klog.boot.virt_anchored);
+	cr_assert_not(w.f.klog.boot.dmi_anchored);
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+	cr_assert_not(w.v.cpu.hypervisor);
+}
+
+/* GCE C4's "enhanced" vPMU: version 2, 4 fixed, bit 48.  A guest. */
+Test(rule, version_2_with_counter_3_and_bit_48_is_a_guest)
+{
+	world_load(&w, "cap-gcp-gke-c4-standard-288-gnr-6985P-C-pmu-enhanced");
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_not_null(w.v.cpu.guest_because);
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN, "bit 48 of an excerpt proves nothing: %s",
+		     w.v.reason);
+	/* The same block after its boot's banner: perf metrics proven, safe. */
+	static const char *const gce[] = {
+		"[    0.000000] Linux version 6.8.0-1019-gke (buildd@lcy02) (gcc) #23-Ubuntu SMP",
+		"[    8.008544] Performance Events: Granite Rapids events, full-width counters, "
+		"Intel PMU driver.",
+		"[    8.009537] ... version:                2",
+		"[    8.011535] ... generic registers:      8",
+		"[    8.014535] ... fixed-purpose events:   4",
+		"[    8.015535] ... event mask:             0001000f000000ff"};
+	from_lines(gce, sizeof(gce) / sizeof(gce[0]));
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert(w.v.perf_metrics_proven);
 	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
 }
 
