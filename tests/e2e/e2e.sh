@@ -174,16 +174,26 @@ slots-substitute)
 	ok "plain perf stat: slots substituted, metrics never reach the kernel"
 	;;
 healthy-untouched)
-	for ev in TOPDOWN.SLOTS,instructions r0400 'cpu/event=0x00,umask=0x81/'; do
-		run icx-8375c-metal $ICX_CPUID --healthy -- perf stat -e "$ev" -- true
-		sed 's/pid=[0-9]*//' "$tmp/log" >"$tmp/log.unguarded"
-		run icx-8375c-metal $ICX_CPUID --healthy -- "$PMUGUARD" run --mode preload -- perf stat -e "$ev" -- true
-		sed 's/pid=[0-9]*//' "$tmp/log" | cmp -s - "$tmp/log.unguarded" ||
-			fail "$ev: the guard changed the calls on a healthy machine"
-		grep -q 'config=0x400 verdict=continue\|config=0x8100 verdict=continue' "$tmp/log" ||
-			fail "$ev: the counter-3 encoding did not reach the healthy kernel"
-		! grep -q '^pmuguard:' "$tmp/err" || fail "$ev: pmuguard spoke on a healthy machine"
-		ok "$ev: reached the healthy kernel untouched"
+	# Healthy bare metal, new kernel and old: the 5.4 worlds log no bit 48
+	# and list no slots, the Arrow Lake-U one clears bit 48 itself; counter
+	# 3 exists on each, and nothing the unguarded perf opens may be refused.
+	for world in icx-8375c-metal:$ICX_CPUID:cpu icx-metal-5.4:$ICX_CPUID:cpu \
+		icx-metal-5.4-no-log:$ICX_CPUID:cpu arl-u-hybrid-metal-6.12:$ADL_CPUID:cpu_core; do
+		IFS=: read -r snap cpuid pmu <<<"$world"
+		for ev in TOPDOWN.SLOTS,instructions r0400 "$pmu/event=0x00,umask=0x4/" \
+			"$pmu/event=0x00,umask=0x81/"; do
+			run "$snap" "$cpuid" --healthy -- perf stat -e "$ev" -- true
+			sed 's/pid=[0-9]*//' "$tmp/log" >"$tmp/log.unguarded"
+			run "$snap" "$cpuid" --healthy -- "$PMUGUARD" run --mode preload -- perf stat -e "$ev" -- true
+			sed 's/pid=[0-9]*//' "$tmp/log" | cmp -s - "$tmp/log.unguarded" ||
+				fail "$snap: $ev: the guard changed the calls on a healthy machine"
+			grep -q 'config=0x400 verdict=continue\|config=0x8100 verdict=continue' "$tmp/log" ||
+				fail "$snap: $ev: the counter-3 encoding did not reach the healthy kernel"
+			! grep -q 'verdict=denied' "$tmp/log" ||
+				fail "$snap: $ev: a call was refused"
+			! grep -q '^pmuguard:' "$tmp/err" || fail "$snap: $ev: pmuguard spoke on a healthy machine"
+			ok "$snap: $ev: reached the healthy kernel untouched"
+		done
 	done
 	;;
 mode-audit)
