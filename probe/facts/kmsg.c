@@ -101,6 +101,8 @@ static void boot_reset(struct probe_klog *k)
 	struct probe_klog_parse p = k->parse;
 	probe_klog_begin(k, (enum probe_klog_form)p.form);
 	k->parse.any_record = p.any_record;
+	k->parse.quote_known = p.quote_known;
+	k->parse.quote_blanks = p.quote_blanks;
 	k->parse.text = p.text;
 	k->parse.text_len = p.text_len;
 }
@@ -124,6 +126,7 @@ struct rec {
 	bool kernel;     /* facility 0, or the form does not say */
 	bool stamp;      /* a monotonic timestamp came with it ... */
 	bool stamp_zero; /* ... and it is 0 */
+	bool quoted;     /* it came indented, as a quoted log's lines do */
 };
 
 bool probe_kmsg_record(const char *rec, size_t n, unsigned *pri, uint64_t *usec,
@@ -316,14 +319,49 @@ static int skip_decode(struct text *t)
 	return !memcmp(p, "kern  ", 6) ? 1 : -1;
 }
 
+/* The blanks before a "[ts]" or "<pri>" that start a line, or 0. */
+static size_t quote_blanks(const char *line, size_t len)
+{
+	size_t n = 0;
+	while (n < len && (line[n] == ' ' || line[n] == '\t'))
+		n++;
+	if (n == 0 || n > 255)
+		return 0;
+	struct text t = {line + n, line + len};
+	struct rec scratch;
+	return skip_stamp(&t, &scratch) || skip_pri(&t, &scratch) ? n : 0;
+}
+
 /* A text line: quote marks ("> "), "<pri>", "DATE HOST kernel: ",
- * "kern  :info  : ", "[ts]" or "[ctime]", "[T1]", one space.  Nothing else
- * is stripped: a line that then starts with a blank (dmesg indents the
- * further lines of a record) starts no record. */
-static void rec_text(const char *line, size_t len, struct rec *r)
+ * "kern  :info  : ", "[ts]" or "[ctime]", "[T1]", one space.  A line that
+ * then starts with a blank (dmesg indents the further lines of a record)
+ * starts no record.
+ *
+ * Quoted logs (mails, issue trackers, console captures) indent every line
+ * with a tab or spaces before its "[ts]".  The first line of the text says
+ * which: where it starts with blanks and a "[ts]", those blanks are the
+ * quote's and are stripped from every line that has exactly them; a line
+ * with more is a record's further line, as above.  Where the first line
+ * (the first with a "[ts]" or "<pri>") is not indented, nothing changes.  A quoted line proves nothing beyond
+ * doubt (its banner starts no anchored boot: banner()): a user's text can
+ * follow dmesg's blanks too. */
+static void rec_text(struct probe_klog_parse *ps, const char *line, size_t len, struct rec *r)
 {
 	struct text t = {line, line + len};
 	*r = (struct rec){.kernel = true};
+	size_t q = quote_blanks(line, len);
+	if (!ps->quote_known) {
+		struct text s = {line, line + len};
+		struct rec scratch;
+		if (q || skip_stamp(&s, &scratch) || skip_pri(&s, &scratch)) {
+			ps->quote_known = true;
+			ps->quote_blanks = (unsigned char)q;
+		}
+	}
+	if (q && q == ps->quote_blanks) {
+		t.p += q;
+		r->quoted = true;
+	}
 	for (int i = 0; i < 8 && t.p < t.end && *t.p == '>'; i++) {
 		t.p++;
 		text_lit(&t, " ");
@@ -334,7 +372,13 @@ static void rec_text(const char *line, size_t len, struct rec *r)
 	if (h < 0 || d < 0)
 		r->kernel = false;
 	bool stamped = skip_stamp(&t, r) || skip_ctime(&t);
-	stamped |= skip_caller(&t);
+	/* The caller id: "[ts][    T1]" as the kernel prints it, "[ts] [    T1]"
+	 * as util-linux's dmesg does. */
+	struct text c = t;
+	if (stamped && text_lit(&c, " ") && skip_caller(&c))
+		t = c;
+	else
+		stamped |= skip_caller(&t);
 	if (stamped)
 		text_lit(&t, " ");
 	r->p = t.p;
@@ -343,8 +387,9 @@ static void rec_text(const char *line, size_t len, struct rec *r)
 
 /* One record of the form; false for a line that is none (a /dev/kmsg read
  * without its header). */
-static bool rec_of(enum probe_klog_form form, const char *line, size_t len, struct rec *r)
+static bool rec_of(struct probe_klog_parse *ps, const char *line, size_t len, struct rec *r)
 {
+	enum probe_klog_form form = (enum probe_klog_form)ps->form;
 	if (form == PROBE_KLOG_KMSG) {
 		unsigned pri;
 		uint64_t usec;
@@ -355,7 +400,7 @@ static bool rec_of(enum probe_klog_form form, const char *line, size_t len, stru
 		*r = (struct rec){text, text + n, (pri >> 3) == 0, true, usec == 0};
 		return true;
 	}
-	rec_text(line, len, r);
+	rec_text(ps, line, len, r);
 	return true;
 }
 
@@ -375,6 +420,7 @@ static bool rec_of(enum probe_klog_form form, const char *line, size_t len, stru
  *                                     "[vendor ]model_id (family: 0x%x, model: 0x%x, stepping: 0x%x)"
  *   "unchecked MSR access error: "    ex_handler_msr() (arch/x86/mm/extable.c)
  *   "hv_vmbus: ", "Hyper-V: ", "kvm-clock: ", "kvm-guest: " (their pr_fmt), "Xen version",
+ *   "(XEN) " (Xen's own console lines, interleaved with dom0's in serial captures),
  *   "CPU MTRRs all blank - virtualized system" (mtrr_bp_init()): printed by guests only. */
 enum mark_what {
 	M_OPENER,
@@ -419,6 +465,7 @@ static const struct {
 	MARK("kvm-clock: ", M_KVM),
 	MARK("kvm-guest: ", M_KVM),
 	MARK("Xen version", M_XEN),
+	MARK("(XEN) ", M_XEN),
 	MARK("CPU MTRRs all blank - virtualized system", M_VIRTUALIZED),
 #undef MARK
 };
@@ -665,12 +712,18 @@ static bool after(const char *line, const char *end, const char *needle, struct 
 
 /* The driver's vendor in its first line, or where check_hw_exists() broke
  * that line, in its end ("Intel PMU driver.", pr_cont() in
- * init_hw_perf_events()). */
+ * init_hw_perf_events(), x86_pmu.name).  AMD's core init names itself
+ * first ("Fam15h core perfctr, ", "Fam17h+ core perfctr, ":
+ * amd_core_pmu_init(), arch/x86/events/amd/core.c; Hygon's too, whose
+ * driver is "HYGON"), so the vendor is known where the line's end was cut
+ * or wrapped. */
 static const char *driver_vendor(const char *p, const char *end)
 {
 	if (text_find(p, end, "Intel PMU driver"))
 		return "GenuineIntel";
-	if (text_find(p, end, "AMD PMU driver"))
+	if (text_find(p, end, "HYGON PMU driver"))
+		return "HygonGenuine";
+	if (text_find(p, end, "AMD PMU driver") || text_find(p, end, "core perfctr"))
 		return "AuthenticAMD";
 	return NULL;
 }
@@ -865,7 +918,7 @@ static enum probe_klog_kind banner(struct probe_klog *k, const struct rec *r, co
 		return PROBE_KLOG_NONE;
 	}
 	boot_reset(k);
-	ps->boot_started = true;
+	ps->boot_started = !r->quoted;
 	ps->starts = true;
 	copy_text(k->boot.kernel_release, sizeof(k->boot.kernel_release), rel, p);
 	return PROBE_KLOG_BOOT;
@@ -1068,7 +1121,7 @@ enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, siz
 	ps->text = NULL;
 	ps->text_len = 0;
 	ps->starts = ps->opens_pending = ps->commits = false;
-	if (!rec_of((enum probe_klog_form)ps->form, line, len, &r))
+	if (!rec_of(ps, line, len, &r))
 		return PROBE_KLOG_NONE;
 	bool first = !ps->any_record;
 	ps->any_record = true;

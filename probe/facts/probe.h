@@ -139,6 +139,8 @@ struct probe_klog_parse {
 	unsigned char head_left;     /* other records still allowed before its first "..." line */
 	bool boot_started;           /* a banner started the current boot */
 	bool any_record;             /* a record came before this one */
+	bool quote_known;            /* the first stamped line said whether the text is quoted */
+	unsigned char quote_blanks;  /* a quoted text's indentation (its first line's), 0 none */
 	bool driver_lines;           /* the driver's block has "..." lines: nothing replaces it */
 	bool pending;                /* the open block may replace a bare driver block */
 	char pending_vendor[13];     /* its driver's vendor, until it has "..." lines */

@@ -568,3 +568,83 @@ Test(injected_log, what_was_ignored_is_counted)
 	probe_evaluate(&w.f, &w.v);
 	cr_assert_eq(w.v.state, PROBE_SAFE);
 }
+
+/* Log forms people paste.  The Firecracker and Ryzen excerpts are verbatim
+ * from public logs; the others are built in the kernel's formats. */
+Test(log_forms, an_indented_log_is_read)
+{
+	/* A Firecracker guest's boot log quoted four spaces deep in a
+	 * Markdown page (search-index file 24136495036, 2021). */
+	static const char *const fc[] = {
+		"    [    0.000000] Hypervisor detected: KVM",
+		"    [    0.060510] smpboot: CPU0: Intel(R) Xeon(R) Processor @ 1.20GHz (family: 0x6, "
+		"model: 0x3e, stepping: 0x4)",
+		"    [    0.060510] Performance Events: unsupported p6 CPU model 62 no PMU driver, "
+		"software events only.",
+		"    [    0.060510] rcu: Hierarchical SRCU implementation."};
+	from_lines(fc, sizeof(fc) / sizeof(fc[0]));
+	cr_assert_eq(w.v.state, PROBE_NO_PMU, "%s", w.v.reason);
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_eq(probe_klog_ignored_total(&w.f.klog.ignored), 0u);
+}
+
+/* A quoted block proves nothing beyond doubt, and dmesg's further lines of
+ * a record (blanks deeper than the quote's) start no record. */
+Test(log_forms, an_indented_block_is_never_anchored)
+{
+	static const char *const q[] = {
+		"\t[    0.000000] Linux version 6.8.0 (a@b) (gcc) #1 SMP",
+		"\t[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+		"\t[    0.353510] ... version:                2",
+		"\t[    0.353510] ... fixed-purpose events:   4",
+		"\t[    0.353510] ... event mask:             0001000f000000ff",
+		"\t[ 4211.338207] evil[23190]: segfault at 0 ip 00007f5c3e2a1002 in x",
+		"\t               [    0.000000] Linux version 6.8.0 (a@b) (gcc) #1 SMP"};
+	from_lines(q, sizeof(q) / sizeof(q[0]));
+	cr_assert(w.f.klog.pmu_driver_seen);
+	cr_assert_not(w.f.klog.pmu_block_anchored);
+	cr_assert_not(w.v.perf_metrics_proven);
+	cr_assert_eq(w.f.klog.ignored.banner, 0u, "the deeper line is no record at all");
+	cr_assert_str_eq(w.f.klog.boot.kernel_release, "6.8.0");
+	/* Not quoted (the first line at column 0): blanks stay a record's
+	 * further line, as before. */
+	static const char *const d[] = {
+		"[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+		"\t[    0.353510] ... version:                2"};
+	from_lines(d, 2);
+	cr_assert_eq(w.f.klog.version_logged, -1);
+}
+
+/* AMD's own words name the vendor where the line's end was wrapped: the
+ * PMU lines of a Ryzen 7 5800H's boot as a quoted-printable mail carries
+ * them (linux-kernel, 2025-03-25, <20250324230712.4122-1-spasswolf@web.de>),
+ * with util-linux dmesg's "[ts] [    T1]" caller ids. */
+Test(log_forms, amd_driver_words_and_caller_ids)
+{
+	static const char *const amd[] = {
+		"[    0.161446] [      T1] Performance Events: Fam17h+ core perfctr, AMD PM=",
+		"U driver.",
+		"[    0.161446] [      T1] ... version:                0",
+		"[    0.161446] [      T1] ... bit width:              48",
+		"[    0.161446] [      T1] ... generic registers:      6",
+		"[    0.161446] [      T1] ... fixed-purpose events:   0",
+		"[    0.161446] [      T1] ... event mask:             000000000000003f"};
+	from_lines(amd, sizeof(amd) / sizeof(amd[0]));
+	cr_assert_eq(w.v.state, PROBE_NOT_INTEL, "%s", w.v.reason);
+	cr_assert_str_eq(w.v.cpu.vendor, "AuthenticAMD");
+	cr_assert_eq(w.f.klog.gp_logged, 6);
+}
+
+/* Xen's own console lines ("(XEN) " before its printk, interleaved with
+ * dom0's in a serial capture) name it. */
+Test(log_forms, xen_console_lines_name_xen)
+{
+	static const char *const xen[] = {
+		"(XEN) Xen version 4.17.3 (Debian 4.17.3) debug=n",
+		"[    0.412345] Performance Events: unsupported p6 CPU model 85 no PMU driver, "
+		"software events only."};
+	from_lines(xen, 2);
+	cr_assert_eq(w.v.state, PROBE_NO_PMU, "%s", w.v.reason);
+	cr_assert(w.v.cpu.hypervisor);
+	cr_assert_str_eq(w.v.cpu.hv_name, "Xen");
+}
