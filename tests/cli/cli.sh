@@ -502,8 +502,9 @@ help-exit-codes)
 	else
 		[ "$rc" = 0 ] || fail "enforce --help exited $rc"
 		tr '\n' ' ' <"$tmp/out" >"$tmp/help1"
-		for want in '4 the kernel could not take' '5 built without' '6 nothing attached' \
-			'7 attached, but events' '8 attached, but the self-test failed' 'ready)'; do
+		for want in '4  start, agent: the kernel could not take' '5  built without' \
+			'6  status, follow: nothing attached' '7  start, status, ready: attached and denying, but events' \
+			'8  status, ready: attached, but the self-test failed' '9  status, ready: attached in audit mode'; do
 			grep -qF "$want" "$tmp/help1" || fail "enforce --help does not say '$want'"
 		done
 	fi

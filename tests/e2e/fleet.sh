@@ -1128,14 +1128,17 @@ SH
 	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
-	grep -q '^pmuguard-fleet: containers: containerd running (process containerd, pid [0-9]*): NOT covered: the preload does not reach into containers' "$tmp/st.txt" ||
+	# (Other runtimes this machine runs meanwhile, such as another suite's
+	# podman, are named too: only ours is required.)
+	grep -q '^pmuguard-fleet: containers: .*containerd.* running (.*process containerd, pid [0-9]*.*): NOT covered: the preload does not reach into containers' "$tmp/st.txt" ||
 		fail "status does not name the runtime: $(cat "$tmp/st.txt")"
-	grep -q '^pmuguard-fleet: protected: PARTLY, by preload: the containers of containerd are not covered' "$tmp/st.txt" ||
+	grep -q '^pmuguard-fleet: protected: PARTLY, by preload: the containers of .*containerd.* are not covered' "$tmp/st.txt" ||
 		fail "status claims the containers are protected: $(cat "$tmp/st.txt")"
 	python3 - "$tmp/st.json" <<'PY' || fail "status --json: $(cat "$tmp/st.json" "$tmp/st.err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["containers"] == {"runtimes": ["containerd"], "covered_by_kernel_layer": False}, d["containers"]
+c = d["containers"]
+assert "containerd" in c["runtimes"] and c["covered_by_kernel_layer"] is False, c
 assert d["layer"] == "preload", d["layer"]
 PY
 	ok "status names the container runtime and says the preload does not cover its containers"
