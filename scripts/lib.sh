@@ -21,7 +21,7 @@ PMUGUARD_DEB_PACKAGES=(
 	libbpf-dev bpftool
 	# the vm suite (tests/vm): QEMU, the initramfs, the test PMU module's kbuild
 	qemu-system-x86 busybox-static cpio make xz-utils linux-headers-amd64
-	# containers (issue 24): the agent's image (buildah), podman and runc in the
+	# containers: the agent's image (buildah), podman and runc in the
 	# vm suite, node for the DaemonSet's schema check (npm: kubernetes-models)
 	buildah podman runc nodejs
 	# the cloud kernel's boots: its headers, ext4 images for the root and the job

@@ -117,7 +117,7 @@ static long bootstrap_syscall(long n, ...)
 }
 
 /* What fd 2 was when we were loaded: a line goes there only while it still
- * is (item: a program that closed 0-2 and opened a data file, which became
+ * is (a program that closed 0-2 and opened a data file, which became
  * fd 2, must not find our line in its data). */
 static struct {
 	bool known;

@@ -39,7 +39,7 @@
  * start being replaced) lets it pass, since its nonce differs.  The
  * opener's tgid is not compared: in a container (a node agent's pod) the
  * pid the opener knows is its pid namespace's, not the one the program
- * sees (issue 24: the agent's self-test failed in a pod of its own). */
+ * sees (the agent's self-test failed in a pod of its own). */
 #define PMUG_ENF_CANARY_TYPE 1u    /* PERF_TYPE_SOFTWARE */
 #define PMUG_ENF_CANARY_CONFIG 9u  /* PERF_COUNT_SW_DUMMY */
 #define PMUG_ENF_CANARY_ERRNO 57   /* EBADSLT on every Linux architecture but alpha, mips, parisc, sparc */

@@ -215,7 +215,7 @@ static void pmus(const struct doc *d, const struct report *r)
 		/* Since the per-PMU facts became the PMU's own (new keys). */
 		str(d, "source", p->source);
 		uint_or_null(d, "fixed_bitmap", p->fixed_bitmap_known, p->fixed_bitmap);
-		/* Issue 22: the fixed counters the guard blocks on this PMU. */
+		/* The fixed counters the guard blocks on this PMU. */
 		if (p->hazard == REPORT_NULL)
 			null(d, "hazard_counters");
 		else
@@ -260,7 +260,7 @@ void report_walk(const struct report *r, const struct report_sink *sink)
 	machine(&d, &r->machine);
 	cpu(&d, r);
 	boolean(&d, "fixed3_advertised", r->fixed3_advertised);
-	begin(&d, "fixed_counters", REPORT_NODE_OBJECT); /* issue 22 */
+	begin(&d, "fixed_counters", REPORT_NODE_OBJECT);
 	counters(&d, "advertised", r->fixed.advertised);
 	counters(&d, "refuted", r->fixed.refuted);
 	counters(&d, "hazard", r->fixed.hazard);
@@ -272,7 +272,7 @@ void report_walk(const struct report *r, const struct report_sink *sink)
 	kernel_log(&d, r);
 	msr(&d, r);
 	pmus(&d, r);
-	/* Issue 24: the container runtimes seen on this machine; null for a
+	/* The container runtimes seen on this machine; null for a
 	 * snapshot or a log (another machine's facts). */
 	const struct report_containers *c = r->containers;
 	if (!c || !c->looked) {

@@ -151,7 +151,7 @@ static void perfmon(FILE *o, const struct report *r)
 	else if (r->perfmon.known && r->perfmon.version > 0)
 		line(o, "  Fixed counter 3 %s",
 			r->fixed3_advertised ? "advertised by CPUID.0AH" : "not advertised");
-	/* Issue 22: counters 4-6, and counter 3 refuted, said on lines of
+	/* Counters 4-6, and counter 3 refuted, said on lines of
 	 * their own (the m6i's counter 3 alone is said above). */
 	char words[64];
 	if (r->fixed.advertised & 0x70) {

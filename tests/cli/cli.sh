@@ -48,7 +48,7 @@ for f in d["findings"]:
     assert all(isinstance(f[k], str) and f[k] for k in ("id", "summary", "evidence", "remedy"))
 assert any(f["id"] in ("fixed3-unimplemented", "fixed-e-topdown-unimplemented")
            for f in d["findings"]) == d["hazard"]
-# Issue 15: where facts came from, what the guard acts on, which machine.
+# Where facts came from, what the guard acts on, which machine.
 assert d["basis"] in ("cpuid", "kernel-log", None)
 assert d["guard_state"] == (d["state"] if d["basis"] != "kernel-log" else "unknown")
 assert d["cpu"]["source"] in ("cpuid", "kernel-log", None)
@@ -62,7 +62,7 @@ PY
 	echo "ok: every fixture's JSON parses and carries the stable keys"
 	;;
 dmesg)
-	# Issue 15: a kernel log alone, the support engineer's entry point.
+	# A kernel log alone, the support engineer's entry point.
 	# Nothing of this machine is read: the report is the log's.
 	log=$FIXTURES/m6i-16xlarge-log-only/dmesg.txt
 	status 0 "$PMUGUARD" probe --dmesg "$log"
@@ -390,7 +390,7 @@ snapshot-never-follows-links)
 	echo "ok: a link planted in DIR during the snapshot is refused, never followed"
 	;;
 containers)
-	# Issue 24: the probe names a container runtime it sees running on this
+	# The probe names a container runtime it sees running on this
 	# machine (a process named containerd here), never for a snapshot of
 	# another; on a hazardous machine it warns that only the kernel guard
 	# reaches the containers.
@@ -450,7 +450,7 @@ usage-errors)
 	echo "ok: usage 2, internal 1, run returns the command's status"
 	;;
 check-quiet)
-	# Issue 23: `probe --check -q` answers with its status alone, for
+	# `probe --check -q` answers with its status alone, for
 	# `if pmuguard probe --check -q; then`: nothing on stdout, nothing on
 	# stderr unless something is wrong.
 	for q in -q --quiet; do
@@ -481,7 +481,7 @@ check-quiet)
 	echo "ok: probe --check -q prints nothing and exits 3 on the m6i, 0 on a healthy host; errors still on stderr"
 	;;
 help-exit-codes)
-	# Issue 23: every exit code of every command is in its --help.
+	# Every exit code of every command is in its --help.
 	status 0 "$PMUGUARD" --help
 	for c in 0 1 2 3 4 5 6 7 8; do
 		grep -q "^  $c  " "$tmp/out" || fail "pmuguard --help does not list exit code $c"
@@ -577,7 +577,7 @@ auto-mode-choice)
 	echo "ok: auto picks seccomp for static, seccomp+preload for perf; check explains"
 	;;
 check-never-blocks)
-	# Issue 10 item 9.  Before: `check FIFO` and `run -- ./FIFO` waited
+	# Before: `check FIFO` and `run -- ./FIFO` waited
 	# forever in open(2) (the `timeout` here only turns such a hang into a
 	# failure), and a truncated ELF was "statically linked", exit 0.
 	mkfifo "$tmp/fifo"
@@ -596,7 +596,7 @@ check-never-blocks)
 	echo "ok: FIFOs and devices are never opened for reading; truncated ELFs are errors"
 	;;
 lib-must-be-loadable)
-	# Issue 10 item 9.  Before: PMUGUARD_LIB=/etc/passwd ran CMD with the
+	# Before: PMUGUARD_LIB=/etc/passwd ran CMD with the
 	# loader's warning and no guard, exit 0.  The file must be a 64-bit ELF
 	# shared object for this machine that defines syscall().
 	: "${LIB:?}"
@@ -612,7 +612,7 @@ lib-must-be-loadable)
 	echo "ok: PMUGUARD_LIB that is not a preloadable library is an error (exit 1)"
 	;;
 auto-cookie-filter)
-	# Issue 10 item 4.  Auto mode for a dynamic CMD: the supervisor watches
+	# Auto mode for a dynamic CMD: the supervisor watches
 	# the tree and the preload judges dynamic programs in-process; a native
 	# perf_event_open whose sixth argument (r9) is the run's cookie skips the
 	# notification.  A wrong cookie (either 32-bit half) or none is still
@@ -652,7 +652,7 @@ auto-cookie-filter)
 	echo "ok: only the run's own cookie, in full, skips the supervisor"
 	;;
 auto-fails-closed-under-listener)
-	# Issue 10 item 4.  Where the filter cannot be installed (EBUSY: another
+	# Where the filter cannot be installed (EBUSY: another
 	# listener, here faultsim's), auto mode must not fall back to the
 	# preload alone, which leaves static children unguarded: exit 1, CMD
 	# never runs, and the message names --mode preload.
@@ -675,7 +675,7 @@ auto-fails-closed-under-listener)
 	echo "ok: auto fails closed under another listener and names --mode preload"
 	;;
 supervisor-sigpipe)
-	# Issue 10 item 10.  The supervisor's stderr is a pipe nobody reads:
+	# The supervisor's stderr is a pipe nobody reads:
 	# before, its first block line killed it with SIGPIPE (exit 141) and
 	# every later call of the tree failed with ENOSYS.  The pipe is made
 	# readerless before the run starts (a FIFO opened twice, reader closed),
@@ -703,7 +703,7 @@ supervisor-sigpipe)
 	echo "ok: a closed stderr neither kills the supervisor nor changes the command's SIGPIPE"
 	;;
 supervisor-outlives-command)
-	# Issue 10 item 10.  A background job still runs when the command
+	# A background job still runs when the command
 	# exits: before, the supervisor exited with the command and the job's
 	# perf_event_open got ENOSYS.  Now it serves (and reaps) until the last
 	# process is gone, and returns the command's status.  The job waits
@@ -731,7 +731,7 @@ supervisor-outlives-command)
 	echo "ok: background jobs stay guarded after the command exits; its status is kept"
 	;;
 seccomp-log-once-per-process)
-	# Issue 10 item 12.  Each encoding is logged once per process, as the
+	# Each encoding is logged once per process, as the
 	# shim does: 3 processes x 4 threads x 3 repeats x 2 encodings give 6
 	# lines (b8cbd33: once per tree, 2 lines; f2788d1 keyed on the thread id
 	# the notification carries, up to 24).
@@ -747,7 +747,7 @@ seccomp-log-once-per-process)
 	echo "ok: one line per encoding per process"
 	;;
 env-values-escaped)
-	# Issue 10 item 12.  A newline in a PMUGUARD_* value must not start a
+	# A newline in a PMUGUARD_* value must not start a
 	# line of its own in any message of the CLI (or of the preload it
 	# starts): every such value is written with \xNN escapes.
 	: "${PEO_DYN:?}"
@@ -782,7 +782,7 @@ env-values-escaped)
 	echo "ok: control characters in PMUGUARD_* values are escaped in every line"
 	;;
 snapshot-names)
-	# Issue 23: --snapshot NAME and PMUGUARD_SNAPSHOT=NAME find a reference
+	# --snapshot NAME and PMUGUARD_SNAPSHOT=NAME find a reference
 	# snapshot (installed in DATADIR/pmuguard/snapshots; here the fixtures,
 	# through PMUGUARD_SNAPSHOT_DIR), in the command and in the shim alike;
 	# a path, or a directory of that name here, is read as given; a name

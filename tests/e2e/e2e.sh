@@ -338,7 +338,7 @@ seccomp-threads-and-forks)
 	ok "360 calls from 24 threads in 3 processes: every one answered rightly"
 	;;
 auto-launchers-static)
-	# Issue 10 item 4.  A launcher that imports syscall() (taskset, perl)
+	# A launcher that imports syscall() (taskset, perl)
 	# made auto mode pick the preload alone, and the static tool it started
 	# ran unguarded.  Each launcher first takes the tool to the fault.
 	for l in taskset env sh perl; do
@@ -376,7 +376,7 @@ auto-launchers-go)
 	ok "auto: taskset in front of a Go tool is guarded"
 	;;
 auto-perf-no-round-trip)
-	# Issue 10 item 4.  perf under auto mode: the preload judges its calls
+	# perf under auto mode: the preload judges its calls
 	# and the supervisor is never asked (the debug line counts its
 	# notifications); same output and same kernel calls as under preload.
 	ev=TOPDOWN.SLOTS,instructions,r8100
@@ -405,7 +405,7 @@ auto-perf-no-round-trip)
 	ok "perf under auto: no notification, same output and kernel calls as under preload"
 	;;
 nonroot-unreadable-attr)
-	# Issue 10 item 1.  A non-root supervisor is refused a non-dumpable
+	# A non-root supervisor is refused a non-dumpable
 	# target's memory (process_vm_readv EPERM, /proc/PID/mem EACCES).
 	# Before f2788d1 the call went on to the kernel (this world's fault) and
 	# --audit said "no"; now it is denied (ENOENT) and reported.
@@ -442,7 +442,7 @@ nonroot-unreadable-attr)
 	ok "--audit says unknown, not no"
 	;;
 pid1-reaps-orphans)
-	# Issue 10 items 10 and 11.  As pid 1 of a pid namespace (a container's
+	# As pid 1 of a pid namespace (a container's
 	# entrypoint), the supervisor inherits every orphan; before, it never
 	# reaped them (zombies until the namespace died).  The orphan here
 	# exits at once; the command waits, bounded, for its pid to vanish.

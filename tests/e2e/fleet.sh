@@ -527,7 +527,7 @@ concurrent-installs-never-lose-an-entry)
 	# other products' entries share, while a reader watches the file: no
 	# entry of theirs is ever missing, ours is never listed twice, and no
 	# temporary is left.  (Without the lock, 9 of 40 such trials lost an
-	# entry: issue 14.)
+	# entry.)
 	root=$tmp/root
 	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
 	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
@@ -563,7 +563,7 @@ concurrent-installs-never-lose-an-entry)
 	ok "40 trials of 3 concurrent installs/uninstalls: no entry lost or duplicated, every read whole"
 	;;
 lock-wait-names-the-holder)
-	# Issue 23: a run that waits for another's lock says so (after a second), on
+	# A run that waits for another's lock says so (after a second), on
 	# stderr, naming the holder as apt does ("held by process PID (COMM)"),
 	# --quiet or not; where the holder cannot be told, it says that.
 	root=$tmp/root
@@ -1106,7 +1106,7 @@ PY
 	ok "status as a user says how many processes it could not read, and counts none"
 	;;
 status-names-container-runtimes)
-	# Issue 24: a container runtime running here (a process named
+	# A container runtime running here (a process named
 	# containerd) is named, and on a hazardous host whose only layer is the
 	# preload, status says its containers are not covered.
 	mkdir -p "$tmp/bin"
@@ -1322,7 +1322,7 @@ help-and-usage)
 		grep -q '^pmuguard-fleet: ' "$tmp/err" || fail "pmuguard-fleet $args: no prefixed message"
 		grep -q "^Try 'pmuguard-fleet --help'." "$tmp/err" || fail "pmuguard-fleet $args: no hint"
 	done
-	# (probe: its file belongs to the JSON work of issue 14; see the report)
+	# (probe: its --help is checked with the JSON document's tests)
 	for c in run snapshot check enforce; do
 		"$PMUGUARD" $c --help >"$tmp/out" 2>"$tmp/err" || fail "pmuguard $c --help exited $?"
 		[ ! -s "$tmp/err" ] || fail "pmuguard $c --help wrote to stderr"
@@ -1331,7 +1331,7 @@ help-and-usage)
 	ok "every --help on stdout with exit 0; usage errors exit 2 with one prefix"
 	;;
 remove-is-uninstall)
-	# Issue 23: `remove` is uninstall by another name (apt's, dnf's word).
+	# `remove` is uninstall by another name (apt's, dnf's word).
 	"$FLEET" --help >"$tmp/out" || fail "--help exited $?"
 	grep -q '^  remove  ' "$tmp/out" || fail "--help does not list remove"
 	"$FLEET" remove --help >"$tmp/out" || fail "remove --help exited $?"
@@ -1498,7 +1498,7 @@ SH
 	ok "setuid: PMUGUARD_* ignored, blocked, reported to syslog only"
 	;;
 conf-log-reaches-seccomp-mode)
-	# Issue 10 item 12.  log = quiet in /etc/pmuguard.conf silences the
+	# `log = quiet` in /etc/pmuguard.conf silences the
 	# supervisor (seccomp and auto modes) as it does the preload, even with
 	# PMUGUARD_LOG=debug; log = syslog sends its lines to syslog, not stderr
 	# (f2788d1 wrote them to stderr).
@@ -1522,7 +1522,7 @@ SH
 	ok "the policy file's log setting governs the supervisor: quiet is silent, syslog goes to syslog"
 	;;
 conf-lock-reports-ignored-snapshot)
-	# Issue 10 item 12.  With lock = yes, PMUGUARD_SNAPSHOT and --snapshot
+	# With lock = yes, PMUGUARD_SNAPSHOT and --snapshot
 	# are ignored, and each is reported (escaped) instead of silently dropped.
 	cat >"$tmp/script" <<SH
 set -e

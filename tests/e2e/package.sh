@@ -562,7 +562,7 @@ ansible-lint)
 	ok "ansible-lint (every rule, offline) is clean: playbook and role"
 	;;
 kubernetes)
-	# Issue 24: the DaemonSet against the Kubernetes API's OpenAPI schemas
+	# The DaemonSet against the Kubernetes API's OpenAPI schemas
 	# (npm's kubernetes-models, pinned in tests/k8s/package-lock.json) and
 	# the guard's needs; each required host mount, the readiness probe and
 	# the capability set removed in turn must be refused.
@@ -578,7 +578,7 @@ kubernetes)
 	ok "the DaemonSet validates against the API schemas; without a host mount or the readiness probe it does not"
 	;;
 agent-image)
-	# Issue 24: the node agent's OCI image builds offline from this build
+	# The node agent's OCI image builds offline from this build
 	# (buildah, FROM scratch): its entrypoint is `pmuguard enforce agent`,
 	# it holds the command, its libraries and the loader, and no shell.
 	command -v buildah >/dev/null || skip "buildah is not installed (Debian package buildah)"

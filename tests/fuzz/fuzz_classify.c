@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t config = take(&in, 8);
 		enum guard_hit hit = guard_classify(&p, type, config);
 		/* A hit lands on a counter of the type's hazard set, by the
-		 * type's table (issue 22); only the E-cores' topdown events
+		 * type's table; only the E-cores' topdown events
 		 * have an event code. */
 		if (hit != GUARD_HIT_NONE && hit != GUARD_HIT_UNREADABLE) {
 			int at = guard_rule_core_index(type, p.core_types, p.n_core);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# The holes an adversarial pass found in the preload (issue 10), each proven
+# The holes an adversarial pass found in the preload, each proven
 # closed with the real loader, the real shim and tests/hostile/holes.c in the
 # m6i world under faultsim.  Where a hole is a bypass, the same program
 # without the shim first reaches the simulated fault, so the guarded run

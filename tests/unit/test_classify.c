@@ -169,7 +169,7 @@ Test(substitute, hybrid_core_types_alike_and_audit_never_substitutes)
 	cr_assert(d.report && !d.deny && !d.substitute, "audit changes nothing");
 }
 
-/* Issue 22: counters 4-6.  The Clearwater Forest guest advertises them
+/* Counters 4-6.  The Clearwater Forest guest advertises them
  * (ECX 0x77) and no hypervisor implements them: the E-core topdown events
  * are denied where they land on the fixed counter, and nothing else. */
 TestSuite(fixed456);

@@ -138,7 +138,7 @@ Test(tables, msr_names_and_hybrid_models)
 	cr_assert_not(findings_hybrid_model(6, 0x8F), "Sapphire Rapids is not hybrid");
 }
 
-/* Issue 15: which machine, in words. */
+/* Which machine, in words. */
 Test(machine, dmi_files_name_the_instance)
 {
 	world_load(&w, "m6i-16xlarge");
@@ -175,7 +175,7 @@ Test(machine, the_logs_dmi_line_where_the_files_are_absent)
 	cr_assert_null(m.source, "no DMI anywhere: unknown");
 }
 
-/* Issue 15 item 4: plain perf stat on a pre-6.11 guest kernel. */
+/* Plain perf stat on a pre-6.11 guest kernel. */
 Test(plain_perf_stat, old_kernel_listing_slots_is_told_about_substitute)
 {
 	load("m6i-16xlarge-oldkernel");

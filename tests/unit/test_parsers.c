@@ -178,7 +178,7 @@ Test(sysfs_values, events_encode_through_formats)
 		cr_assert_neq(probe_event_parse(bad[i], strlen(bad[i]), &ev), 0, "'%s'", bad[i]);
 }
 
-/* Lines of the boot besides the PMU block (issue 15): one test per line. */
+/* Lines of the boot besides the PMU block: one test per line. */
 static const struct probe_boot *boot(struct probe_klog *k, const char *line)
 {
 	probe_klog_reset(k);

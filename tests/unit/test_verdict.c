@@ -403,7 +403,7 @@ Test(rule, lazy_gather_agrees_with_full_gather_on_every_fixture)
 	}
 }
 
-/* Issue 15: the kernel log alone.  The verdict is the report's; the guard
+/* The kernel log alone.  The verdict is the report's; the guard
  * acts on guard_state, unknown there, so it behaves as without the log. */
 Test(log_only, m6i_log_alone_is_a_hazard_the_guard_does_not_act_on)
 {

@@ -564,7 +564,7 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$dir/$1.out" "$2" 2>/dev/null
 	fi
 	;;
 fixed456)
-	# Issue 22: a Clearwater Forest guest (family 6 model 0xDD, v5, ECX
+	# A Clearwater Forest guest (family 6 model 0xDD, v5, ECX
 	# bitmap 0x77) whose CPUID claims fixed counters 4-6 that the
 	# hypervisor does not implement.  The E-cores' TOPDOWN_*.ALL events
 	# land there first; unguarded each kills the kernel.  Guarded, the

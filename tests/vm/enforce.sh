@@ -675,7 +675,7 @@ EOF
 		eval 'out_has status "denied +uid 0 +type $atom +config 0x0400" && out_has status "denied +uid 0 +type 4 +config 0x0400"'
 	;;
 enforce-fixed456)
-	# Issue 22: the kernel guard on the Clearwater Forest guest (cases.sh
+	# The kernel guard on the Clearwater Forest guest (cases.sh
 	# fixed456): its rodata carries the hazard set {4, 5, 6} and the E-core
 	# table for type 4, so the topdown events are denied in the kernel, for
 	# perf and for a static binary that schedules the event, while
@@ -710,7 +710,7 @@ assert {\"type\": 4, \"hazard_counters\": [4, 5, 6], \"table\": \"e-core-topdown
 		eval 'out_has status "denied +uid 0 +type 4 +config 0x0073" && out_has status "type 4: fixed counters 4, 5 and 6"'
 	;;
 enforce-containers)
-	# Issue 24: the kernel guard as a node agent in a container.  The image
+	# The kernel guard as a node agent in a container.  The image
 	# (deploy/image/build.sh: FROM scratch, entrypoint `pmuguard enforce
 	# agent`) runs under podman with the capabilities the DaemonSet grants
 	# (deploy/kubernetes: BPF, PERFMON, SYS_ADMIN, SYSLOG; not privileged)
