@@ -510,6 +510,21 @@ help-exit-codes)
 	fi
 	echo "ok: --help of pmuguard and of each subcommand lists its exit codes"
 	;;
+documents-match-schemas)
+	# Every report the fixtures pin, the live machine's and a kernel log's
+	# are what the shipped schema says (keys, types, no others).
+	"$PMUGUARD" probe --json >"$tmp/live.json"
+	"$PMUGUARD" probe --json --dmesg "$FIXTURES/m6i-16xlarge/dmesg.txt" >"$tmp/dmesg.json"
+	set +e
+	python3 "$here/../e2e/schema-check.py" "$here/../../probe/report/schema" \
+		"$FIXTURES"/*/report.json "$tmp/live.json" "$tmp/dmesg.json" >"$tmp/out"
+	r=$?
+	set -e
+	[ "$r" != 77 ] || skip "$(cat "$tmp/out")"
+	[ "$r" = 0 ] || fail "a report is not what probe.schema.json says: $(cat "$tmp/out")"
+	grep -q 'checked, 0 error' "$tmp/out" || fail "nothing was checked: $(cat "$tmp/out")"
+	ok "$(tail -n 1 "$tmp/out"): every pinned report, the live one and a log's match probe.schema.json"
+	;;
 run-preload-order)
 	# run puts the shim first and keeps an existing LD_PRELOAD after it.
 	# shellcheck disable=SC2016 # expanded by the inner shell
