@@ -32,21 +32,36 @@ log() { printf '==> %s\n' "$*" >&2; }
 
 # tree_files SRC: the files of the source tree SRC, relative to it and
 # NUL-separated: what git knows (tracked, or untracked and not ignored),
-# or, outside git, every file but the build folders'.  What a package is
-# built from (scripts/build-deb, the package suite's copies, tests/deb.sh's
-# cache key).
+# or, outside git, every file but the build outputs .gitignore lists (the
+# build folders, and what an in-tree dpkg-buildpackage leaves).  What a
+# package is built from (scripts/build-deb, the package suite's copies,
+# tests/deb.sh's cache key).
 tree_files() {
 	if git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 		git -C "$1" ls-files -z --cached --others --exclude-standard
 	else
-		(cd "$1" && find . -path './build*' -prune -o -type f -print0)
+		(cd "$1" && find . \( -path './build*' -o -path './obj-*' -o -path './debian/.debhelper' \
+			-o -path './debian/pmuguard' -o -path './debian/tmp' -o -path './debian/files' \
+			-o -path './debian/*.substvars' -o -path './debian/debhelper-build-stamp' \
+			-o -path './debian/*.debhelper.log' -o -path './debian/*.debhelper' \) -prune \
+			-o -type f -print0)
 	fi
 }
 
-# copy_tree SRC DST: those files, copied into DST.
+# copy_tree SRC DST: those files, copied into DST.  Where one cannot be
+# copied (a file that vanished, a dangling link: often a build output that
+# .gitignore does not list), it says which and why, and returns 1.
 copy_tree() {
-	mkdir -p "$2"
-	tree_files "$1" | (cd "$1" && xargs -0 -r cp --parents -t "$2")
+	local err
+	mkdir -p "$2" || {
+		printf '%s: cannot create %s to copy the tree %s into\n' "${0##*/}" "$2" "$1" >&2
+		return 1
+	}
+	if ! err=$(tree_files "$1" | (cd "$1" && xargs -0 -r cp --parents -t "$2" 2>&1)); then
+		printf '%s: cannot copy the tree %s into %s: %s (a build output that .gitignore should list?)\n' \
+			"${0##*/}" "$1" "$2" "$(printf '%s' "$err" | sed -n "s/^cp: //p" | head -n 3 | paste -sd ';' -)" >&2
+		return 1
+	fi
 }
 
 install_deps() {

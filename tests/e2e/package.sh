@@ -562,6 +562,44 @@ ansible-lint)
 		>"$tmp/out" 2>&1 || fail "ansible-lint: $(cat "$tmp/out")"
 	ok "ansible-lint (every rule, offline) is clean: playbook and role"
 	;;
+build-deb-tree)
+	# What an in-tree dpkg-buildpackage leaves is no source: tree_files must
+	# not list it, or scripts/build-deb copies debhelper's dangling links
+	# and dies.  A copy that fails says which file and why; build-deb says
+	# each stage on stderr.  In a git copy of the tree (the checkout is
+	# never written to), with a stub dpkg-buildpackage: no real build.
+	command -v git >/dev/null || skip "git is not installed"
+	copy_tree "$SRCDIR" "$tmp/tree"
+	git -C "$tmp/tree" init -q && git -C "$tmp/tree" add -A >/dev/null
+	for f in debian/.debhelper/pmuguard/dbgsym-root/x debian/pmuguard/usr/bin/pmuguard debian/files \
+		debian/pmuguard.substvars debian/debhelper-build-stamp debian/pmuguard.debhelper.log \
+		debian/pmuguard.postrm.debhelper debian/tmp/x obj-x86_64-linux-gnu/build.ninja; do
+		mkdir -p "$tmp/tree/${f%/*}" && : >"$tmp/tree/$f"
+	done
+	ln -s /nonexistent/pmuguard-dbgsym "$tmp/tree/debian/.debhelper/pmuguard/dbgsym-root/doc"
+	listed=$(tree_files "$tmp/tree" | tr '\0' '\n' | grep -E '^(debian/(\.debhelper|pmuguard/|tmp/|files$|.*\.substvars$|debhelper-build-stamp$|.*\.debhelper(\.log)?$)|obj-)' || true)
+	[ -z "$listed" ] || fail "tree_files lists the debhelper outputs: $listed"
+	copy_tree "$tmp/tree" "$tmp/copy1" 2>"$tmp/err" || fail "a tree with debhelper's outputs beside it was not copied"
+	ok "tree_files leaves out debhelper's outputs and obj-*/; the tree copies beside them"
+	ln -s /nonexistent/target "$tmp/tree/dangling"
+	if copy_tree "$tmp/tree" "$tmp/copy2" 2>"$tmp/err"; then fail "a dangling link was copied without a word"; fi
+	grep -q "cannot copy the tree $tmp/tree into $tmp/copy2: cannot stat 'dangling'" "$tmp/err" ||
+		fail "the failed copy does not say which file: $(cat "$tmp/err")"
+	ok "a copy that fails says which file and why: $(cat "$tmp/err")"
+	rm "$tmp/tree/dangling"
+	[ -x /usr/bin/dh ] || skip "debhelper is not installed (scripts/build-deb requires it)"
+	mkdir -p "$tmp/bin"
+	printf '#!/bin/sh\n: >../pmuguard_0.0.0_amd64.deb\n' >"$tmp/bin/dpkg-buildpackage"
+	chmod +x "$tmp/bin/dpkg-buildpackage"
+	cp "$SRCDIR/scripts/build-deb" "$SRCDIR/scripts/lib.sh" "$tmp/tree/scripts/"
+	PATH=$tmp/bin:$PATH "$tmp/tree/scripts/build-deb" "$tmp/debout" >"$tmp/out" 2>"$tmp/err" ||
+		fail "scripts/build-deb with a stub dpkg-buildpackage failed"
+	[ "$(cat "$tmp/out")" = "$tmp/debout/pmuguard_0.0.0_amd64.deb" ] || fail "stdout is not the .deb's path: $(cat "$tmp/out")"
+	for s in "copying $tmp/tree into" "dpkg-buildpackage -us -uc -b in the copy" "copying the .deb into $tmp/debout"; do
+		grep -q "^build-deb: $s" "$tmp/err" || fail "build-deb does not say '$s' on stderr: $(cat "$tmp/err")"
+	done
+	ok "build-deb says each stage on stderr ($(wc -l <"$tmp/err") lines), the .deb's path alone on stdout"
+	;;
 kubernetes)
 	# The DaemonSet against the Kubernetes API's OpenAPI schemas
 	# (npm's kubernetes-models, pinned in tests/k8s/package-lock.json) and
