@@ -615,6 +615,27 @@ kubernetes)
 		fail "$(cat "$tmp/out")"
 	cat "$tmp/out"
 	ok "the DaemonSet validates against the API schemas; without a host mount or the readiness probe it does not"
+	# Copies of the manifest with one edit each, as a hand would make it:
+	# strict validation (kubectl --validate=strict, the API server's
+	# int-or-string rules) refuses every one.
+	n=0
+	while IFS='|' read -r what expr; do
+		n=$((n + 1))
+		sed -e "$expr" "$SRCDIR/deploy/kubernetes/pmuguard-agent.yaml" >"$tmp/mutant$n.yaml"
+		! cmp -s "$tmp/mutant$n.yaml" "$SRCDIR/deploy/kubernetes/pmuguard-agent.yaml" ||
+			fail "the edit '$expr' ($what) changed nothing: the test is stale"
+		if node "$tmp/validate.mjs" "$tmp/mutant$n.yaml" >"$tmp/out" 2>&1; then
+			fail "a manifest $what is accepted: $(cat "$tmp/out")"
+		fi
+		ok "a manifest $what is refused: $(head -n 1 "$tmp/out")"
+	done <<'EOF'
+with readOnlyRootFilesytem misspelt|s/readOnlyRootFilesystem:/readOnlyRootFilesytem:/
+with initialDelaySecond misspelt|s/initialDelaySeconds:/initialDelaySecond:/
+with maxUnavailable: "one"|s/maxUnavailable: 1$/maxUnavailable: "one"/
+with maxUnavailable: 150%|s/maxUnavailable: 1$/maxUnavailable: "150%"/
+with periodSeconds given twice|/^ *periodSeconds: 30$/p
+with mountPropagation misspelt|s/mountPropagation:/mountPropogation:/
+EOF
 	;;
 agent-image)
 	# The node agent's OCI image builds offline from this build
