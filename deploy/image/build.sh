@@ -2,10 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The node agent's OCI image, built offline from what the project built:
 # FROM scratch with the pmuguard command, the libraries it links, the
-# loader and the licence, nothing else (no shell, no package manager).
-# Its entrypoint is `pmuguard enforce agent` (deploy/kubernetes/README.md).
+# loader, pmuguard's licence and the copyright file of each Debian package
+# a copied library comes from, nothing else (no shell, no package
+# manager).  Its entrypoint is `pmuguard enforce agent`
+# (deploy/kubernetes/README.md).
 #
 #   deploy/image/build.sh [BUILD_DIR] [OUT.tar]
+#
+# Reproducible: the image's created time, its label and every file's
+# mtime are SOURCE_DATE_EPOCH (default: the last commit's time), so two
+# builds of one tree give one digest.  Labelled with the OCI annotations
+# source (PMUGUARD_IMAGE_SOURCE, default git's origin URL), revision
+# (git rev-parse HEAD, "-dirty" where tracked files changed), version,
+# licenses (of everything in it) and created.
 #
 # Writes an OCI archive (default BUILD_DIR/pmuguard-agent.oci.tar, image
 # name localhost/pmuguard-agent:VERSION) that `podman load -i`, `skopeo
@@ -25,6 +34,26 @@ command -v buildah >/dev/null || { echo "$0: buildah is not installed (apt-get i
 	exit 1
 }
 version=$("$bin" --version | awk '{print $2}')
+git_in() { git -C "$src" "$@" 2>/dev/null; }
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	SOURCE_DATE_EPOCH=$(git_in log -1 --format=%ct) || {
+		echo "$0: not a git checkout: set SOURCE_DATE_EPOCH (the image's time, seconds since 1970)" >&2
+		exit 1
+	}
+fi
+case $SOURCE_DATE_EPOCH in '' | *[!0-9]*)
+	echo "$0: SOURCE_DATE_EPOCH='$SOURCE_DATE_EPOCH' is not a number of seconds" >&2
+	exit 1
+	;;
+esac
+created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+revision=$(git_in rev-parse HEAD) || revision=unknown
+if [ "$revision" != unknown ] && ! git_in diff --quiet HEAD --; then revision=$revision-dirty; fi
+source_url=${PMUGUARD_IMAGE_SOURCE:-$(git_in remote get-url origin || true)}
+if [ -z "$source_url" ]; then
+	echo "$0: no git remote origin and no PMUGUARD_IMAGE_SOURCE: labelling the source \"unknown\"" >&2
+	source_url=unknown
+fi
 tmp=$(mktemp -d)
 trap 'buildah --root "$tmp/root" --runroot "$tmp/run" --storage-driver vfs rm -a >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 
@@ -34,12 +63,49 @@ rootfs=$tmp/rootfs
 mkdir -p "$rootfs/usr/bin" "$rootfs/usr/share/doc/pmuguard" "$rootfs/sys" "$rootfs/proc" \
 	"$rootfs/dev" "$rootfs/tmp" "$rootfs/run"
 install -m 0755 "$bin" "$rootfs/usr/bin/pmuguard"
-ldd "$bin" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' | while read -r lib; do
+ldd "$bin" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' >"$tmp/libs"
+while read -r lib; do
 	real=$(readlink -f "$lib")
 	mkdir -p "$rootfs$(dirname "$lib")"
 	cp "$real" "$rootfs$lib"
-done
+done <"$tmp/libs"
 cp "$src/COPYING" "$rootfs/usr/share/doc/pmuguard/COPYING"
+
+# Each copied library's licence goes with it: the copyright file of the
+# Debian package that owns it.  dpkg knows a file by the path its package
+# ships, which after the /usr merge may be the /lib or the /usr/lib
+# spelling of the path ldd gave or of the file the link leads to.
+# SPDX expressions of those packages' copyright files, for the licenses
+# label; a package not in this table stops the build, so that the label
+# never leaves out what the image holds.
+declare -A spdx=(
+	[libc6]="LGPL-2.1-or-later"
+	[libbpf1]="LGPL-2.1-only OR BSD-2-Clause"
+	[libelf1]="GPL-2.0-or-later OR LGPL-3.0-or-later"
+	[libseccomp2]="LGPL-2.1-only"
+	[zlib1g]="Zlib"
+)
+owner() {
+	local p c
+	for p in "$1" "$(readlink -f "$1")"; do
+		for c in "$p" "${p#/usr}" "/usr$p"; do
+			dpkg-query -S "$c" 2>/dev/null | sed -n '1s/[:,].*//p' | grep . && return 0
+		done
+	done
+	return 1
+}
+command -v dpkg-query >/dev/null || { echo "$0: dpkg-query is needed to find the libraries' packages (their copyright files)" >&2; exit 1; }
+while read -r lib; do
+	owner "$lib" >>"$tmp/pkgs" || { echo "$0: no Debian package owns $lib: its licence cannot be shipped" >&2; exit 1; }
+done <"$tmp/libs"
+licenses="GPL-2.0-or-later"
+while read -r pkg; do
+	[ -n "${spdx[$pkg]:-}" ] || { echo "$0: $pkg is copied into the image but its licence is not in build.sh's table" >&2; exit 1; }
+	[ -f "/usr/share/doc/$pkg/copyright" ] || { echo "$0: /usr/share/doc/$pkg/copyright is missing: $pkg's licence cannot be shipped" >&2; exit 1; }
+	mkdir -p "$rootfs/usr/share/doc/$pkg"
+	cp "/usr/share/doc/$pkg/copyright" "$rootfs/usr/share/doc/$pkg/copyright"
+	case ${spdx[$pkg]} in *" OR "*) licenses="$licenses AND (${spdx[$pkg]})" ;; *) licenses="$licenses AND ${spdx[$pkg]}" ;; esac
+done < <(sort -u "$tmp/pkgs")
 # A test that the root is whole: the loader of the image runs the command.
 interp=$(ldd "$bin" | awk '/^\t\/[^ ]+ \(/ { print $1 }')
 "$rootfs$interp" --library-path "$rootfs/lib/x86_64-linux-gnu:$rootfs/usr/lib/x86_64-linux-gnu" \
@@ -53,8 +119,19 @@ b config --entrypoint '["/usr/bin/pmuguard", "enforce", "agent"]' --cmd '' \
 	--label org.opencontainers.image.title=pmuguard-agent \
 	--label org.opencontainers.image.description="pmuguard's kernel guard as a node agent" \
 	--label org.opencontainers.image.version="$version" \
-	--label org.opencontainers.image.licenses=GPL-2.0-or-later "$ctr"
-b commit --quiet --format oci "$ctr" "localhost/pmuguard-agent:$version" >/dev/null
+	--label org.opencontainers.image.licenses="$licenses" \
+	--label org.opencontainers.image.source="$source_url" \
+	--label org.opencontainers.image.revision="$revision" \
+	--label org.opencontainers.image.created="$created" "$ctr"
+# --timestamp: the config's created time, its history's, and every file's
+# mtime in the layer are SOURCE_DATE_EPOCH (not the wall clock).
+b commit --quiet --format oci --timestamp "$SOURCE_DATE_EPOCH" "$ctr" "localhost/pmuguard-agent:$version" >/dev/null
+# The archive is a tar of the OCI layout written here, its entries in
+# name order with SOURCE_DATE_EPOCH's time and root's owner, so that the
+# archive too is the same bytes from build to build (skopeo's
+# oci-archive: would stamp its own temporary files' times).
+b push --quiet "localhost/pmuguard-agent:$version" "oci:$tmp/layout:localhost/pmuguard-agent:$version"
 rm -f "$out"
-b push --quiet "localhost/pmuguard-agent:$version" "oci-archive:$out:localhost/pmuguard-agent:$version"
+tar -C "$tmp/layout" --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+	--mode=u+rw,go+r,go-w --format=gnu -cf "$out" .
 echo "$out (localhost/pmuguard-agent:$version, $(du -k "$out" | cut -f1) KiB)"

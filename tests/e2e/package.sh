@@ -638,31 +638,81 @@ with mountPropagation misspelt|s/mountPropagation:/mountPropogation:/
 EOF
 	;;
 agent-image)
-	# The node agent's OCI image builds offline from this build
-	# (buildah, FROM scratch): its entrypoint is `pmuguard enforce agent`,
-	# it holds the command, its libraries and the loader, and no shell.
+	# The node agent's OCI image builds offline from this build (buildah,
+	# FROM scratch): its entrypoint is `pmuguard enforce agent`, it holds
+	# the command, its libraries and the loader, and no shell.  It ships
+	# the copyright file of every Debian package a copied library comes
+	# from; it is SOURCE_DATE_EPOCH's (created, its label, every file's
+	# mtime), and two builds are the same bytes; it carries the OCI labels
+	# source, revision, version, licenses and created.
 	command -v buildah >/dev/null || skip "buildah is not installed (Debian package buildah)"
+	command -v dpkg-query >/dev/null || skip "dpkg-query is not installed (the libraries' packages)"
 	"$PMUGUARD" enforce --help >/dev/null 2>&1 || skip "pmuguard was built without enforce"
 	build=$(cd "$(dirname "$PMUGUARD")/../.." && pwd)
-	"$SRCDIR/deploy/image/build.sh" "$build" "$tmp/agent.tar" >"$tmp/out" 2>&1 || fail "$(cat "$tmp/out")"
-	python3 - "$tmp/agent.tar" <<'PY' || fail "the image is not what it should be"
-import io, json, sys, tarfile
+	for n in 1 2; do
+		SOURCE_DATE_EPOCH=1700000000 PMUGUARD_IMAGE_SOURCE=https://example.org/pmuguard \
+			"$SRCDIR/deploy/image/build.sh" "$build" "$tmp/agent$n.tar" >"$tmp/out" 2>&1 || fail "$(cat "$tmp/out")"
+	done
+	python3 - "$tmp/agent1.tar" 1700000000 "$SRCDIR" <<'PY' || fail "the image is not what it should be"
+import io, json, os, subprocess, sys, tarfile, time
 t = tarfile.open(sys.argv[1])
-blob = lambda d: t.extractfile("blobs/" + d.replace(":", "/")).read()
-index = json.loads(t.extractfile("index.json").read())
+sde, src = int(sys.argv[2]), sys.argv[3]
+def member(name):
+    for n in (name, "./" + name):
+        try:
+            return t.extractfile(n).read()
+        except KeyError:
+            pass
+    raise KeyError(name)
+blob = lambda d: member("blobs/" + d.replace(":", "/"))
+index = json.loads(member("index.json"))
 manifest = json.loads(blob(index["manifests"][0]["digest"]))
 config = json.loads(blob(manifest["config"]["digest"]))
 assert config["config"]["Entrypoint"] == ["/usr/bin/pmuguard", "enforce", "agent"], config["config"]
-names = set()
+names, mtimes = set(), set()
 for layer in manifest["layers"]:
     with tarfile.open(fileobj=io.BytesIO(blob(layer["digest"]))) as l:
-        names |= {n.lstrip("./") for n in l.getnames()}
+        for m in l.getmembers():
+            names.add(m.name.lstrip("./"))
+            mtimes.add(m.mtime)
 assert "usr/bin/pmuguard" in names, sorted(names)
 assert any(n.endswith("libbpf.so.1") for n in names) and any(n.startswith("lib64/ld-linux") for n in names), sorted(names)
 assert not any(n in ("bin/sh", "usr/bin/sh", "bin/bash") for n in names), "a shell in the image"
-print("ok: entrypoint", config["config"]["Entrypoint"], "files", len(names))
+# Each copied library's Debian package, as dpkg knows it (the /usr-merged
+# spellings of its path and of the file it leads to, in turn).
+libs = sorted(n for n in names if n.startswith(("lib/", "lib64/", "usr/lib")) and ".so" in n)
+def owner(path):
+    for p in ("/" + path, os.path.realpath("/" + path)):
+        for c in (p, p.removeprefix("/usr"), "/usr" + p):
+            r = subprocess.run(["dpkg-query", "-S", c], capture_output=True, text=True)
+            if r.returncode == 0:
+                return r.stdout.split(":")[0].split(",")[0]
+    raise AssertionError(f"no Debian package owns /{path}")
+pkgs = sorted({owner(l) for l in libs})
+missing = [p for p in pkgs if f"usr/share/doc/{p}/copyright" not in names]
+assert not missing, f"no copyright file in the image for {missing} (the libraries {libs})"
+assert "usr/share/doc/pmuguard/COPYING" in names
+created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(sde))
+assert config["created"] == created, f"created {config['created']}, SOURCE_DATE_EPOCH says {created}"
+assert mtimes == {sde}, f"file times {sorted(mtimes)}, SOURCE_DATE_EPOCH is {sde}"
+labels = config["config"].get("Labels") or {}
+want = {"org.opencontainers.image.source": "https://example.org/pmuguard",
+        "org.opencontainers.image.created": created}
+for k, v in want.items():
+    assert labels.get(k) == v, f"label {k}: {labels.get(k)!r}, not {v!r}"
+for k in ("revision", "version", "licenses"):
+    assert labels.get("org.opencontainers.image." + k), f"no label org.opencontainers.image.{k}: {labels}"
+head = subprocess.run(["git", "-C", src, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+if head:
+    assert labels["org.opencontainers.image.revision"].removesuffix("-dirty") == head, labels["org.opencontainers.image.revision"]
+for lic in ("GPL-2.0-or-later", "Zlib"):
+    assert lic in labels["org.opencontainers.image.licenses"], labels["org.opencontainers.image.licenses"]
+print("ok: entrypoint", config["config"]["Entrypoint"], "files", len(names), "copyright files of", pkgs,
+      "created", config["created"], "revision", labels["org.opencontainers.image.revision"])
 PY
-	ok "the agent's image: $(cat "$tmp/out")"
+	cmp -s "$tmp/agent1.tar" "$tmp/agent2.tar" || fail "two builds of one tree at one SOURCE_DATE_EPOCH differ"
+	ok "two builds with SOURCE_DATE_EPOCH=1700000000: the same archive, byte for byte (sha256 $(sha256sum <"$tmp/agent1.tar" | cut -c1-16))"
+	ok "the agent's image: $(tail -n 1 "$tmp/out")"
 	;;
 *)
 	echo "unknown case $case_name"
