@@ -516,7 +516,7 @@ documents-match-schemas)
 	"$PMUGUARD" probe --json >"$tmp/live.json"
 	"$PMUGUARD" probe --json --dmesg "$FIXTURES/m6i-16xlarge/dmesg.txt" >"$tmp/dmesg.json"
 	set +e
-	python3 "$here/../e2e/schema-check.py" "$here/../../probe/report/schema" \
+	python3 "$(dirname "$0")/../e2e/schema-check.py" "$(dirname "$0")/../../probe/report/schema" \
 		"$FIXTURES"/*/report.json "$tmp/live.json" "$tmp/dmesg.json" >"$tmp/out"
 	r=$?
 	set -e
