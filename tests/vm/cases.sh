@@ -85,17 +85,18 @@ CWF=GenuineIntel-6-DD-1
 
 # The worlds: module parameters, the CPUID fixture, PERF_CPUID, vCPUs.
 world() {
+	metal=
 	case $1 in
 	m6i-old) # an m6i guest on a kernel before 6.11: slots and topdown-* listed
 		pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
 	hybrid) # a hazardous hybrid guest: cpu_core (type 4) and cpu_atom
 		pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
 	healthy) # Ice Lake with perf metrics (bit 48): counter 3 works
-		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
+		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 metal=metal ;;
 	cwf-guest) # a Clearwater Forest guest whose CPUID claims fixed counters 4-6
 		pmu='faulty=1 etd=1 missing=0x70 td_events=0' facts=cwf-guest-fixed456 cpuid=$CWF smp=1 ;;
 	cwf-metal) # the same CPU on bare metal: counters 4-6 exist
-		pmu='faulty=0 etd=1 td_events=0' facts=cwf-metal cpuid=$CWF smp=1 ;;
+		pmu='faulty=0 etd=1 td_events=0' facts=cwf-metal cpuid=$CWF smp=1 metal=metal ;;
 	*) echo "unknown world $1" >&2; exit 2 ;;
 	esac
 }
@@ -110,7 +111,7 @@ boot() {
 	mkdir -p "$dir"
 	{
 		echo ". '$here/world.sh'"
-		echo "world_facts '$fixtures/$facts' $cpuid"
+		echo "world_facts '$fixtures/$facts' $cpuid $metal"
 		echo "PMUGUARD='$PMUGUARD' LIB='$LIB' PEO='$PEO' GOPEO='${GOPEO:-}' VMDIR='$here'"
 		cat
 	} >"$dir/job.sh"
@@ -641,7 +642,7 @@ EOF
 	}
 	guarded metal-probe "bare metal: safe, nothing hazardous" \
 		eval 'python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
-assert d[\"state\"] == \"safe\" and d[\"fixed_counters\"][\"hazard\"] == [], d[\"fixed_counters\"]" "$dir/metal-probe.out"'
+assert d[\"state\"] == \"safe\" and d[\"fixed_counters\"][\"hazard\"] == [], (d[\"reason\"], d[\"fixed_counters\"])" "$dir/metal-probe.out"'
 	guarded metal-unguarded "bare metal, unguarded: the three topdown events count" all_counted metal-unguarded
 	guarded metal-preload "bare metal under the preload: the same events count, nothing blocked" all_counted metal-preload
 	guarded metal-run "bare metal under pmuguard run: the static target opens all four" \
