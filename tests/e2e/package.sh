@@ -41,27 +41,38 @@ build_deb() {
 
 # in_sandbox STATE CMD...: CMD (as root) in a mount namespace of its own
 # whose /usr, /etc and /var are overlays (their upper layers in STATE, so
-# that one sandbox lasts across calls), /run a tmpfs (no
-# /run/systemd/system: no daemon-reload reaches the host's systemd, if it
-# has one), /sys/fs/bpf a private bpffs, and a policy-rc.d that refuses
-# every start: nothing reaches the machine.
+# that one sandbox lasts across calls), /run a tmpfs, /sys/fs/bpf a private
+# bpffs: nothing reaches the machine.  The sandbox plays a host that runs
+# systemd (/run/systemd/system exists, so that maintainer scripts and the
+# role ask the manager), but there is no manager to ask: systemctl is a
+# stand-in (tests/e2e/systemctl: each call in STATE/systemctl.log, a start
+# only marked), and policy-rc.d refuses every start and stop, recording
+# each request ("UNIT ACTION") in STATE/policy-rc.d.log.
 in_sandbox() {
 	cat >"$tmp/sandbox" <<'SH'
 set -e
-s=$1; shift
+s=$1 standin=$2
+shift 2
 mount --make-rprivate /
+# The host's own systemctl, for what the stand-in leaves to it (unit
+# files only, offline): taken before /usr is overlaid, where an earlier
+# call left the stand-in.
+if [ -x /usr/bin/systemctl ]; then cp /usr/bin/systemctl "$s/systemctl.real"; fi
 for d in usr etc var; do
 	mkdir -p "$s/$d-up" "$s/$d-work"
 	mount -t overlay overlay -o "lowerdir=/$d,upperdir=$s/$d-up,workdir=$s/$d-work" "/$d"
 done
 mount -t tmpfs tmpfs /run
-mkdir -p /run/lock
+mkdir -p /run/lock /run/systemd/system
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null || mount -t tmpfs tmpfs /sys/fs/bpf
-printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+sed "s|@STATE@|$s|" "$standin" >/usr/bin/systemctl
+chmod 755 /usr/bin/systemctl
+printf '#!/bin/sh\necho "$*" >>%s/policy-rc.d.log\nexit 101\n' "$s" >/usr/sbin/policy-rc.d
 chmod 755 /usr/sbin/policy-rc.d
 exec "$@"
 SH
-	unshare -m bash "$tmp/sandbox" "$@"
+	mkdir -p "$1"
+	unshare -m bash "$tmp/sandbox" "$1" "$SRCDIR/tests/e2e/systemctl" "${@:2}"
 }
 
 case $case_name in
