@@ -125,6 +125,14 @@ deb)
 	adt=$(sed -n 's/^Tests: *//p' "$SRCDIR/debian/tests/control" | tr ',\n' '  ' | sed 's/  */ /g; s/ $//')
 	for t in $adt; do cp "$SRCDIR/debian/tests/$t" "$tmp/autopkgtest/"; done
 	[ -f "$keep" ] || fail "cannot find libc for the other entry"
+	# The upgrade: the same package under a higher version, as dpkg sees
+	# any upgrade (prerm upgrade, preinst upgrade, postinst configure OLD).
+	dpkg-deb -R "$deb" "$tmp/deb2"
+	sed -i 's/^Version: .*/&+upgrade1/' "$tmp/deb2/DEBIAN/control"
+	dpkg-deb -b --root-owner-group "$tmp/deb2" "$tmp/pmuguard-upgrade.deb" >/dev/null
+	# asked PHASE: what policy-rc.d was asked (UNIT ACTION lines) since the
+	# last call, kept as $tmp/asked.PHASE.
+	asked="$tmp/sandbox-state/policy-rc.d.log"
 	cat >"$tmp/script" <<SH
 set -e
 # Another product's entry (a library that loads: libc), so that there is a
@@ -137,6 +145,9 @@ echo "package installed; preload untouched"
 [ -L /etc/systemd/system/sysinit.target.wants/pmuguard-reprobe.service ] && echo "reprobe enabled"
 [ ! -e /etc/systemd/system/sysinit.target.wants/pmuguard-enforce.service ] && echo "enforce not enabled"
 [ -L /etc/systemd/system/timers.target.wants/pmuguard-metrics.timer ] && echo "metrics timer enabled"
+touch $asked; mv $asked $tmp/asked.install
+dpkg -i $tmp/pmuguard-upgrade.deb >/dev/null
+touch $asked; mv $asked $tmp/asked.upgrade
 # From here on, the source tree (the fixtures, the build) is out of reach:
 # the snapshots are the package's, by name.
 mount -t tmpfs -o ro tmpfs $SRCDIR
@@ -156,7 +167,9 @@ chmod 755 /usr/local/bin/flock
 if dpkg -r pmuguard >/dev/null 2>&1; then echo "REMOVAL WENT ON"; fi
 grep -q libpmuguard /etc/ld.so.preload && [ -f \$(grep libpmuguard /etc/ld.so.preload) ] && echo "failed prerm: entry and library kept"
 rm /usr/local/bin/flock
+rm -f $asked
 dpkg -r pmuguard >/dev/null
+touch $asked; mv $asked $tmp/asked.remove
 [ "\$(cat /etc/ld.so.preload)" = $keep ] && echo "removed; preload entry gone"
 [ -e /etc/ld.so.preload.pmuguard-bak ] || echo "NO BACKUP BEFORE PURGE"
 dpkg -P pmuguard >/dev/null
@@ -168,6 +181,20 @@ SH
 	grep -q 'reprobe enabled' "$tmp/out" || fail "the package did not enable pmuguard-reprobe.service"
 	grep -q 'enforce not enabled' "$tmp/out" || fail "the package enabled pmuguard-enforce.service"
 	grep -q 'metrics timer enabled' "$tmp/out" || fail "the package did not enable pmuguard-metrics.timer"
+	# Starts go through deb-systemd-invoke, so policy-rc.d is asked (and
+	# refuses): the timer on install and again on upgrade, never the
+	# follower or the boot's re-probe.  Nothing was started in the end.
+	for phase in install upgrade; do
+		grep -Eqx 'pmuguard-metrics\.timer (start|restart)' "$tmp/asked.$phase" ||
+			fail "$phase did not ask to start pmuguard-metrics.timer; policy-rc.d was asked: $(tr '\n' ';' <"$tmp/asked.$phase")"
+		! grep -Eq '^pmuguard-(enforce|reprobe)\.service (start|restart)$' "$tmp/asked.$phase" ||
+			fail "$phase asked to start a unit the package must leave alone: $(tr '\n' ';' <"$tmp/asked.$phase")"
+	done
+	grep -qx 'pmuguard-metrics.timer stop' "$tmp/asked.remove" ||
+		fail "removal did not ask to stop pmuguard-metrics.timer; policy-rc.d was asked: $(tr '\n' ';' <"$tmp/asked.remove")"
+	[ -z "$(ls "$tmp/sandbox-state/systemctl-active" 2>/dev/null)" ] ||
+		fail "a unit was started in the sandbox: $(ls "$tmp/sandbox-state/systemctl-active")"
+	ok "policy-rc.d was asked to start pmuguard-metrics.timer on install ($(tr '\n' ';' <"$tmp/asked.install")) and upgrade ($(tr '\n' ';' <"$tmp/asked.upgrade")), to stop it on removal, never to start the follower or the re-probe; it refused, and nothing started"
 	grep -q 'check=3' "$tmp/out" || fail "the installed probe does not see the m6i hazard"
 	grep -q 'preload=/usr/lib/.*/pmuguard/libpmuguard.so' "$tmp/out" ||
 		fail "the installed command does not find the installed library"
@@ -238,6 +265,35 @@ MAC
 	rpm -qp --scripts "$rpmf" | grep -q 'pmuguard-fleet uninstall' ||
 		fail "the RPM does not take its entry out on erase"
 	! rpm -qp --scripts "$rpmf" | grep -q 'uninstall.*|| *:' || fail "the RPM swallows a failed uninstall"
+	# %post as rpm runs it on a first install ($1 = 1), in a mount namespace
+	# whose /run is a tmpfs, with a systemctl that records its calls and
+	# answers "enabled" to is-enabled: where systemd runs (/run/systemd/system),
+	# the units are preset and the metrics timer started; where it does not,
+	# nothing is started.
+	if [ "$(id -u)" = 0 ]; then
+		rpm -qp --qf '%{POSTIN}\n' "$rpmf" >"$tmp/post"
+		mkdir -p "$tmp/fakebin"
+		printf '#!/bin/sh\necho "$*" >>"$RPM_SYSTEMCTL_LOG"\ncase $* in *is-enabled*) echo enabled ;; esac\n' \
+			>"$tmp/fakebin/systemctl"
+		chmod 755 "$tmp/fakebin/systemctl"
+		for systemd in absent running; do
+			# shellcheck disable=SC2016 # expanded by the namespace's shell
+			RPM_SYSTEMCTL_LOG=$tmp/systemctl.$systemd PATH="$tmp/fakebin:$PATH" unshare -m sh -c \
+				'mount --make-rprivate / && mount -t tmpfs tmpfs /run &&
+				if [ "$2" = running ]; then mkdir -p /run/systemd/system; fi && sh "$1" 1' \
+				_ "$tmp/post" "$systemd" >"$tmp/out" 2>&1 || fail "%post failed ($systemd): $(cat "$tmp/out")"
+			touch "$tmp/systemctl.$systemd"
+		done
+		grep -q 'preset .*pmuguard-metrics.timer' "$tmp/systemctl.running" ||
+			fail "%post does not preset the units: $(tr '\n' ';' <"$tmp/systemctl.running")"
+		grep -qx 'start pmuguard-metrics.timer' "$tmp/systemctl.running" ||
+			fail "%post does not start pmuguard-metrics.timer where systemd runs: $(tr '\n' ';' <"$tmp/systemctl.running")"
+		! grep -q '^start' "$tmp/systemctl.absent" ||
+			fail "%post starts a unit where systemd does not run: $(tr '\n' ';' <"$tmp/systemctl.absent")"
+		! grep -Eq '^start .*pmuguard-(enforce|reprobe)' "$tmp/systemctl.running" ||
+			fail "%post starts the follower or the re-probe: $(tr '\n' ';' <"$tmp/systemctl.running")"
+		ok "%post presets the units and starts pmuguard-metrics.timer where systemd runs ($(tr '\n' ';' <"$tmp/systemctl.running")), nothing where it does not"
+	fi
 	! rpm -qp --provides "$rpmf" | grep -q libpmuguard || fail "the private library is advertised as a Provides"
 	rpm -qp --qf '%{URL}\n' "$rpmf" | grep -q '^https://' || fail "no URL"
 	grep -qx 'ExclusiveArch: *x86_64 aarch64' "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "no ExclusiveArch"
@@ -279,7 +335,7 @@ man-pages)
 	;;
 aws-documents)
 	if ! python3 -c 'import yaml' 2>/dev/null; then skip "python3 with yaml is not installed"; fi
-	python3 - "$SRCDIR/scripts/aws/pmuguard-ssm.yml" "$tmp/ssm.sh" <<'PY' || fail "the SSM document is not valid"
+	python3 - "$SRCDIR/scripts/aws/pmuguard-ssm.yml" "$tmp/ssm.sh" "$tmp/ssm-install.sh" <<'PY' || fail "the SSM document is not valid"
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
 assert d["schemaVersion"] == "2.2", d["schemaVersion"]
@@ -293,13 +349,26 @@ script = "\n".join(steps[0]["inputs"]["runCommand"])
 import re
 used = set(re.findall(r"\{\{\s*(\w+)\s*\}\}", script))
 assert used <= set(d["parameters"]), used - set(d["parameters"])
-script = re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(d["parameters"][m.group(1)]["default"]), script)
-open(sys.argv[2], "w").write(script)
+render = lambda values: re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(values.get(m.group(1), d["parameters"][m.group(1)]["default"])), script)
+open(sys.argv[2], "w").write(render({}))
+open(sys.argv[3], "w").write(render({"action": "install"}))
 PY
 	sh -n "$tmp/ssm.sh" || fail "the SSM document's script does not parse"
 	if command -v shellcheck >/dev/null; then
 		shellcheck -s sh "$tmp/ssm.sh" >"$tmp/out" 2>&1 || fail "shellcheck of the SSM script: $(cat "$tmp/out")"
 	fi
+	# action=install on a host that has the package, with pmuguard-fleet and
+	# systemctl stand-ins that record their calls: the guard, then the boot
+	# re-probe enabled and the metrics timer enabled and started.
+	mkdir -p "$tmp/ssmbin"
+	for c in pmuguard-fleet systemctl; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$tmp/ssm-calls" >"$tmp/ssmbin/$c"
+		chmod 755 "$tmp/ssmbin/$c"
+	done
+	PATH="$tmp/ssmbin:$PATH" sh "$tmp/ssm-install.sh" >"$tmp/out" 2>&1 || fail "the SSM install failed: $(cat "$tmp/out")"
+	[ "$(grep -n -x -e 'pmuguard-fleet install --layer auto' -e 'systemctl enable --now pmuguard-metrics.timer' \
+		"$tmp/ssm-calls" | cut -d: -f2 | tr '\n' ';')" = 'pmuguard-fleet install --layer auto;systemctl enable --now pmuguard-metrics.timer;' ] ||
+		fail "the SSM install does not start pmuguard-metrics.timer after the guard: $(tr '\n' ';' <"$tmp/ssm-calls")"
 	python3 - "$SRCDIR/scripts/aws/cloud-init.yaml" <<'PY' || fail "the cloud-init snippet is not valid"
 import sys, yaml
 text = open(sys.argv[1]).read()
@@ -307,8 +376,12 @@ assert text.startswith("#cloud-config\n")
 d = yaml.safe_load(text)
 assert "pmuguard" in d["packages"]
 assert ["pmuguard-fleet", "install"] in d["runcmd"]
+# Metrics from the first boot on: the timer started after the guard.
+timer = ["systemctl", "enable", "--now", "pmuguard-metrics.timer"]
+assert timer in d["runcmd"], "runcmd does not enable and start pmuguard-metrics.timer"
+assert d["runcmd"].index(timer) > d["runcmd"].index(["pmuguard-fleet", "install"]), d["runcmd"]
 PY
-	ok "SSM document (schema 2.2, aws:runShellScript, parameters declared, script parses and is shellcheck-clean); cloud-init snippet"
+	ok "SSM document (schema 2.2, aws:runShellScript, parameters declared, script parses and is shellcheck-clean; install guards, then enables and starts the metrics timer); cloud-init snippet (the guard, then the timer)"
 	;;
 ansible)
 	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
@@ -433,6 +506,17 @@ ansible-package)
 	copied_gone || fail "the copied package is left in /var/tmp/pmuguard-package.*"
 	guarded || fail "the real run did not guard the m6i host"
 	ok "real run (the checkout's playbook): pmuguard $ver installed, the copy removed, the m6i host guarded"
+	# The package asked policy-rc.d to start the timer and was refused (the
+	# sandbox's); the role then started it, through systemctl (the
+	# stand-in's log and mark), and its task says so.
+	grep -qx 'pmuguard-metrics.timer start' "$tmp/ns-state/policy-rc.d.log" ||
+		fail "the package's postinst did not ask to start pmuguard-metrics.timer"
+	grep -A1 '^TASK \[pmuguard : Refresh the metrics every 5 minutes' "$tmp/out" | grep -q '^changed: \[localhost\]' ||
+		fail "the role has no task that starts pmuguard-metrics.timer, or it did not change it: $(grep -A1 'pmuguard-metrics\|Refresh the metrics' "$tmp/out")"
+	{ grep -qx 'start pmuguard-metrics.timer' "$tmp/ns-state/systemctl.log" &&
+		[ -e "$tmp/ns-state/systemctl-active/pmuguard-metrics.timer" ]; } ||
+		fail "the role did not run systemctl start pmuguard-metrics.timer: $(tr '\n' ';' <"$tmp/ns-state/systemctl.log")"
+	ok "the package's start of pmuguard-metrics.timer was refused (policy-rc.d); the role's task started it (changed, systemctl start)"
 
 	play "$installed_play" -e pmuguard_package_file="$debfile" || fail "the second run failed"
 	grep -q 'changed=0' "$tmp/out" || fail "a second run is not idempotent"

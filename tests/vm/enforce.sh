@@ -289,13 +289,30 @@ cp -a /tmp/pmuguard-facts /run/pmuguard-facts # the units' /tmp is private
 # The world's facts as the host's policy: the reprobe locks it, and a locked
 # policy ignores PMUGUARD_SNAPSHOT (the drop-ins below, for the units).
 printf 'snapshot = /run/pmuguard-facts\n' >/etc/pmuguard.conf
-step install dpkg -i "$DEB1"
+# node_exporter's textfile directory and the m6i world (a drop-in per unit)
+# are there before the package, as on a host it is rolled out to.
+mkdir -p /var/lib/prometheus/node-exporter
 for u in enforce reprobe metrics; do
 	mkdir -p /etc/systemd/system/pmuguard-$u.service.d
 	printf '[Service]\nEnvironment=PMUGUARD_SNAPSHOT=/run/pmuguard-facts\n' \
 		>/etc/systemd/system/pmuguard-$u.service.d/world.conf
 done
-systemctl daemon-reload
+step install dpkg -i "$DEB1"
+installed=$(cut -d' ' -f1 /proc/uptime)
+step timer-started systemctl is-active pmuguard-metrics.timer
+# The install's start is the timer's first: OnBootSec=1min elapses at once
+# where the boot is a minute old (systemd.timer(5)), else a minute after
+# boot, AccuracySec=30s later at most.  Waited for, 150 s at most.
+prom=/var/lib/prometheus/node-exporter/pmuguard.prom
+for _ in $(seq 300); do
+	[ -e $prom ] && [ "$(systemctl show -p ActiveState --value pmuguard-metrics.service)" != activating ] && break
+	sleep 0.5
+done
+cp $prom metrics-first.prom 2>/dev/null
+{
+	echo "installed at ${installed}s of uptime, the file there at $([ -e $prom ] && cut -d' ' -f1 /proc/uptime || echo never)s"
+	journalctl -b --no-pager -u pmuguard-metrics.service
+} >metrics-first.out 2>&1
 step enable systemctl enable --now pmuguard-enforce.service
 journalctl -b --no-pager -u pmuguard-enforce.service >enforce.journal 2>&1
 step active systemctl is-active pmuguard-enforce.service
@@ -306,11 +323,9 @@ step denied perf stat -e r0400,instructions -- true
 sleep 3
 step catalog journalctl -x --no-pager MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed
 step catalog-block journalctl --dump-catalog 7cd40d08058b4d219f41289bb6a12067
-mkdir -p /var/lib/prometheus/node-exporter
 step reprobe systemctl start pmuguard-reprobe.service
 step metrics systemctl start pmuguard-metrics.service
 cp /var/lib/prometheus/node-exporter/pmuguard.prom metrics.prom 2>/dev/null
-step timer systemctl start pmuguard-metrics.timer
 systemctl show -p MainPID --value pmuguard-enforce.service >pid.before
 step upgrade dpkg -i "$DEB2"
 systemctl show -p MainPID --value pmuguard-enforce.service >pid.after
@@ -326,6 +341,10 @@ EOF
 	unset VM_INIT VM_TIMEOUT
 	survived
 	guarded install "dpkg -i $(basename "$deb1") under systemd: installed, its units loaded" rc_is install 0
+	guarded timer-started "dpkg -i starts pmuguard-metrics.timer: active with no reboot and no systemctl start" \
+		eval 'rc_is timer-started 0 && out_has timer-started "^active$"'
+	guarded metrics-first "the timer's first refresh writes the metrics file, with no reboot: $(head -n 1 "$dir/metrics-first.out" 2>/dev/null)" \
+		eval 'grep -q "^pmuguard_status_timestamp_seconds " "$dir/metrics-first.prom"'
 	guarded enable "systemctl enable --now pmuguard-enforce.service: the hardened unit attaches and follows" \
 		eval 'rc_is enable 0 && out_has active "^active$" && rc_is status 0'
 	rc_is enable 0 || sed 's/^/#   /' "$dir/enforce.journal"
