@@ -23,7 +23,7 @@ rm -rf -- cap-*/
 cap() {
 	local folder=$1 name=$2
 	shift 2
-	local from=$src/$folder to=cap-$name
+	local from=${capsrc:-$src}/$folder to=cap-$name
 	[ -d "$from" ] || { echo "$0: $from is missing" >&2; exit 1; }
 	mkdir -p "$to"
 	local f base as spec
@@ -37,7 +37,7 @@ cap() {
 		-) ;;
 		cpuid-r:*) "$here/cpuid-dump-to-r.sh" "$f" >"$to/${as#cpuid-r:}"; cp "$f" "$to/$base.verbatim" ;;
 		*'<'*) head -n "${as#*<}" "$f" >"$to/${as%<*}"; cp "$f" "$to/$base.full" ;;
-		*) cp "$f" "$to/$as" ;;
+		*) cp -R "$f" "$to/$as" ;;
 		esac
 	done
 }
@@ -111,5 +111,16 @@ cap kvm-guest-amd-cpu-host-minus-pmu-still-has-pmu-2022 kvm-guest-amd-cpu-host-m
 cap xen-pv-dom0-ryzen9-5950x-cpuid-2025 xen-pv-dom0-ryzen9-5950x-cpuid-2025 \
 	cpuid.txt=cpuid-r:cpuid.txt
 
-n=$(find "$src" -mindepth 1 -maxdepth 1 -type d | wc -l)
+# Captures kept in this repository (../captures/, the same layout): public
+# logs found after the shared folder was made, and this project's own
+# `pmuguard snapshot` of a machine it ran on.
+capsrc=$here/../captures
+for d in "$capsrc"/*/; do
+	[ -d "$d" ] || continue
+	folder=$(basename "$d")
+	cap "$folder" "$folder"
+done
+capsrc=
+
+n=$(find "$src" "$here/../captures" -mindepth 1 -maxdepth 1 -type d | wc -l)
 echo "$0: $n capture folders -> $(find . -maxdepth 1 -type d -name 'cap-*' | wc -l) fixtures"
