@@ -43,12 +43,26 @@ void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 	}
 }
 
+/* The driver's own words that it did not load: "no PMU driver, software
+ * events only" (init_hw_perf_events()), "PMU not available due to
+ * virtualization" and "Broken PMU hardware detected" (check_hw_exists(),
+ * arch/x86/events/core.c).  Any vendor: AMD's driver says the same.  Where
+ * CPUID is read too, only a block that is the driver's beyond doubt (kmsg.c:
+ * anchored) speaks; a log alone is read as it stands (verdict.c). */
+bool probe_klog_pmu_off(const struct probe_facts *f, bool cpuid_read)
+{
+	const struct probe_klog *k = &f->klog;
+	if (!(f->known & PROBE_KNOWN_KLOG) || (cpuid_read && !k->pmu_block_anchored))
+		return false;
+	return k->no_pmu_driver || k->virt_unavailable || k->broken_pmu;
+}
+
 void probe_perfmon_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 {
 	const struct probe_klog *k = &f->klog;
 	if (!(f->known & PROBE_KNOWN_KLOG))
 		return;
-	cpu->pmu_off = k->no_pmu_driver || k->virt_unavailable || k->broken_pmu;
+	cpu->pmu_off = probe_klog_pmu_off(f, false);
 	if (!cpu->pmu_off && k->version_logged < 0 && k->fixed_logged < 0 && !k->mask_seen)
 		return; /* no PMU block in the text */
 	cpu->leaf_a_known = true;

@@ -353,6 +353,9 @@ void probe_fixed_words(uint32_t set, char *out, size_t size);
  * them, for where CPUID is missing; nothing where the log is unknown. */
 void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu);
 void probe_perfmon_from_klog(const struct probe_facts *f, struct probe_cpu *cpu);
+/* Does the kernel log say the PMU driver did not load (any vendor)?  With
+ * cpuid_read, only the driver's block beyond doubt speaks (klog_cpu.c). */
+bool probe_klog_pmu_off(const struct probe_facts *f, bool cpuid_read);
 /* Pure (hypervisor.c).  The hypervisor a DMI system string ("Amazon EC2
  * m6i.16xlarge") names, or NULL where it names no virtual machine. */
 const char *probe_dmi_guest(const char *system);

@@ -181,8 +181,7 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 	v->basis = c->known ? c->basis : PROBE_BASIS_NONE;
 	if (!c->known) {
 		/* The log says there is no PMU driver, whatever the CPU. */
-		if (f->known & PROBE_KNOWN_KLOG &&
-		    (f->klog.no_pmu_driver || f->klog.virt_unavailable || f->klog.broken_pmu)) {
+		if (probe_klog_pmu_off(f, false)) {
 			v->state = PROBE_NO_PMU;
 			v->basis = PROBE_BASIS_KLOG;
 			v->reason = "the kernel log says the PMU driver did not load (software events "
@@ -195,10 +194,12 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 		goto out;
 	}
 	v->intel = intel;
-	if (!v->intel && c->pmu_off) {
+	if (!v->intel && (c->pmu_off || probe_klog_pmu_off(f, c->basis == PROBE_BASIS_CPUID))) {
 		/* The report says what the user lives with: no PMU at all (the
 		 * no-vpmu finding); the guard's state stays not-intel below, so
-		 * that even mode always spares another vendor's event 0x00. */
+		 * that even mode always spares another vendor's event 0x00.
+		 * Off Intel there is no leaf 0xA to read all zero, so the
+		 * driver's own words decide, live as from a log alone. */
 		v->state = PROBE_NO_PMU;
 		v->reason = "not an Intel CPU, and the kernel log says its PMU driver did not load "
 			    "(software events only): no hardware counters, nothing to guard";
@@ -318,5 +319,12 @@ unsigned probe_open_facts(const struct probe_facts *f, const struct probe_verdic
 		unproven &= ~(1u << 3);
 	if (v->intel && !v->cpu.hypervisor && unproven)
 		open |= PROBE_KNOWN_DMI | PROBE_KNOWN_KLOG;
+	/* Off Intel with no core PMU in sysfs, only the driver's words say
+	 * whether there is a PMU at all (no-pmu or not-intel).  The guard
+	 * spares another vendor's events either way; the shim's log line and
+	 * the report must still name the same verdict. */
+	if (v->cpu.known && !v->intel && v->state == PROBE_NOT_INTEL &&
+	    f->known & PROBE_KNOWN_SYSFS && f->n_pmus == 0)
+		open |= PROBE_KNOWN_KLOG;
 	return open & ~f->tried;
 }

@@ -586,7 +586,7 @@ unsigned findings_build_for(const struct probe_facts *f, const struct probe_verd
 	/* Any vendor: a guest without a vPMU is the same story on AMD. */
 	if ((v->intel && c->leaf_a_known && c->perfmon_basis == PROBE_BASIS_CPUID &&
 	     c->pmu_version == 0) ||
-	    f->klog.no_pmu_driver || f->klog.virt_unavailable || f->klog.broken_pmu)
+	    probe_klog_pmu_off(f, false))
 		no_vpmu(f, v, m, out, &n);
 	if (f->klog.bios_corrupted)
 		counters_in_use(f, v, out, &n);

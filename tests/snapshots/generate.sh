@@ -624,6 +624,9 @@ expect ${C}qemu-tcg-cpu-EPYC-cirros-4.4.0-28 no-pmu no-vpmu,not-intel,facts-unkn
 expect ${C}bare-amd-epyc-9754-bergamo-2s-6.12.0-rc2 not-intel not-intel,facts-unknown
 expect ${C}kvm-guest-amd-cpu-host-minus-pmu-still-has-pmu-2022 not-intel not-intel,facts-unknown
 expect ${C}xen-pv-dom0-ryzen9-5950x-cpuid-2025 not-intel not-intel
+# The same machine's live probe and its snapshot: CPUID read (AMD has no
+# leaf 0xA to zero), and the driver says it did not load: no-pmu.
+expect ${C}kvm-firecracker-guest-amd-epyc-no-vpmu-6.18.44 no-pmu no-vpmu,not-intel
 # QEMU's regression gave the guest the TCG CPU's AMD identity: the kernel
 # then runs the AMD driver, and event 0x00 umask 0x04 is an ordinary event.
 expect ${C}kvm-guest-cpu-host-on-i7-8650U-qemu-2021-broken-qemu not-intel not-intel
