@@ -200,6 +200,7 @@ void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 			by = "the PMU mask the kernel logged claims more fixed counters than the "
 			     "kernel's own count or CPUID advertise";
 	}
+	v->fixed_mask_beyond = ref & PROBE_FIXED_GUARDED;
 	uint32_t msr = 0;
 	if (counts && k->pmu_block_anchored)
 		for (unsigned i = 0; i < k->boot.n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++)

@@ -274,6 +274,10 @@ struct probe_verdict {
 	uint32_t fixed_advertised;
 	uint32_t fixed_refuted;
 	uint32_t fixed_hazard;
+	/* Of the refuted, those the kernel's own logged mask holds beyond its
+	 * count, its bitmap or CPUID: this kernel put them there, not the
+	 * hypervisor's CPUID (fixed.c). */
+	uint32_t fixed_mask_beyond;
 	const char *refuted_by;     /* the evidence against, in words, or NULL */
 	/* The hazard set of each core PMU, f->pmus[i] (a hybrid log section of
 	 * its own narrows it to what that PMU advertises); the policy gives

@@ -233,6 +233,14 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 	}
 	probe_fixed_sets(f, v);
 	v->fixed3_advertised = (v->fixed_advertised >> 3) & 1;
+	/* Evidence against beats evidence for: perf metrics is read through
+	 * fixed counter 3, so where the counter is refuted, bit 48 of the same
+	 * mask (the 6.1 hybrid init sets both on cpu_core from the CPU model,
+	 * intel_pmu_init(), arch/x86/events/intel/core.c) proves nothing. */
+	if ((v->fixed_refuted >> 3) & 1) {
+		v->perf_metrics_proven = false;
+		v->metrics_source = NULL;
+	}
 
 	/* Counter 3: evidence against first, then perf metrics, then guest or
 	 * bare metal (guest_of()).  Counters 4-6 are fixed.c's. */

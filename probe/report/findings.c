@@ -279,6 +279,41 @@ static void fixed_beyond3(const struct probe_facts *f, const struct probe_verdic
 			       "CPUID, which it reads on the machine itself.");
 }
 
+/* Counters the kernel's own mask holds beyond what CPUID gave it: this
+ * guest's kernel, not the hypervisor, advertised them, and the hypervisor
+ * was right to refuse them.  On Alder Lake and Raptor Lake models the
+ * hybrid init sets perf metrics, and fixed counter 3 with it, on cpu_core
+ * from the CPU model without asking PERF_CAPABILITIES (intel_pmu_init(),
+ * arch/x86/events/intel/core.c, 6.1: "Perf assumes that the p-core
+ * hardware always has the feature enabled", Kan Liang on linux-kernel,
+ * 2023-01-20); upstream answered on the host: KVM turns the vPMU off on
+ * hybrid hosts (4d7404e5ee00). */
+static bool kernel_mask_blamed(const struct probe_verdict *v, uint32_t set)
+{
+	return set && (set & v->fixed_mask_beyond) == set;
+}
+
+static void kernel_mask_remedy(char *buf, size_t size, const struct probe_verdict *v,
+			       const struct probe_machine *m)
+{
+	const struct probe_cpu *c = &v->cpu;
+	bool hybrid = c->hybrid || (c->fms_known && findings_hybrid_model(c->family, c->model));
+	add(buf, size, "It is not the hypervisor that advertises fixed counter 3: CPUID gives "
+		       "this guest's kernel fewer fixed counters, and the kernel itself put counter 3 "
+		       "and perf metrics (bit 48) in its mask.");
+	if (hybrid)
+		add(buf, size, " This %s model 0x%x is a hybrid part, and the guest kernel's hybrid "
+			       "PMU setup assumes both on the P-cores from the CPU model, not from "
+			       "CPUID or PERF_CAPABILITIES (intel_pmu_init(), "
+			       "arch/x86/events/intel/core.c).",
+		    c->vendor, c->model);
+	add(buf, size, " The fix is on the host%s%s: give the guest a CPU model that is not "
+		       "hybrid, or run it on a host whose KVM turns the vPMU off on hybrid hosts "
+		       "(Linux commit 4d7404e5ee00, 6.2 and stable: no counters then, and nothing "
+		       "to fault).",
+	    m->words[0] ? " of " : "", m->words);
+}
+
 static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 		   const struct probe_machine *m, struct finding *out, unsigned *n)
 {
@@ -325,7 +360,9 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 	const char *pps = findings_plain_perf_stat_text(findings_plain_perf_stat(f, v));
 	if (*pps)
 		ADD(x->remedy, "%s ", pps);
-	if (c->hypervisor && m->words[0])
+	if (kernel_mask_blamed(v, 1u << 3))
+		kernel_mask_remedy(x->remedy, sizeof(x->remedy), v, m);
+	else if (c->hypervisor && m->words[0])
 		ADD(x->remedy, "This is the hypervisor's bug: report it to the provider of %s (its "
 			       "vPMU advertises fixed counter 3 without implementing it).",
 		    m->words);
@@ -543,6 +580,19 @@ static void msr_rejected(const struct probe_facts *f, const struct probe_verdict
 		ADD(x->evidence, " This is ");
 		machine_phrase(x->evidence, sizeof(x->evidence), m, v);
 		ADD(x->evidence, ".");
+	}
+	uint32_t tried = 0;
+	for (unsigned i = 0; i < b->n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++)
+		tried |= probe_msr_error_fixed(&b->msr_errors[i]);
+	if (kernel_mask_blamed(v, tried)) {
+		x->consequence = "The guest kernel enabled counters its CPUID never advertised (its "
+				 "own mask: see fixed3-unimplemented), and the hypervisor refused "
+				 "them: the write is dropped (counters read 0 or stale, events that "
+				 "need it fail or count nothing); a read through rdpmc has no such "
+				 "fixup and faults the kernel.";
+		kernel_mask_remedy(x->remedy, sizeof(x->remedy), v, m);
+		ADD(x->remedy, " Meanwhile run perf tools under pmuguard (`pmuguard run -- ...`).");
+		return;
 	}
 	x->consequence = "The vPMU advertises registers the hypervisor does not implement: the "
 			 "same class of bug as the m6i's fixed counter 3. The write is dropped "

@@ -26,7 +26,7 @@ struct finding {
 	const char *summary;
 	char evidence[768];
 	const char *consequence;
-	char remedy[1024];
+	char remedy[1536];
 };
 
 /* What a plain `perf stat` does on a hazardous guest under the default

@@ -156,8 +156,10 @@ static void pmu_facts(struct report_pmu *x, unsigned i, bool only, const struct 
 		/* Bit 48 proves perf metrics only in a block known to be the
 		 * driver's (kmsg.c, rule 4). */
 		x->perf_metrics = !s->mask_seen ? REPORT_NULL
-				  : s->perf_metrics_bit && in->f.klog.pmu_block_anchored ? REPORT_TRUE
-											   : REPORT_FALSE;
+				  : s->perf_metrics_bit && in->f.klog.pmu_block_anchored &&
+						    !((v->fixed_refuted >> 3) & 1)
+					  ? REPORT_TRUE
+					  : REPORT_FALSE;
 		fixed3_known = s->fixed_logged >= 0 || s->fixed_bitmap_seen || s->mask_seen;
 	} else if (only) {
 		x->source = r->perfmon.known ? r->perfmon.source : NULL;
