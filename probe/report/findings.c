@@ -421,6 +421,15 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 		    "support.",
 		    c->vendor, c->model, kvm ? "" : " (if the hypervisor is KVM; the log does not "
 						   "name it)");
+	} else if (!strncmp(m->system, "Amazon EC2", 10)) {
+		/* EC2 gives a guest a vPMU only where it holds whole sockets;
+		 * no QEMU or libvirt setting is the user's to change there. */
+		ADD(x->remedy, "On EC2 the PMU is exposed only to instance sizes that take a whole "
+			       "socket (the largest sizes of a family, such as m5.12xlarge, "
+			       "m5.24xlarge or c5.9xlarge) and to .metal instances; %s is not one. "
+			       "Move the workload to such a size, or to a family and size that "
+			       "exposes a vPMU. Nothing inside the guest can fix it.",
+		    m->words[0] ? m->words : "this instance");
 	} else if (!strncmp(m->sys_vendor, "Google", 6) ||
 		   strstr(m->system, "Google Compute Engine")) {
 		ADD(x->remedy, "On Google Compute Engine a vPMU is opt-in: create the VM with "

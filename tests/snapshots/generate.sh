@@ -618,6 +618,8 @@ expect ${C}syzbot-nested-qemu-on-gce-icelake-6.13.0-rc6 no-pmu no-vpmu,facts-unk
 # A 6.1 guest on a Raptor Lake-P host whose own kernel put counter 3 and
 # bit 48 in its mask over CPUID's 3 (the hypervisor refused the write).
 expect ${C}kvm-guest-on-rpl-p-6.1.0-rc8-kernel-mask hazard fixed3-unimplemented,pmu-msr-rejected,facts-unknown
+# EC2 below a whole socket (r5d.xlarge): no vPMU; the remedy is the size.
+expect ${C}aws-ec2-r5d-xlarge-no-vpmu-5.12.0-rc3 no-pmu no-vpmu,facts-unknown
 # Azure TDX: CPUID.0AH all zero (a CPUID capture: no log, no sysfs).
 expect ${C}azure-tdx-sapphirerapids-guest-2023 no-pmu no-vpmu,facts-unknown
 # AMD: nothing to guard; Hyper-V on AMD and QEMU TCG also have no PMU.
