@@ -41,8 +41,7 @@ typedef long (*syscall_fn)(long, ...);
 /* Used by trampoline.S; hidden, so never exported. */
 extern char pmug_syscall_entry[];
 void pmug_on_stack(void *arg, void (*fn)(void *), void *top);
-long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags,
-			  long sixth);
+long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags);
 static long bootstrap_syscall(long n, ...);
 syscall_fn pmug_next_syscall = bootstrap_syscall;
 
@@ -400,7 +399,8 @@ static void log_denial(const struct shim_state *s, const struct guard_decision *
 
 struct call {
 	long attr;
-	bool canary; /* decide.h: answered, never said */
+	long group;
+	bool canary; /* decide.h: answered, never said (set by judge()) */
 	const struct shim_state *s; /* in for a log; out of the first call */
 	struct shim_state local;    /* first call: the state, when not kept */
 	struct guard_decision d;
@@ -430,11 +430,15 @@ static bool on_cold_stack(void (*fn)(void *), struct call *c)
 	return ok;
 }
 
-static void judge(const struct shim_state *s, long attr, struct guard_decision *d)
+/* The canary (decide.h) is known by its attr, where the attr is read at
+ * all: where nothing is watched it passes as any call does, unsaid. */
+static void judge(const struct shim_state *s, struct call *c)
 {
 	struct guard_attr h;
-	int rc = s->policy.watch ? guard_read_attr(0, (uint64_t)attr, &h) : 0;
-	guard_decide(&s->policy, rc, &h, d);
+	int rc = s->policy.watch ? guard_read_attr(0, (uint64_t)c->attr, &h) : 0;
+	c->canary = s->policy.watch && rc == 0 && c->group == GUARD_REPORT_GROUP_FD &&
+		    h.rest[5] == GUARD_CANARY_MARK;
+	guard_decide(&s->policy, rc, &h, &c->d);
 }
 
 /* On the cold stack: build (and keep, where it may) the state, judge.
@@ -444,7 +448,7 @@ static void cold_first(void *p)
 	struct call *c = p;
 	ensure_resolved(); /* the first syscall() may be this one */
 	c->s = shim_state(&c->local);
-	judge(c->s, c->attr, &c->d);
+	judge(c->s, c);
 	if (!c->canary && worth_logging(c->s, &c->d))
 		log_denial(c->s, &c->d);
 }
@@ -478,7 +482,7 @@ static void without_stack(struct call *c)
 	p->watch = p->enforce = b == 0x756e6547 && d == 0x49656e69 && cx == 0x6c65746e;
 #endif
 	c->s = &c->local;
-	judge(c->s, c->attr, &c->d);
+	judge(c->s, c);
 }
 
 /* ---- perf_event_open ------------------------------------------------------- */
@@ -532,22 +536,17 @@ static void report_answered(long attr)
 
 /*
  * errno: every path makes raw system calls only, so it never changes
- * errno.  Only a denial writes it.  sixth: syscall()'s seventh argument,
- * where the caller passed one (the trampoline jumps here with the stack as
- * the caller left it, so reading it is reading the caller's frame).
+ * errno.  Only a denial writes it.
  */
-long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags,
-			  long sixth)
+long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, long flags)
 {
-	struct call c = {.attr = attr,
-			 .canary = group == GUARD_REPORT_GROUP_FD &&
-				   (uint64_t)sixth == GUARD_CANARY_MARK};
+	struct call c = {.attr = attr, .group = group};
 	if (atomic_load_explicit(&g_state, memory_order_acquire) == STATE_READY) {
 		/* The hot path, on the caller's stack: three raw syscalls
 		 * (openat, pread64 and close of /proc/thread-self/mem:
 		 * probe/guard/attr.c) and a few comparisons. */
 		c.s = &g_shim;
-		judge(c.s, attr, &c.d);
+		judge(c.s, &c);
 		if (__builtin_expect(!c.canary && worth_logging(c.s, &c.d), 0))
 			on_cold_stack(cold_log, &c);
 	} else if (!on_cold_stack(cold_first, &c)) {

@@ -27,10 +27,11 @@
 #include "settings.h"
 
 /* perf_event_attr's first 64 bytes (PERF_ATTR_SIZE_VER0): type, size,
- * config, then the flags word at 40 (disabled, exclude_kernel, exclude_hv). */
+ * config, the flags word at 40 (disabled, exclude_kernel, exclude_hv), and
+ * config1 at 56, which carries the mark (decide.h). */
 struct canary_attr {
 	uint32_t type, size;
-	uint64_t config, sample_period, sample_type, read_format, flags, rest[2];
+	uint64_t config, sample_period, sample_type, read_format, flags, wakeup_bp, config1;
 };
 
 static bool library_mapped(void)
@@ -93,10 +94,10 @@ int cmd_canary(int argc, char **argv)
 			struct canary_attr a = {.type = types[t],
 						.size = sizeof(a),
 						.config = configs[c],
-						.flags = 1 | 1u << 5 | 1u << 6};
+						.flags = 1 | 1u << 5 | 1u << 6,
+						.config1 = GUARD_CANARY_MARK};
 			errno = 0;
-			long r = syscall(SYS_perf_event_open, &a, 0L, -1L, GUARD_REPORT_GROUP_FD, 0L,
-					 (long)GUARD_CANARY_MARK);
+			long r = syscall(SYS_perf_event_open, &a, 0L, -1L, GUARD_REPORT_GROUP_FD, 0L);
 			int e = r < 0 ? errno : 0;
 			if (r >= 0)
 				close((int)r); /* never: the group cannot exist */

@@ -43,10 +43,12 @@ struct guard_decision {
 
 /*
  * The canary (`pmuguard canary`, which status starts as an unprivileged
- * user): TOPDOWN.SLOTS with the same impossible group descriptor and this
- * mark.  A guard in the process answers it as it would answer the hazard
- * (ENOENT where it denies), under its real policy, and says nothing of it;
- * where none answers, the kernel does, with EBADF, and allocates nothing.
+ * user): an encoding of the hazardous class with the same impossible group
+ * descriptor and this mark in the attr's config1 (read with the attr's
+ * first 64 bytes).  A guard in the process answers it as it would answer
+ * the hazard (ENOENT where it denies), under its real policy, and says
+ * nothing of it; where none answers, the kernel does, with EBADF, and
+ * allocates nothing.
  */
 #define GUARD_CANARY_MARK 0x63616e6172792121ull /* "canary!!" */
 

@@ -1074,6 +1074,11 @@ assert s["guarded"] and s["preload"]["guards"] and s["preload"]["canary"] == "re
 assert s["preload"]["canary_as"] == "uid 65534" and rc == "0" and "pmuguard_protected 1" in prom, (s, rc)
 PY
 	grep -q 'errno=ENOENT' "$tmp/root-peo.out" || fail "root's own process was not refused: $(cat "$tmp/root-peo.out")"
+	# The canary is answered, never said: no block report names it.
+	! grep -q 'blocked perf_event_open.* in pmuguard\[' "$tmp/sb/syslog" ||
+		fail "the canary's calls were reported as blocks: $(grep 'in pmuguard\[' "$tmp/sb/syslog")"
+	grep -q 'blocked perf_event_open.* in peo-dyn\[' "$tmp/sb/syslog" ||
+		fail "root's process's block was not reported (the check above proves nothing): $(cat "$tmp/sb/syslog")"
 	ok "mode off, mode audit, an unknown verdict and a library only root can read: the canary (uid 65534) was not refused, and status says NO"
 	ok "with the policy as installed, the canary was refused and status says yes"
 	;;
