@@ -342,6 +342,10 @@ assert d["schemaVersion"] == "2.2", d["schemaVersion"]
 assert set(d["parameters"]["action"]["allowedValues"]) == {"install", "check", "rollback"}
 for p in d["parameters"].values():
     assert p["type"] == "String" and "description" in p
+    # Values as environment variables (SSM_NAME), never spliced into the
+    # script where the agent can; each still bounded for older agents.
+    assert p.get("interpolationType") == "ENV_VAR", p
+    assert "allowedValues" in p or "allowedPattern" in p, p
 steps = d["mainSteps"]
 assert len(steps) == 1 and steps[0]["action"] == "aws:runShellScript", steps
 script = "\n".join(steps[0]["inputs"]["runCommand"])
@@ -352,6 +356,8 @@ assert used <= set(d["parameters"]), used - set(d["parameters"])
 render = lambda values: re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: str(values.get(m.group(1), d["parameters"][m.group(1)]["default"])), script)
 open(sys.argv[2], "w").write(render({}))
 open(sys.argv[3], "w").write(render({"action": "install"}))
+# As a current agent runs it: every {{ }} left alone, the values in SSM_*.
+open(sys.argv[3] + ".env", "w").write(re.sub(r"\{\{\s*(\w+)\s*\}\}", "UNRENDERED", script))
 PY
 	sh -n "$tmp/ssm.sh" || fail "the SSM document's script does not parse"
 	if command -v shellcheck >/dev/null; then
@@ -369,6 +375,11 @@ PY
 	[ "$(grep -n -x -e 'pmuguard-fleet install --layer auto' -e 'systemctl enable --now pmuguard-metrics.timer' \
 		"$tmp/ssm-calls" | cut -d: -f2 | tr '\n' ';')" = 'pmuguard-fleet install --layer auto;systemctl enable --now pmuguard-metrics.timer;' ] ||
 		fail "the SSM install does not start pmuguard-metrics.timer after the guard: $(tr '\n' ';' <"$tmp/ssm-calls")"
+	: >"$tmp/ssm-calls"
+	PATH="$tmp/ssmbin:$PATH" SSM_action=install SSM_layer=preload SSM_packageUrl= \
+		sh "$tmp/ssm-install.sh.env" >"$tmp/out" 2>&1 || fail "the SSM install (SSM_* values) failed: $(cat "$tmp/out")"
+	grep -qx 'pmuguard-fleet install --layer preload' "$tmp/ssm-calls" ||
+		fail "the SSM script did not take its values from SSM_*: $(tr '\n' ';' <"$tmp/ssm-calls")"
 	python3 - "$SRCDIR/scripts/aws/cloud-init.yaml" <<'PY' || fail "the cloud-init snippet is not valid"
 import sys, yaml
 text = open(sys.argv[1]).read()
