@@ -22,27 +22,16 @@
  * loaded by dlopen(), a constructor that has not run yet), it is read from
  * /proc/self/auxv.  Anything unexpected answers false.
  *
- * The one thing done at start (pmug_libc_claim, from the constructor):
- * libc's own dynamic symbol `syscall` is pointed at the shim.  The global
- * scope already finds the preloaded library first, but dlsym() on libc's
- * handle (Python's ctypes.CDLL("libc.so.6")), dlvsym() and a plugin loaded
- * with RTLD_DEEPBIND search libc's scope, where the loader computes
- * l_addr + st_value: st_value = shim - l_addr (modulo 2^64) sends all of
- * them here.  One aligned word in a copy-on-write page of libc's table,
- * made writable for the store and read-only again.  Where the table lies in
- * an executable segment (libc linked without -z separate-code: binutils
- * before 2.31), the page is claimed only if it holds tables and no code,
- * and it is never writable and executable at once: it ends read-only.  A
- * dlmopen() namespace has a libc of its own and is not claimed (README,
- * Limits).
+ * libc_claim.c points libc's own symbol `syscall` at the shim; it walks
+ * the objects with what libc_objects.h shares from here.
  */
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/mman.h>
 
+#include "libc_objects.h"
 #include "libc_sym.h"
 #include "sys.h"
 
@@ -70,17 +59,6 @@ void pmug_libc_note_envp(char **envp)
 	__atomic_store_n(&g_auxv, (const uintptr_t *)envp, __ATOMIC_RELEASE);
 }
 
-struct auxv_want {
-	uintptr_t base;   /* AT_BASE: ld.so, or 0 when it is the program */
-	uintptr_t phdr;   /* AT_PHDR */
-	uintptr_t phnum;  /* AT_PHNUM */
-	uintptr_t secure; /* AT_SECURE */
-	uintptr_t pagesz; /* AT_PAGESZ */
-	unsigned found;   /* AUX_* bits */
-	unsigned want;    /* the vector is read until these are found */
-};
-
-enum { AUX_BASE = 1, AUX_PHDR = 2, AUX_SECURE = 4, AUX_PHNUM = 8, AUX_PAGESZ = 16 };
 
 static void auxv_take(struct auxv_want *w, uintptr_t type, uintptr_t val)
 {
@@ -137,14 +115,6 @@ static bool auxv_from_proc(struct auxv_want *w)
 	}
 	pmug_close(fd);
 	return (w->found & AUX_PHDR) != 0;
-}
-
-/* glibc relocates the d_ptr entries of a loaded object's dynamic section
- * in place (elf/get-dynamic-info.h) except on targets with a read-only
- * dynamic section; take either form. */
-static uintptr_t dyn_ptr(uintptr_t base, uintptr_t v)
-{
-	return v < base ? v + base : v;
 }
 
 static int same(const char *a, const char *b)
@@ -266,7 +236,7 @@ static size_t name_len(const char *s)
 }
 
 /* glibc's libc, by its file name: .../libc.so.6. */
-static int is_libc(const char *path)
+int pmug_is_libc(const char *path)
 {
 	static const char want[] = "libc.so.6";
 	size_t n = name_len(path), k = sizeof(want) - 1;
@@ -279,7 +249,7 @@ static int is_libc(const char *path)
 }
 
 /* The loader's list of objects, and the auxiliary vector's facts. */
-static const struct link_map *loaded_objects(struct auxv_want *w)
+const struct link_map *pmug_loaded_objects(struct auxv_want *w)
 {
 	if (!auxv_from_stack(w)) {
 		*w = (struct auxv_want){.want = w->want};
@@ -296,26 +266,22 @@ static const struct link_map *loaded_objects(struct auxv_want *w)
 	return r ? r->r_map : NULL;
 }
 
-/* libc's own syscall(), as its symbol gave it before pmug_libc_claim()
- * pointed the symbol at the shim. */
-static void *g_libc_syscall;
-
 bool pmug_libc_find(struct pmug_libc *out, const void *ours)
 {
 	struct auxv_want w = {.want = AUX_BASE | AUX_PHDR | AUX_PHNUM | AUX_SECURE};
 	/* The environment pointer is the first definition in the loader's
 	 * order: a program that refers to environ holds it itself (a copy
 	 * relocation), and libc's own copy then stays NULL. */
-	for (const struct link_map *m = loaded_objects(&w); m; m = m->l_next) {
+	for (const struct link_map *m = pmug_loaded_objects(&w); m; m = m->l_next) {
 		if (!out->environ)
 			out->environ = lookup(m->l_addr, m->l_ld, "__environ");
-		if (!m->l_name || !is_libc(m->l_name))
+		if (!m->l_name || !pmug_is_libc(m->l_name))
 			continue;
 		out->syscall = lookup(m->l_addr, m->l_ld, "syscall");
 		/* Claimed already: libc's symbol is ours now, its function is
 		 * what the claim saw (stored before the symbol was written). */
 		if ((const void *)out->syscall == ours)
-			out->syscall = __atomic_load_n(&g_libc_syscall, __ATOMIC_ACQUIRE);
+			out->syscall = pmug_libc_claimed_original();
 		out->errno_location = lookup(m->l_addr, m->l_ld, "__errno_location");
 		/* Unknown (no vector entry): treated as secure, so the
 		 * environment is not read at all. */
@@ -325,129 +291,8 @@ bool pmug_libc_find(struct pmug_libc *out, const void *ours)
 	return false;
 }
 
-/* The protection the loader gave the page at vaddr (relative to base) of
- * the object whose ELF header is mapped at base, or -1.  The dynamic symbol
- * table lies in the segment that maps the header (offset 0), the first
- * PT_LOAD, which no PT_GNU_RELRO covers: only that one is looked at. */
-static long page_prot(uintptr_t base, uintptr_t vaddr)
+/* libc's `syscall` entry, its GNU hash folded at compile time. */
+ElfW(Sym) *pmug_libc_syscall_sym(uintptr_t base, const ElfW(Dyn) *dyn)
 {
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
-	if (eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
-	    eh->e_phentsize != sizeof(ElfW(Phdr)))
-		return -1;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD)
-			continue;
-		if (ph[i].p_offset != 0 || vaddr < ph[i].p_vaddr ||
-		    vaddr - ph[i].p_vaddr >= ph[i].p_filesz)
-			return -1;
-		return (ph[i].p_flags & PF_R ? PROT_READ : 0) |
-		       (ph[i].p_flags & PF_W ? PROT_WRITE : 0) |
-		       (ph[i].p_flags & PF_X ? PROT_EXEC : 0);
-	}
-	return -1;
-}
-
-/* Is vaddr (relative to base) in an executable segment of the object
- * whose ELF header is mapped at base: a function of its own? */
-static bool in_text(uintptr_t base, uintptr_t vaddr)
-{
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
-	for (unsigned i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && vaddr >= ph[i].p_vaddr &&
-		    vaddr - ph[i].p_vaddr < ph[i].p_memsz)
-			return true;
-	return false;
-}
-
-#ifndef DT_RELRSZ
-#define DT_RELRSZ 35
-#define DT_RELR 36
-#endif
-
-/*
- * Does [lo, hi) (relative to base) hold the loader's tables only, no code?
- * On a layout linked without -z separate-code (binutils before 2.31) the
- * symbol table shares its segment, R E, with the code, but not its pages:
- * every linker lays out the tables the loader reads (hash, dynsym, dynstr,
- * versions, relocations) before .init, .plt and .text.  So a page that ends
- * before the first code address (DT_INIT, where there is one) and within
- * those tables holds no instruction a thread may be running.
- */
-static bool tables_only(uintptr_t base, const ElfW(Dyn) *dyn, uintptr_t lo, uintptr_t hi)
-{
-	uintptr_t start[4] = {0}, size[4] = {0}, init = 0;
-	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-		uintptr_t v = d->d_un.d_val;
-		switch (d->d_tag) {
-		case DT_INIT: init = dyn_ptr(base, v) - base; break;
-		case DT_STRTAB: start[0] = dyn_ptr(base, v) - base; break;
-		case DT_STRSZ: size[0] = v; break;
-		case DT_RELA: start[1] = dyn_ptr(base, v) - base; break;
-		case DT_RELASZ: size[1] = v; break;
-		case DT_JMPREL: start[2] = dyn_ptr(base, v) - base; break;
-		case DT_PLTRELSZ: size[2] = v; break;
-		case DT_RELR: start[3] = dyn_ptr(base, v) - base; break;
-		case DT_RELRSZ: size[3] = v; break;
-		}
-	}
-	uintptr_t end = 0;
-	for (int i = 0; i < 4; i++)
-		if (start[i] && start[i] + size[i] > end)
-			end = start[i] + size[i];
-	return lo < hi && hi <= end && (!init || hi <= init);
-}
-
-extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
-
-bool pmug_libc_claim(const void *ours)
-{
-	struct auxv_want w = {.want = AUX_BASE | AUX_PHDR | AUX_PHNUM | AUX_PAGESZ};
-	const struct link_map *m = loaded_objects(&w);
-	/* The program (no name) and the shim itself are not libc. */
-	while (m && (m->l_ld == _DYNAMIC || !m->l_name || !m->l_name[0] || !is_libc(m->l_name)))
-		m = m->l_next;
-	if (!m)
-		return false;
-	ElfW(Sym) *s = (ElfW(Sym) *)lookup_sym(m->l_addr, m->l_ld, "syscall");
-	if (!s)
-		return false;
-	ElfW(Addr) want = (ElfW(Addr))(uintptr_t)ours - m->l_addr;
-	ElfW(Addr) was = __atomic_load_n(&s->st_value, __ATOMIC_ACQUIRE);
-	if (was == want)
-		return true;
-	uintptr_t pagesz = w.pagesz ? w.pagesz : 4096;
-	uintptr_t page = (uintptr_t)&s->st_value & ~(pagesz - 1);
-	long prot = page_prot(m->l_addr, (uintptr_t)&s->st_value - m->l_addr);
-	if (prot < 0)
-		return false;
-	/* A table in an executable segment (an old layout): never writable
-	 * and executable at once, which W^X policies refuse.  Its page holds
-	 * no code (tables_only), so it loses the execute bit for good: made
-	 * read-write for the store, then read-only (giving the bit back to a
-	 * written private page is what SELinux's execmod denies, and logs). */
-	uintptr_t rel = page - m->l_addr;
-	if ((prot & PROT_EXEC) && !tables_only(m->l_addr, m->l_ld, rel, rel + pagesz))
-		return false;
-	/* Claimed already by another copy of this library (ld.so.preload's and
-	 * a different file in LD_PRELOAD): leave it.  This copy then forwards
-	 * to that one, which forwards to libc; two claims would forward to
-	 * each other for ever. */
-	if (!in_text(m->l_addr, was))
-		return false;
-	__atomic_store_n(&g_libc_syscall, (void *)(m->l_addr + was), __ATOMIC_RELEASE);
-	long after = prot & ~PROT_EXEC;
-	if (!(prot & PROT_WRITE) &&
-	    pmug_sys3(SYS_mprotect, page, pagesz, after | PROT_WRITE) != 0)
-		return false;
-	/* One aligned word: a racing lookup sees the old value or the new. */
-	__atomic_store_n(&s->st_value, want, __ATOMIC_RELEASE);
-	/* The page read-only again; if the kernel refuses, it stays writable
-	 * (a private copy of libc's table, no worse for the process than
-	 * before), and the claim stands. */
-	if (!(prot & PROT_WRITE))
-		pmug_sys3(SYS_mprotect, page, pagesz, after);
-	return true;
+	return (ElfW(Sym) *)lookup_sym(base, dyn, "syscall");
 }
