@@ -8,6 +8,8 @@
  * auto:    read CMD's ELF and pick (see elfcheck.c).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -116,6 +118,81 @@ static int run_preload(char **argv, const struct guard_settings *set,
 	return err == ENOENT ? 127 : 126;
 }
 
+static const char *pmu_name(const struct probe_facts *f, uint32_t type, char *buf, size_t size)
+{
+	static const char *const fixed[] = {"hardware", "software", "tracepoint", "hw_cache",
+					    "raw", "breakpoint"};
+	if (type < sizeof(fixed) / sizeof(fixed[0]))
+		return fixed[type];
+	for (unsigned i = 0; f && i < f->n_pmus; i++)
+		if (f->pmus[i].type == type)
+			return f->pmus[i].name;
+	snprintf(buf, size, "type %u", type);
+	return buf;
+}
+
+/* The audit's table, on stderr (the command's stdout is its own). */
+static void audit_summary(const struct sup_audit *a, const struct sup_options *o)
+{
+	const struct guard_policy *p = &o->view;
+	bool reached = false;
+	fprintf(stderr, "\npmuguard audit: %u distinct perf_event_open encodings (facts: %s)\n",
+		a->n_rows, o->facts_src);
+	fprintf(stderr, "  %-11s %5s  %-18s %5s %5s %6s  %s\n", "PMU", "type", "config", "event",
+		"umask", "calls", "decision");
+	for (unsigned i = 0; i < a->n_rows; i++) {
+		const struct sup_audit_row *r = &a->rows[i];
+		char nb[32], ev[8] = "-", um[8] = "-";
+		if (guard_core_type(p, r->type)) {
+			snprintf(ev, sizeof(ev), "0x%02x", (unsigned)(r->config & 0xff));
+			snprintf(um, sizeof(um), "0x%02x", (unsigned)((r->config >> 8) & 0xff));
+		}
+		const char *what;
+		if (r->in_process && r->hit != GUARD_HIT_NONE)
+			what = "answered in the process by the preload";
+		else if (r->in_process)
+			what = "answered in the process by the preload (allowed here)";
+		else if (r->hit == GUARD_HIT_NONE)
+			what = "allowed";
+		else if (r->denied)
+			what = "denied";
+		else if (p->watch)
+			what = "would be denied";
+		else
+			what = "allowed here; would be denied on an affected machine";
+		reached |= r->hit != GUARD_HIT_NONE;
+		fprintf(stderr, "  %-11s %5u  0x%-16" PRIx64 " %5s %5s %6lu  %s%s%s\n",
+			pmu_name(o->facts, r->type, nb, sizeof(nb)), r->type, r->config, ev, um,
+			r->calls, what, r->hit ? ": " : "",
+			r->hit ? guard_hit_name(r->hit, r->config) : "");
+	}
+	if (a->unreadable)
+		fprintf(stderr, "  (%lu calls with an unreadable attr went to the kernel, which "
+				"answers EFAULT)\n",
+			a->unreadable);
+	if (a->refused) {
+		fprintf(stderr, "  (%lu calls whose attr the supervisor was refused to read (%s): "
+				"%lu denied, failing closed)\n",
+			a->refused, strerror(a->refused_err), a->refused_denied);
+	}
+	if (a->rows_full)
+		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
+			SUP_AUDIT_MAX);
+	/* "no" for a run that opened nothing (a command not found, say) is
+	 * true, and must not read as a verdict on the tool. */
+	const char *answer = "no (it made no perf_event_open call: if the command did not run, "
+			     "it says why above)";
+	if (reached)
+		answer = "yes";
+	else if (a->refused)
+		answer = "unknown (some attrs could not be read)";
+	else if (a->n_rows || a->unreadable)
+		answer = "no";
+	fprintf(stderr, "This run would have reached an unimplemented fixed counter (3-6) on an affected "
+			"machine: %s\n",
+		answer);
+}
+
 /* with_preload: auto mode for a dynamic CMD; the preload judges the calls
  * of dynamic programs in-process and the supervisor the rest of the tree. */
 static int run_seccomp(char **argv, const struct guard_settings *set,
@@ -169,7 +246,13 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 		warn_msg("probe: %s (mode %s, facts from %s): %s", probe_state_name(v.state),
 			 guard_mode_name(o.policy.mode), snapshot ? snapshot : "this machine",
 			 o.policy.reason);
-	int rc = sup_run(argv, &o);
+	struct sup_audit *a = audit ? calloc(1, sizeof(*a)) : NULL;
+	if (audit && !a)
+		die_errno("out of memory");
+	int rc = sup_run(argv, &o, a);
+	if (a && a->complete)
+		audit_summary(a, &o);
+	free(a);
 	free(f);
 	if (rc < 0 && with_preload)
 		/* Fail closed: without the filter, static and Go programs the

@@ -70,28 +70,12 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-#define AUDIT_MAX 1024
-
-struct audit_row {
-	uint32_t type;
-	uint64_t config;
-	unsigned long calls;
-	enum guard_hit hit;
-	bool denied;
-	bool in_process; /* answered by a guard inside the process (decide.h) */
-};
-
 struct sup {
 	const struct sup_options *o;
 	int nfd;
 	pid_t child;
 	unsigned long notified, denied; /* for the PMUGUARD_LOG=debug line */
-	struct audit_row rows[AUDIT_MAX];
-	unsigned n_rows;
-	unsigned long unreadable;         /* EFAULT: the kernel's to answer */
-	unsigned long refused, refused_denied; /* reading refused: failed closed */
-	int refused_err;
-	bool rows_full;
+	struct sup_audit a;             /* every call, for --audit */
 	/* Each distinct (process, encoding) is logged once, as the shim does
 	 * in each process (probe/guard/once.c): one table for the tree. */
 	_Atomic uint64_t logged[4096];
@@ -252,20 +236,20 @@ static int recv_fd(int sock, int *err)
 
 /* ---- the supervisor ------------------------------------------------------- */
 
-static struct audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config, bool *first)
+static struct sup_audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config, bool *first)
 {
-	for (unsigned i = 0; i < s->n_rows; i++)
-		if (s->rows[i].type == type && s->rows[i].config == config) {
+	for (unsigned i = 0; i < s->a.n_rows; i++)
+		if (s->a.rows[i].type == type && s->a.rows[i].config == config) {
 			*first = false;
-			return &s->rows[i];
+			return &s->a.rows[i];
 		}
 	*first = true;
-	if (s->n_rows == AUDIT_MAX) {
-		s->rows_full = true;
+	if (s->a.n_rows == SUP_AUDIT_MAX) {
+		s->a.rows_full = true;
 		return NULL;
 	}
-	struct audit_row *r = &s->rows[s->n_rows++];
-	*r = (struct audit_row){.type = type, .config = config};
+	struct sup_audit_row *r = &s->a.rows[s->a.n_rows++];
+	*r = (struct sup_audit_row){.type = type, .config = config};
 	return r;
 }
 
@@ -309,7 +293,7 @@ static void handle_report(struct sup *s, struct seccomp_notif *req,
 	if (seccomp_notify_id_valid(s->nfd, req->id) != 0)
 		return;
 	bool first;
-	struct audit_row *row = read_rc == 0 ? audit_row(s, attr.type, attr.config, &first) : NULL;
+	struct sup_audit_row *row = read_rc == 0 ? audit_row(s, attr.type, attr.config, &first) : NULL;
 	if (row) {
 		row->calls++;
 		row->hit = guard_attr_sized(attr.size)
@@ -317,8 +301,8 @@ static void handle_report(struct sup *s, struct seccomp_notif *req,
 				   : GUARD_HIT_NONE;
 		row->in_process = true;
 	} else if (read_rc != 0) {
-		s->refused++;
-		s->refused_err = -read_rc;
+		s->a.refused++;
+		s->a.refused_err = -read_rc;
 	}
 	memset(resp, 0, sizeof(*resp));
 	resp->id = req->id;
@@ -347,14 +331,14 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	if (read_rc == -EFAULT) {
-		s->unreadable++; /* the kernel will answer EFAULT */
+		s->a.unreadable++; /* the kernel will answer EFAULT */
 	} else if (read_rc < 0) {
-		s->refused++;
-		s->refused_denied += d.deny;
-		s->refused_err = -read_rc;
+		s->a.refused++;
+		s->a.refused_denied += d.deny;
+		s->a.refused_err = -read_rc;
 	} else if (read_rc == 0) {
 		bool first;
-		struct audit_row *row = audit_row(s, attr.type, attr.config, &first);
+		struct sup_audit_row *row = audit_row(s, attr.type, attr.config, &first);
 		if (row) {
 			row->calls++;
 			/* Judged whatever the policy, for the audit table. */
@@ -388,80 +372,6 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 	}
 	if (seccomp_notify_respond(s->nfd, resp) < 0 && errno != ENOENT && errno != EINTR)
 		fprintf(stderr, "pmuguard: supervisor: respond: %s\n", strerror(errno));
-}
-
-static const char *pmu_name(const struct sup *s, uint32_t type, char *buf, size_t size)
-{
-	static const char *const fixed[] = {"hardware", "software", "tracepoint", "hw_cache",
-					    "raw", "breakpoint"};
-	if (type < sizeof(fixed) / sizeof(fixed[0]))
-		return fixed[type];
-	const struct probe_facts *f = s->o->facts;
-	for (unsigned i = 0; f && i < f->n_pmus; i++)
-		if (f->pmus[i].type == type)
-			return f->pmus[i].name;
-	snprintf(buf, size, "type %u", type);
-	return buf;
-}
-
-static void audit_summary(const struct sup *s)
-{
-	const struct guard_policy *p = &s->o->view;
-	bool reached = false;
-	fprintf(stderr, "\npmuguard audit: %u distinct perf_event_open encodings (facts: %s)\n",
-		s->n_rows, s->o->facts_src);
-	fprintf(stderr, "  %-11s %5s  %-18s %5s %5s %6s  %s\n", "PMU", "type", "config", "event",
-		"umask", "calls", "decision");
-	for (unsigned i = 0; i < s->n_rows; i++) {
-		const struct audit_row *r = &s->rows[i];
-		char nb[32], ev[8] = "-", um[8] = "-";
-		if (guard_core_type(p, r->type)) {
-			snprintf(ev, sizeof(ev), "0x%02x", (unsigned)(r->config & 0xff));
-			snprintf(um, sizeof(um), "0x%02x", (unsigned)((r->config >> 8) & 0xff));
-		}
-		const char *what;
-		if (r->in_process && r->hit != GUARD_HIT_NONE)
-			what = "answered in the process by the preload";
-		else if (r->in_process)
-			what = "answered in the process by the preload (allowed here)";
-		else if (r->hit == GUARD_HIT_NONE)
-			what = "allowed";
-		else if (r->denied)
-			what = "denied";
-		else if (p->watch)
-			what = "would be denied";
-		else
-			what = "allowed here; would be denied on an affected machine";
-		reached |= r->hit != GUARD_HIT_NONE;
-		fprintf(stderr, "  %-11s %5u  0x%-16" PRIx64 " %5s %5s %6lu  %s%s%s\n",
-			pmu_name(s, r->type, nb, sizeof(nb)), r->type, r->config, ev, um, r->calls,
-			what, r->hit ? ": " : "", r->hit ? guard_hit_name(r->hit, r->config) : "");
-	}
-	if (s->unreadable)
-		fprintf(stderr, "  (%lu calls with an unreadable attr went to the kernel, which "
-				"answers EFAULT)\n",
-			s->unreadable);
-	if (s->refused) {
-		fprintf(stderr, "  (%lu calls whose attr the supervisor was refused to read (%s): "
-				"%lu denied, failing closed)\n",
-			s->refused, strerror(s->refused_err), s->refused_denied);
-	}
-	if (s->rows_full)
-		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
-			AUDIT_MAX);
-	/* "no" for a run that opened nothing (a command not found, say) is
-	 * true, and must not read as a verdict on the tool. */
-	const char *answer = "no (it made no perf_event_open call: if the command did not run, "
-			     "it says why above)";
-	if (reached)
-		answer = "yes";
-	else if (s->refused)
-		answer = "unknown (some attrs could not be read)";
-	else if (s->n_rows || s->unreadable)
-		answer = "no";
-	fprintf(stderr, "This run would have reached an unimplemented fixed counter (3-6) on an affected "
-			"machine: %s\n",
-		answer);
 }
 
 static int exit_status(int st)
@@ -524,7 +434,7 @@ static bool reap(const struct sup *s, bool *child_alive, int *status)
 	}
 }
 
-int sup_run(char *const argv[], const struct sup_options *o)
+int sup_run(char *const argv[], const struct sup_options *o, struct sup_audit *audit)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -651,8 +561,10 @@ int sup_run(char *const argv[], const struct sup_options *o)
 			}
 		}
 	}
-	if (o->audit)
-		audit_summary(s);
+	if (audit) {
+		*audit = s->a;
+		audit->complete = true;
+	}
 	if (o->log == GUARD_LOG_DEBUG)
 		fprintf(stderr, "pmuguard: supervisor: %lu perf_event_open calls notified, %lu denied%s\n",
 			s->notified, s->denied,
