@@ -421,7 +421,11 @@ static bool rec_of(struct probe_klog_parse *ps, const char *line, size_t len, st
  *   "unchecked MSR access error: "    ex_handler_msr() (arch/x86/mm/extable.c)
  *   "hv_vmbus: ", "Hyper-V: ", "kvm-clock: ", "kvm-guest: " (their pr_fmt), "Xen version",
  *   "(XEN) " (Xen's own console lines, interleaved with dom0's in serial captures),
- *   "CPU MTRRs all blank - virtualized system" (mtrr_bp_init()): printed by guests only. */
+ *   "CPU MTRRs all blank - virtualized system" (mtrr_bp_init()): printed by guests only.
+ *   "CPU topo: Crash kernel detected" (topo_register_apic(), arch/x86/kernel/cpu/topology.c,
+ *                                     6.9+) and "Command line: " / "Kernel command line: "
+ *                                     (setup_arch(), start_kernel()) with elfcorehdr=, which
+ *                                     kexec-tools passes only to a kdump capture kernel. */
 enum mark_what {
 	M_OPENER,
 	M_DOTS,
@@ -438,6 +442,8 @@ enum mark_what {
 	M_KVM,
 	M_XEN,
 	M_VIRTUALIZED,
+	M_CRASH_KERNEL,
+	M_CMDLINE,
 	M_NONE,
 };
 
@@ -467,6 +473,9 @@ static const struct {
 	MARK("Xen version", M_XEN),
 	MARK("(XEN) ", M_XEN),
 	MARK("CPU MTRRs all blank - virtualized system", M_VIRTUALIZED),
+	MARK("CPU topo: Crash kernel detected", M_CRASH_KERNEL),
+	MARK("Command line: ", M_CMDLINE),
+	MARK("Kernel command line: ", M_CMDLINE),
 #undef MARK
 };
 
@@ -1051,6 +1060,20 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 			k->ignored.malformed++;
 		return PROBE_KLOG_NONE;
 	case M_FW_CORRUPT:
+		/* A kdump capture kernel is often booted with a quiet console
+		 * (its log is what the serial console kept): the driver's
+		 * pr_info opener is gone and check_hw_exists()'s pr_err stands
+		 * alone.  Taken there: it can only add a finding, never prove
+		 * anything safe (counters-in-use names the crashed kernel). */
+		if (bt->crash_kernel) {
+			k->bios_corrupted = true;
+			uint64_t v;
+			if (text_hex(&t, &v, 8) && k->n_corrupted_msr < 4)
+				k->corrupted_msr[k->n_corrupted_msr++] = (unsigned)v;
+			return PROBE_KLOG_PMU;
+		}
+		k->ignored.outside_block++;
+		return PROBE_KLOG_NONE;
 	case M_PERFCTR_FAIL:
 		k->ignored.outside_block++;
 		return PROBE_KLOG_NONE;
@@ -1104,6 +1127,23 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		bt->virtualized = true;
 		bt->virt_anchored |= kernel_beyond_doubt(k);
 		break;
+	case M_CRASH_KERNEL:
+		bt->crash_kernel = true;
+		bt->crash_kernel_why = "\"Crash kernel detected\"";
+		break;
+	case M_CMDLINE:
+		/* A parameter of its own: at the start, or after a blank.  Any
+		 * other command line is no fact of ours, and is not quoted. */
+		for (const char *q = t.p, *e; (e = text_find(q, r->end, "elfcorehdr=")); q = e)
+			if (e - 11 == t.p || e[-12] == ' ') {
+				bt->crash_kernel = true;
+				if (!bt->crash_kernel_why)
+					bt->crash_kernel_why = "elfcorehdr= on its command line";
+				return PROBE_KLOG_BOOT;
+			}
+		if (mark_inside(r->p, r->end))
+			k->ignored.not_at_start++;
+		return PROBE_KLOG_NONE;
 	case M_NONE:
 		if (hybrid_header(r->p, r->end, NULL))
 			k->ignored.outside_block++; /* a later PMU's block (its "..." lines follow) */

@@ -79,6 +79,9 @@ struct probe_boot {
 	char hypervisor[32];     /* named: "Hypervisor detected: KVM", "Booting paravirtualized
 				    kernel on KVM", hv_vmbus/kvm-clock lines; "" unnamed */
 	bool virtualized;        /* any line that only a guest prints */
+	bool crash_kernel;       /* a kdump capture kernel's boot: "CPU topo: Crash kernel
+				    detected", or elfcorehdr= on its command line */
+	const char *crash_kernel_why; /* which of the two, in words (a static string) */
 	bool virt_anchored;      /* one of them (or the named hypervisor) came where only the
 				    kernel writes: a /dev/kmsg record, or before the driver's block
 				    after its boot's banner (kmsg.c) */

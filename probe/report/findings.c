@@ -378,6 +378,8 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 {
 	const struct probe_cpu *c = &v->cpu;
 	bool kvm = strcmp(c->hv_vendor, "KVMKVMKVM") == 0;
+	bool xen = strcmp(c->hv_vendor, "XenVMMXenVMM") == 0;
+	bool virtualbox = strstr(m->system, "VirtualBox") || !strcmp(c->hv_vendor, "VBoxVBoxVBox");
 	bool hybrid = c->hybrid || (c->fms_known && findings_hybrid_model(c->family, c->model));
 	struct finding *x = next(out, n, "no-vpmu", SEVERITY_ERROR,
 				 c->hypervisor ? "This guest has no virtual PMU: no hardware "
@@ -411,7 +413,19 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 	x->consequence = "perf shows <not supported> for cycles, instructions and every "
 			 "hardware event; only software events (task-clock, page-faults, ...) "
 			 "work. Nothing can fault, and nothing can be measured either.";
-	if ((kvm || (c->hypervisor && !c->hv_name[0])) && hybrid) {
+	/* Each hypervisor's own switch, checked before the KVM rules: VirtualBox
+	 * names itself "KVM" in its paravirtual interface ("Hypervisor detected:
+	 * KVM"), and only its DMI strings tell it from KVM. */
+	if (virtualbox) {
+		ADD(x->remedy, "VirtualBox exposes no virtual PMU to its guests, whatever the host CPU "
+			       "(its KVM paravirtual interface, which the guest kernel reports as "
+			       "\"Hypervisor detected: KVM\", adds none): perf counts nothing there, and "
+			       "no VirtualBox setting, nor any QEMU, libvirt or kvm module option, changes "
+			       "that. To measure with hardware counters, run the workload on the host "
+			       "itself or in a hypervisor that exposes a vPMU (KVM/QEMU with `-cpu host`, "
+			       "VMware with \"Virtualize CPU performance counters\"). Nothing inside the "
+			       "guest can fix it.");
+	} else if ((kvm || (c->hypervisor && !c->hv_name[0])) && hybrid) {
 		ADD(x->remedy,
 		    "It is not your CPU model. This %s model 0x%x is a hybrid (P-core/E-core) "
 		    "part, and KVM turns the vPMU off on hybrid hosts (Linux commit "
@@ -436,11 +450,17 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 			       "`--performance-monitoring-unit=standard` (or `enhanced`, which adds "
 			       "perf metrics) on a machine series that supports it (C4, C3, ...). "
 			       "Nothing inside the guest can fix it.");
-	} else if (strstr(m->system, "VirtualBox")) {
-		ADD(x->remedy, "VirtualBox does not give its guests hardware performance counters "
-			       "(its KVM paravirtual interface does not add them). Run the workload "
-			       "on a hypervisor that exposes a vPMU (KVM with `-cpu host`, VMware with "
-			       "vPMC). Nothing inside the guest can fix it.");
+	} else if (xen) {
+		/* Xen gives HVM guests a vPMU only where its own boot option asks
+		 * for it (xen.git docs/misc/xen-command-line.pandoc, "vpmu", off by
+		 * default): the switch is on the Xen host, not in QEMU. */
+		ADD(x->remedy, "Xen gives its guests a vPMU only when the Xen hypervisor itself boots "
+			       "with `vpmu=on` (or `vpmu=arch`/`vpmu=ipc` for fewer events) on its own "
+			       "command line (the host's boot entry for xen.gz, not the guest's kernel "
+			       "command line); it is off by default. The host owner must set it and "
+			       "restart the guest; on a hosted Xen (a cloud or VPS provider), ask the "
+			       "provider. QEMU and libvirt flags do not change it. Nothing inside the "
+			       "guest can fix it.");
 	} else if (kvm) {
 		ADD(x->remedy, "The host does not give this guest a vPMU. The host owner can enable "
 			       "it: QEMU `-cpu host` (or `pmu=on`), libvirt `<pmu state='on'/>`, and "
@@ -456,11 +476,22 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 	}
 }
 
+/* A kdump capture kernel boots on a CPU whose PMU the crashed kernel left
+ * running: the crash path does not stop perf's counters, so check_hw_exists()
+ * (arch/x86/events/core.c) finds the crashed kernel's own event enabled and
+ * blames the BIOS.  "MSR 38d is b0" is fixed counter 1 (cycles) counting in
+ * both rings with its overflow interrupt: the NMI watchdog's hard-lockup
+ * event (kernel/watchdog_perf.c) [inferred].  The kernel log says which
+ * kernel it is: "Crash kernel detected" (arch/x86/kernel/cpu/topology.c,
+ * 6.9+) or elfcorehdr= on the command line (kexec-tools passes it). */
 static void counters_in_use(const struct probe_facts *f, const struct probe_verdict *v,
 			    struct finding *out, unsigned *n)
 {
-	struct finding *x = next(out, n, "counters-in-use", SEVERITY_ERROR,
-				 "PMU counters were already in use at boot: counts may read as zero");
+	bool kdump = f->klog.boot.crash_kernel;
+	struct finding *x = next(out, n, "counters-in-use", kdump ? SEVERITY_WARNING : SEVERITY_ERROR,
+				 kdump ? "A PMU counter was left enabled by the crashed kernel, "
+					 "not by firmware: this is a kdump capture kernel's log"
+				       : "PMU counters were already in use at boot: counts may read as zero");
 	ADD(x->evidence, "The kernel log says \"Broken BIOS detected\" / \"the BIOS has corrupted "
 			 "hw-PMU resources\" for ");
 	for (unsigned i = 0; i < f->klog.n_corrupted_msr && i < 4; i++) {
@@ -475,6 +506,21 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 	if (v->cpu.hypervisor)
 		ADD(x->evidence, " Hypervisor: %s.",
 		    v->cpu.hv_name[0] ? v->cpu.hv_name : "unnamed");
+	if (kdump) {
+		ADD(x->evidence, " The same log shows a kdump capture kernel (%s): it booted "
+				 "after a crash, on a CPU whose counters the crashed kernel had "
+				 "programmed.",
+		    f->klog.boot.crash_kernel_why);
+		x->consequence = "None for the machine: the counter is the crashed kernel's own "
+				 "event (the NMI watchdog's hard-lockup event leaves fixed counter 1, "
+				 "cycles, enabled with its overflow interrupt: IA32_FIXED_CTR_CTRL "
+				 "0xb0), which the crash path does not stop. No firmware or hypervisor holds it, "
+				 "and a normal boot programs the PMU afresh.";
+		ADD(x->remedy, "None needed for the PMU. Judge the machine by the log of a normal "
+			       "boot (`journalctl -k -b`): only if this line shows there too does "
+			       "firmware or a hypervisor hold the counter.");
+		return;
+	}
 	x->consequence = "The driver still loads, but the hypervisor (or firmware) keeps those "
 			 "counters: writes to them are dropped, and perf reports 0 counts or "
 			 "nonsense without any error.";
