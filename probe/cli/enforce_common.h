@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the verbs of `pmuguard enforce` share: the document writer for
+ * --json and --keys, the policy for this machine, and the pieces of the
+ * guard's state that start, status, ready and the agent all say
+ * (enforce_common.c).  One file per verb group beside it: enforce_start.c
+ * (start, stop), enforce_status.c (status, ready), enforce_follow.c
+ * (follow, agent); cmd_enforce.c dispatches from its verb table.
+ */
+#ifndef PMUGUARD_ENFORCE_COMMON_H
+#define PMUGUARD_ENFORCE_COMMON_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "enforce.h"
+#include "policy.h"
+#include "settings.h"
+
+/* The verbs (cmd_enforce.c's table). */
+int enforce_start(int argc, char **argv);
+int enforce_stop(int argc, char **argv);
+int enforce_status(int argc, char **argv);
+int enforce_ready(int argc, char **argv);
+int enforce_follow(int argc, char **argv);
+int enforce_agent(int argc, char **argv);
+
+/* `pmuguard enforce --help`, which every verb's --help prints. */
+extern const char enforce_usage[];
+
+/* ---- The document writer (enforce_out.c) ---------------------------------- */
+
+/* Raised when a key changes meaning or goes away (new keys do not raise it). */
+#define ENF_OUTPUT_SCHEMA 1
+
+enum form { FORM_TEXT, FORM_JSON, FORM_KEYS };
+
+#define OUT_DEPTH 6
+
+struct out {
+	enum form form;
+	FILE *f;
+	unsigned depth;
+	size_t plen[OUT_DEPTH]; /* the path's length at each depth */
+	unsigned n[OUT_DEPTH];  /* members written so far at each depth */
+	bool array[OUT_DEPTH];  /* that depth is an array */
+	char path[256];
+};
+
+/* A document on stdout: schema, version and generated_at first. */
+void out_begin(struct out *o, enum form form);
+void out_end(struct out *o);
+/* An object (array false) or an array; key is NULL inside an array. */
+void out_open(struct out *o, const char *key, bool array);
+void out_close(struct out *o);
+void out_str(struct out *o, const char *key, const char *s); /* s NULL: null */
+void out_null(struct out *o, const char *key);
+void out_u64(struct out *o, const char *key, unsigned long long v);
+/* An encoding, as the journal's PMUGUARD_CONFIG says it: "0x400". */
+void out_hex(struct out *o, const char *key, unsigned long long v);
+void out_bool(struct out *o, const char *key, bool v);
+/* --json / --keys, once: sub names the verb in the usage error. */
+void form_set(enum form *form, enum form want, const char *sub);
+
+/* ---- What the policy says (enforce_common.c) ------------------------------ */
+
+/* What the policy says for this machine: the same path as the shim. */
+struct plan {
+	struct guard_settings set;
+	struct guard_policy policy;
+	struct probe_verdict v;
+	struct probe_facts *f;
+	char snapshot[PATH_MAX]; /* set.snapshot made absolute: the rodata keeps it */
+};
+void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet);
+
+/* ---- The guard's state, as every verb says it (enforce_common.c) ---------- */
+
+/* The words for a guard in audit mode, wherever "protected?" is answered. */
+#define AUDIT_WORDS "audit: blocks nothing"
+
+void print_types(FILE *out, const unsigned *types, unsigned n);
+void print_hazards(FILE *out, const struct pmug_enf_config *c);
+/* Why the kernel may have said no, in words an operator can act on. */
+void hint(int err);
+const char *hit_word(enum guard_hit hit);
+enum guard_hit key_hit(unsigned code);
+#define COMM_SHOWN (16 * 4 + 1) /* every byte as \xHH, and the NUL */
+void sanitize_comm(char out[COMM_SHOWN], const char in[16]);
+void comm_str(char out[17], const char in[16]);
+const char *facts_from_words(const struct pmug_enf_config *c);
+void out_config(struct out *o, const struct pmug_enf_config *c);
+void when_utc(char *buf, size_t size, time_t t);
+void out_verify(struct out *o, const struct enf_verify *v);
+void verify_text(const char *lead, const struct enf_verify *v);
+struct enf_existing *existing_read(const struct pmug_enf_config *cfg);
+int existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg);
+int attached_rc(const struct enf_status *st, const struct enf_existing *ex);
+void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
+		   const struct pmug_enf_config *cfg);
+void existing_data(struct out *o, const struct enf_existing *ex,
+		   const struct pmug_enf_config *cfg);
+
+/* ---- start, for the agent too (enforce_start.c) --------------------------- */
+
+enum outcome { OUT_ATTACHED, OUT_ALREADY, OUT_REPLACED, OUT_NOTHING, OUT_REFUSED };
+
+struct start_model {
+	enum outcome outcome;
+	int rc;
+	struct plan pl;
+	struct enf_result *r;       /* OUT_ATTACHED, _ALREADY, _REPLACED, _REFUSED */
+	int err;                    /* OUT_REFUSED: -errno */
+	struct enf_status *earlier; /* OUT_NOTHING: an earlier start still attached, or NULL */
+	struct enf_existing *ex;    /* attached: the events that exist now */
+};
+
+/* The options start and agent share: --mode, --snapshot, --attach. */
+struct start_opts {
+	int mode;
+	const char *snapshot;
+	unsigned attach;
+};
+#define START_OPTS_INIT {.mode = -1, .attach = PMUG_ENF_ATTACH_NONE}
+
+void start_option(int ch, const char *arg, struct start_opts *o);
+void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
+	       bool keep_unverified);
+void start_data(const struct start_model *m, enum form form, const char *event);
+void start_refused_say(const struct start_model *m, enum form form);
+void start_free(struct start_model *m);
+
+#endif

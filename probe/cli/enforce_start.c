@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pmuguard enforce start [--mode M] [--snapshot DIR] [--attach A]
+ *                       [--keep-unverified] [--json|--keys]
+ * pmuguard enforce stop
+ *
+ * start: the policy for this machine, then where it wants a guard the
+ * attach, the self-test and the pin (probe/enforce/enforce.c); one model,
+ * rendered as text, JSON or keys.  The agent runs the same start.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "enforce_common.h"
+
+static const char *const outcome_token[] = {
+	[OUT_ATTACHED] = "attached",	      [OUT_ALREADY] = "already",
+	[OUT_REPLACED] = "replaced",	      [OUT_NOTHING] = "nothing-to-attach",
+	[OUT_REFUSED] = "refused",
+};
+
+static void start_text(const struct start_model *m)
+{
+	const struct plan *pl = &m->pl;
+	if (m->outcome == OUT_NOTHING) {
+		printf("pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s\n",
+		       guard_mode_name(pl->policy.mode),
+		       pl->set.snapshot ? pl->set.snapshot : "this machine", pl->policy.reason);
+		if (m->earlier)
+			printf("pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
+			       "`pmuguard enforce stop` removes it\n",
+			       enf_attach_name(m->earlier->attach),
+			       guard_mode_name(m->earlier->cfg.mode));
+		return;
+	}
+	if (m->r->mounted_bpffs)
+		printf("pmuguard: enforce: nothing was mounted at %s: mounted bpffs there\n",
+		       ENF_BPFFS);
+	if (m->outcome == OUT_REFUSED) {
+		bool pinned = m->r->keep_unverified && m->err == -ENOEXEC;
+		fprintf(stderr,
+			"pmuguard: enforce: could not attach the kernel guard: %s. %s; the "
+			"preload and `pmuguard run` still guard what they reach.\n",
+			m->r->why,
+			pinned ? "It stays pinned, unverified, as --keep-unverified asked: "
+				 "`pmuguard enforce stop` removes it"
+			       : "Nothing of this start was left attached or pinned (a guard an "
+				 "earlier start attached is unchanged)");
+		return;
+	}
+	/* What is attached now, with the facts and reason it was started on
+	 * (an "already attached" guard keeps those of its own start). */
+	const struct pmug_enf_config *c = &m->r->cfg;
+	printf("pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
+	       m->outcome == OUT_ALREADY    ? "already attached"
+	       : m->outcome == OUT_REPLACED ? "replaced and attached"
+					    : "attached",
+	       enf_attach_name(m->r->attach), c->enforce ? "denying with ENOENT" : "audit only",
+	       guard_mode_name((enum guard_mode)c->mode));
+	print_types(stdout, c->core_types, c->n_core);
+	printf(", facts from %s): %s\n", facts_from_words(c), c->reason);
+	verify_text("pmuguard: enforce: ", &m->r->verify);
+	if (!c->enforce)
+		printf("pmuguard: enforce: " AUDIT_WORDS ": it counts what it would deny and allows "
+		       "it; this host is not protected (`enforce status` and `enforce ready` exit "
+		       "9)\n");
+	if (m->r->refused[0])
+		printf("pmuguard: enforce: not kept before it: %s\n", m->r->refused);
+	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
+}
+
+void start_data(const struct start_model *m, enum form form, const char *event)
+{
+	struct out o;
+	out_begin(&o, form);
+	if (event)
+		out_str(&o, "event", event); /* agent: its log lines say what each is */
+	out_str(&o, "outcome", outcome_token[m->outcome]);
+	out_u64(&o, "exit", (unsigned long long)m->rc);
+	if (m->outcome == OUT_NOTHING || m->outcome == OUT_REFUSED) {
+		/* This start's policy; refused: what the kernel said. */
+		const struct plan *pl = &m->pl;
+		out_str(&o, "error", m->outcome == OUT_REFUSED ? m->r->why : NULL);
+		out_null(&o, "attach");
+		out_bool(&o, "protects", false);
+		if (m->outcome == OUT_REFUSED) {
+			out_verify(&o, &m->r->verify);
+			out_str(&o, "refused", m->r->refused[0] ? m->r->refused : NULL);
+			out_bool(&o, "pinned_unverified",
+				 m->r->keep_unverified && m->err == -ENOEXEC);
+			out_bool(&o, "mounted_bpffs", m->r->mounted_bpffs);
+		}
+		out_str(&o, "mode", guard_mode_name(pl->policy.mode));
+		out_bool(&o, "enforce", pl->policy.watch && pl->policy.enforce);
+		out_open(&o, "facts", false);
+		out_str(&o, "state", probe_state_name(pl->v.state));
+		out_str(&o, "source", pl->set.snapshot ? "snapshot" : "live");
+		out_str(&o, "snapshot", pl->set.snapshot);
+		out_close(&o);
+		out_str(&o, "reason", pl->policy.reason);
+		if (m->outcome == OUT_NOTHING) {
+			out_open(&o, "earlier", false);
+			out_bool(&o, "attached", m->earlier != NULL);
+			if (m->earlier) {
+				out_str(&o, "attach", enf_attach_name(m->earlier->attach));
+				out_str(&o, "mode",
+					guard_mode_name((enum guard_mode)m->earlier->cfg.mode));
+			}
+			out_close(&o);
+		}
+	} else {
+		out_null(&o, "error");
+		out_str(&o, "attach", enf_attach_name(m->r->attach));
+		out_bool(&o, "protects", m->r->verify.verified && m->r->cfg.enforce);
+		out_verify(&o, &m->r->verify);
+		out_str(&o, "refused", m->r->refused[0] ? m->r->refused : NULL);
+		out_bool(&o, "mounted_bpffs", m->r->mounted_bpffs);
+		out_config(&o, &m->r->cfg);
+		existing_data(&o, m->ex, &m->r->cfg);
+	}
+	out_end(&o);
+}
+
+void start_option(int ch, const char *arg, struct start_opts *o)
+{
+	if (ch == 'm') {
+		o->mode = guard_mode_parse(arg);
+		if (o->mode < 0)
+			die_usage("enforce: --mode is auto, always, audit or off, not '%s'", arg);
+	} else if (ch == 's') {
+		o->snapshot = arg;
+	} else if (!strcmp(arg, "lsm")) {
+		o->attach = PMUG_ENF_ATTACH_LSM;
+	} else if (!strcmp(arg, "fmod_ret")) {
+		o->attach = PMUG_ENF_ATTACH_FMOD_RET;
+	} else if (strcmp(arg, "auto")) {
+		die_usage("enforce: --attach is auto, lsm or fmod_ret, not '%s'", arg);
+	}
+}
+
+/* What start does, for start and for the agent: the policy, then the
+ * attach, the self-test and the pin where it wants a guard. */
+void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
+		      bool keep_unverified)
+{
+	*m = (struct start_model){.rc = EXIT_OK};
+	plan_make(&m->pl, mode, snapshot, false);
+	if (!m->pl.policy.watch) {
+		m->outcome = OUT_NOTHING;
+		struct enf_status *st = calloc(1, sizeof(*st));
+		if (st && enf_status_read(ENF_PIN_DIR, st, 0) == 0 && st->attached)
+			m->earlier = st;
+		else
+			free(st);
+		return;
+	}
+	struct pmug_enf_config cfg;
+	enf_config_fill(&cfg, &m->pl.policy, m->pl.v.state, m->pl.set.snapshot, attach, time(NULL));
+	m->r = calloc(1, sizeof(*m->r));
+	if (!m->r)
+		die_errno("out of memory");
+	m->err = enf_start(&cfg, ENF_PIN_DIR, keep_unverified, m->r);
+	if (m->err) {
+		m->outcome = OUT_REFUSED;
+		m->rc = EXIT_ENFORCE_FAILED;
+		return;
+	}
+	m->outcome = m->r->already ? OUT_ALREADY : m->r->replaced ? OUT_REPLACED : OUT_ATTACHED;
+	/* After the attach: from here on no event of the class can be
+	 * allocated, so what the iterator finds is all there will be. */
+	m->ex = existing_read(&m->r->cfg);
+	m->rc = existing_rc(m->ex, &m->r->cfg);
+}
+
+void start_refused_say(const struct start_model *m, enum form form)
+{
+	if (m->outcome != OUT_REFUSED)
+		return;
+	if (form != FORM_TEXT) /* the data said it; people still read stderr */
+		fprintf(stderr, "pmuguard: enforce: could not attach the kernel guard: %s\n",
+			m->r->why);
+	hint(m->err);
+	if (m->pl.set.log == GUARD_LOG_DEBUG && m->r->log[0])
+		fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", m->r->log);
+}
+
+void start_free(struct start_model *m)
+{
+	free(m->ex);
+	free(m->earlier);
+	free(m->r);
+	free(m->pl.f);
+}
+
+int enforce_start(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'm'},
+		{"snapshot", required_argument, NULL, 's'},
+		{"attach", required_argument, NULL, 'a'},
+		{"keep-unverified", no_argument, NULL, 'U'},
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	bool keep_unverified = false;
+	struct start_opts so = START_OPTS_INIT;
+	enum form form = FORM_TEXT;
+	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'm':
+		case 's':
+		case 'a':
+			start_option(ch, optarg, &so);
+			break;
+		case 'U':
+			keep_unverified = true;
+			break;
+		case 'J':
+			form_set(&form, FORM_JSON, "start");
+			break;
+		case 'K':
+			form_set(&form, FORM_KEYS, "start");
+			break;
+		case 'h':
+			fputs(enforce_usage, stdout);
+			return EXIT_OK;
+		default:
+			die_bad_option("enforce start", argv, "m:s:a:h");
+		}
+	}
+	if (optind < argc)
+		die_usage("enforce start: unexpected argument '%s'", argv[optind]);
+
+	struct start_model m;
+	start_run(&m, so.mode, so.snapshot, so.attach, keep_unverified);
+	if (form == FORM_TEXT)
+		start_text(&m);
+	else
+		start_data(&m, form, NULL);
+	start_refused_say(&m, form);
+	start_free(&m);
+	return m.rc;
+}
+
+int enforce_stop(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		die_usage("enforce stop takes no arguments");
+	char why[512] = "";
+	int err = enf_stop(ENF_PIN_DIR, why, sizeof(why));
+	if (err == -ENOENT) {
+		printf("pmuguard: enforce: nothing was attached (%s)\n", why);
+		return EXIT_OK;
+	}
+	if (err) {
+		fprintf(stderr, "pmuguard: enforce: stop: %s\n", why);
+		return EXIT_INTERNAL;
+	}
+	printf("pmuguard: enforce: stopped; %s is unpinned and the guard detached\n",
+	       ENF_PIN_DIR);
+	return EXIT_OK;
+}
+

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pmuguard enforce status [--json|--keys]
+ * pmuguard enforce ready
+ *
+ * Both ask the pinned guard the same question (attached_rc): is it
+ * attached, does its self-test pass now, does it deny, and did events of
+ * the class escape it.  status says all of it, as text, JSON or keys;
+ * ready, a readiness probe, says one line.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include "cli.h"
+#include "enforce_common.h"
+
+/* The kernel's side, for "why nothing is attached": 1 yes, 0 no, -1 unknown. */
+struct kernel_view {
+	int btf, bpf_lsm, bpffs;
+	long lsm_rc; /* probe_read_small of the LSM list: its length, or -errno */
+	char lsm[512];
+};
+
+static void kernel_read(struct kernel_view *k)
+{
+	k->lsm_rc = probe_read_small(ENF_LSM_LIST, k->lsm, sizeof(k->lsm));
+	k->bpf_lsm = k->lsm_rc < 0 ? -1 : enf_lsm_listed(k->lsm, (size_t)k->lsm_rc);
+	struct statfs sfs;
+	k->bpffs = statfs(ENF_BPFFS, &sfs) < 0 ? -1 : (unsigned long)sfs.f_type == BPF_FS_MAGIC;
+	k->btf = access(ENF_BTF, R_OK) == 0;
+}
+
+static const char *yesno(int v)
+{
+	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
+}
+
+struct status_model {
+	int rc;
+	int err;                /* enf_status_read: -errno when what is pinned is unreadable */
+	struct enf_status *st;
+	/* not attached: */
+	struct plan pl;
+	struct kernel_view k;
+	/* attached: */
+	struct enf_existing *ex;
+};
+
+static const char *hook_words(unsigned attach)
+{
+	return attach == PMUG_ENF_ATTACH_LSM ? "BPF LSM hook perf_event_alloc"
+					     : "fmod_ret on security_perf_event_alloc";
+}
+
+/* Per uid, the sum over encodings: calls(uid i, denied or audited). */
+static void uid_sums(const struct enf_status *st, unsigned i, unsigned long long *den,
+		     unsigned long long *aud)
+{
+	*den = *aud = 0;
+	for (unsigned j = i; j < st->n_counts; j++)
+		if (st->counts[j].key.uid == st->counts[i].key.uid)
+			*(st->counts[j].key.denied ? den : aud) += st->counts[j].val.calls;
+}
+
+/* Is counts[i] the first entry of its uid? */
+static bool uid_first(const struct enf_status *st, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (st->counts[j].key.uid == st->counts[i].key.uid)
+			return false;
+	return true;
+}
+
+static void status_text(const struct status_model *m)
+{
+	const struct enf_status *st = m->st;
+	if (m->err) {
+		fprintf(stderr, "pmuguard: enforce: status: %s\n", st->why);
+		return;
+	}
+	if (!st->attached) {
+		const struct kernel_view *k = &m->k;
+		printf("pmuguard enforce: not attached: %s\n", st->why);
+		printf("  policy: %s (mode %s): %s\n",
+		       m->pl.policy.watch ? "would attach" : "nothing to attach",
+		       guard_mode_name(m->pl.policy.mode), m->pl.policy.reason);
+		printf("  kernel: BTF %s; BPF LSM active: %s", k->btf ? "yes" : "no",
+		       yesno(k->bpf_lsm));
+		if (k->lsm_rc >= 0)
+			printf(" (lsm=%s)", k->lsm);
+		else
+			printf(" (%s: %s)", ENF_LSM_LIST, strerror((int)-k->lsm_rc));
+		printf("; bpffs at %s: %s\n", ENF_BPFFS, k->bpffs > 0 ? "mounted" : "not mounted");
+		return;
+	}
+	const struct pmug_enf_config *c = &st->cfg;
+	char when[64] = "?";
+	time_t t = (time_t)c->started;
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
+	       hook_words(st->attach), when);
+	verify_text("  ", &st->verify);
+	if (!c->enforce)
+		printf("  NOT PROTECTED: " AUDIT_WORDS ": it counts what it would deny and allows "
+		       "it, on a host whose facts called for a guard, so a tool still reaches the "
+		       "counter (`pmuguard enforce start --mode auto` replaces it with one that "
+		       "denies)\n");
+	printf("  mode: %s (%s); facts: %s, from %s\n", guard_mode_name((enum guard_mode)c->mode),
+	       c->enforce ? "deny with ENOENT" : "audit: count, allow",
+	       probe_state_name((enum probe_state)c->state), facts_from_words(c));
+	printf("  reason at the start: %s\n", c->reason);
+	printf("  core PMU types: ");
+	print_types(stdout, c->core_types, c->n_core);
+	printf("\n  denied there: ");
+	print_hazards(stdout, c);
+	printf("\n  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
+	       " instructions (xlated), %" PRIu32 " bytes jited\n",
+	       st->prog_id, st->link_id, st->xlated_insns, st->jited_bytes);
+	if (st->run_cnt)
+		printf("  runs: %" PRIu64 ", %" PRIu64 " ns on average (kernel.bpf_stats_enabled)\n",
+		       st->run_cnt, st->run_time_ns / st->run_cnt);
+	existing_text("  ", "    ", m->ex, c);
+	const struct pmug_enf_totals *tt = &st->totals;
+	printf("  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu\n",
+	       tt->denied, tt->audited, tt->lost_events, tt->lost_keys);
+	if (!st->n_counts)
+		return;
+	printf("  by encoding:\n");
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		const struct enf_count *e = &st->counts[i];
+		char comm[COMM_SHOWN];
+		sanitize_comm(comm, e->val.last_comm);
+		printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
+		       "%s\n",
+		       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
+		       e->key.code, e->val.calls, comm, e->val.last_pid,
+		       guard_hit_name(key_hit(e->key.code), e->key.code));
+	}
+	if (st->n_counts_total > st->n_counts)
+		printf("    (%u more)\n", st->n_counts_total - st->n_counts);
+	printf("  by uid:\n");
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		if (!uid_first(st, i))
+			continue;
+		unsigned long long den, aud;
+		uid_sums(st, i, &den, &aud);
+		printf("    uid %u: %llu denied, %llu audited\n", st->counts[i].key.uid, den, aud);
+	}
+}
+
+static void status_data(const struct status_model *m, enum form form)
+{
+	const struct enf_status *st = m->st;
+	struct out o;
+	out_begin(&o, form);
+	out_u64(&o, "exit", (unsigned long long)m->rc);
+	if (m->err) {
+		/* What is pinned could not be read: attached or not is unknown. */
+		out_null(&o, "attached");
+		out_str(&o, "error", st->why);
+		out_null(&o, "protects");
+		out_null(&o, "verified");
+		out_end(&o);
+		return;
+	}
+	out_bool(&o, "attached", st->attached);
+	out_null(&o, "error");
+	out_bool(&o, "protects", st->attached && st->verify.verified && st->cfg.enforce);
+	out_verify(&o, &st->verify);
+	if (!st->attached) {
+		const struct kernel_view *k = &m->k;
+		out_str(&o, "why", st->why);
+		out_open(&o, "policy", false);
+		out_bool(&o, "would_attach", m->pl.policy.watch);
+		out_str(&o, "mode", guard_mode_name(m->pl.policy.mode));
+		out_str(&o, "reason", m->pl.policy.reason);
+		out_close(&o);
+		out_open(&o, "kernel", false);
+		out_bool(&o, "btf", k->btf > 0);
+		if (k->bpf_lsm < 0)
+			out_null(&o, "bpf_lsm");
+		else
+			out_bool(&o, "bpf_lsm", k->bpf_lsm > 0);
+		out_str(&o, "lsm", k->lsm_rc >= 0 ? k->lsm : NULL);
+		out_str(&o, "lsm_error", k->lsm_rc >= 0 ? NULL : strerror((int)-k->lsm_rc));
+		if (k->bpffs < 0)
+			out_null(&o, "bpffs");
+		else
+			out_bool(&o, "bpffs", k->bpffs > 0);
+		out_close(&o);
+		out_end(&o);
+		return;
+	}
+	const struct pmug_enf_config *c = &st->cfg;
+	out_null(&o, "why");
+	out_str(&o, "attach", enf_attach_name(st->attach));
+	out_config(&o, c);
+	out_open(&o, "program", false);
+	out_u64(&o, "id", st->prog_id);
+	out_u64(&o, "link_id", st->link_id);
+	out_u64(&o, "xlated_insns", st->xlated_insns);
+	out_u64(&o, "jited_bytes", st->jited_bytes);
+	out_hex(&o, "object", c->object);
+	out_close(&o);
+	/* kernel.bpf_stats_enabled=1 counts runs; 0 runs: not counted (null). */
+	out_open(&o, "runs", false);
+	if (st->run_cnt) {
+		out_u64(&o, "count", st->run_cnt);
+		out_u64(&o, "time_ns", st->run_time_ns);
+		out_u64(&o, "mean_ns", st->run_time_ns / st->run_cnt);
+	} else {
+		out_null(&o, "count");
+		out_null(&o, "time_ns");
+		out_null(&o, "mean_ns");
+	}
+	out_close(&o);
+	const struct pmug_enf_totals *tt = &st->totals;
+	out_open(&o, "totals", false);
+	out_u64(&o, "denied", tt->denied);
+	out_u64(&o, "audited", tt->audited);
+	out_u64(&o, "reports_lost", tt->lost_events);
+	out_u64(&o, "keys_not_counted", tt->lost_keys);
+	out_close(&o);
+	out_u64(&o, "encodings", st->n_counts_total);
+	out_open(&o, "by_encoding", true);
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		const struct enf_count *e = &st->counts[i];
+		char comm[17];
+		comm_str(comm, e->val.last_comm);
+		enum guard_hit hit = key_hit(e->key.code);
+		out_open(&o, NULL, false);
+		out_str(&o, "decision", e->key.denied ? "denied" : "audited");
+		out_u64(&o, "uid", e->key.uid);
+		out_u64(&o, "pmu_type", e->key.pmu_type);
+		out_hex(&o, "config", e->key.code);
+		out_u64(&o, "calls", e->val.calls);
+		out_u64(&o, "last_pid", e->val.last_pid);
+		out_str(&o, "last_comm", comm);
+		out_str(&o, "hit", hit_word(hit));
+		out_str(&o, "name", guard_hit_name(hit, e->key.code));
+		out_close(&o);
+	}
+	out_close(&o);
+	out_open(&o, "by_uid", true);
+	for (unsigned i = 0; i < st->n_counts; i++) {
+		if (!uid_first(st, i))
+			continue;
+		unsigned long long den, aud;
+		uid_sums(st, i, &den, &aud);
+		out_open(&o, NULL, false);
+		out_u64(&o, "uid", st->counts[i].key.uid);
+		out_u64(&o, "denied", den);
+		out_u64(&o, "audited", aud);
+		out_close(&o);
+	}
+	out_close(&o);
+	existing_data(&o, m->ex, c);
+	out_end(&o);
+}
+
+int enforce_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum form form = FORM_TEXT;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (ch == 'J') {
+			form_set(&form, FORM_JSON, "status");
+		} else if (ch == 'K') {
+			form_set(&form, FORM_KEYS, "status");
+		} else if (ch == 'h') {
+			fputs(enforce_usage, stdout);
+			return EXIT_OK;
+		} else {
+			die_bad_option("enforce status", argv, "h");
+		}
+	}
+	if (optind < argc)
+		die_usage("enforce status: unexpected argument '%s'", argv[optind]);
+	struct status_model m = {.rc = EXIT_OK};
+	m.st = calloc(1, sizeof(*m.st));
+	if (!m.st)
+		die_errno("out of memory");
+	m.err = enf_status_read(ENF_PIN_DIR, m.st, ENF_STATUS_VERIFY);
+	if (m.err) {
+		m.rc = EXIT_INTERNAL;
+	} else if (!m.st->attached) {
+		plan_make(&m.pl, -1, NULL, true);
+		kernel_read(&m.k);
+		m.rc = EXIT_NOT_ATTACHED;
+	} else {
+		m.ex = existing_read(&m.st->cfg);
+		m.rc = attached_rc(m.st, m.ex);
+	}
+	if (form == FORM_TEXT) {
+		status_text(&m);
+	} else {
+		status_data(&m, form);
+		if (m.err)
+			fprintf(stderr, "pmuguard: enforce: status: %s\n", m.st->why);
+	}
+	free(m.ex);
+	free(m.pl.f);
+	free(m.st);
+	return m.rc;
+}
+
+
+/* ---- ready ------------------------------------------------------------------ */
+
+static void ready_text(int rc, const struct enf_status *st, const struct enf_existing *ex)
+{
+	printf("%s: %s, verified %s", rc ? "not ready" : "ready", enf_attach_name(st->attach),
+	       st->verify.verified ? "true" : "false");
+	if (rc == EXIT_AUDIT) {
+		printf(": " AUDIT_WORDS " (mode audit: it counts and allows) on a node whose facts "
+		       "called for a guard\n");
+		return;
+	}
+	if (rc == EXIT_EXISTING_EVENTS) {
+		bool one = ex->n_hits == 1;
+		printf(": %u perf event%s of the counter-3 class opened before the guard %s not "
+		       "guarded (",
+		       ex->n_hits, one ? "" : "s", one ? "is" : "are");
+		for (unsigned i = 0; i < ex->n_listed; i++) {
+			char comm[COMM_SHOWN];
+			sanitize_comm(comm, ex->ev[i].f.comm);
+			printf("%spid %u %s", i ? ", " : "", ex->ev[i].f.tgid, comm);
+		}
+		if (ex->n_hits > ex->n_listed)
+			printf(", %u more", ex->n_hits - ex->n_listed);
+		printf("); enabled, %s can still panic the node: restart %s\n", one ? "it" : "each",
+		       one ? "that process" : "those processes");
+		return;
+	}
+	if (rc == EXIT_OK && ex && !ex->known)
+		printf("; events opened before the guard: unknown (%s)", ex->why);
+	putchar('\n');
+}
+
+/* `enforce ready`: the readiness probe.  Exit 0 only on what is seen now:
+ * the pinned guard passes its self-test again, denies, and no event of the
+ * class opened before it is left, or this node's policy needs no guard;
+ * else 6 (none attached where one is needed), 7 (events opened before the
+ * guard escape it), 8 (attached, the self-test fails), 9 (audit mode) or
+ * 1.  A node that can still panic is not ready: a DaemonSet's rollout
+ * stops there. */
+int enforce_ready(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		die_usage("enforce ready takes no arguments");
+	struct enf_status *st = calloc(1, sizeof(*st));
+	if (!st)
+		die_errno("out of memory");
+	int rc;
+	int err = enf_status_read(ENF_PIN_DIR, st, ENF_STATUS_VERIFY);
+	if (err) {
+		printf("not ready: %s\n", st->why);
+		rc = EXIT_INTERNAL;
+	} else if (st->attached) {
+		struct enf_existing *ex = NULL;
+		if (st->verify.verified && st->cfg.enforce)
+			ex = existing_read(&st->cfg);
+		rc = attached_rc(st, ex);
+		ready_text(rc, st, ex);
+		free(ex);
+	} else {
+		struct plan pl;
+		plan_make(&pl, -1, NULL, true);
+		rc = pl.policy.watch ? EXIT_NOT_ATTACHED : EXIT_OK;
+		printf("%s: %s (%s)\n", rc ? "not ready" : "ready",
+		       rc ? "no guard attached where the policy wants one" : "no guard needed",
+		       pl.policy.reason);
+		free(pl.f);
+	}
+	free(st);
+	return rc;
+}
