@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include <stdio.h>
+#include <time.h>
 
 /* Exit codes, documented in the README and the man page. */
 enum {
@@ -29,6 +30,7 @@ enum {
 	EXIT_AUDIT = 9,
 };
 
+/* The messages (cli_die.c). */
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
@@ -85,5 +87,10 @@ void json_str(FILE *out, const char *s);
  * generated_at; SOURCE_DATE_EPOCH (reproducible builds' convention: the
  * pinned reports) stands for now where it is set. */
 void cli_utc_now(char *buf, size_t size);
+/* t as UTC, for data (CLI_TIME_ISO, "2026-12-04T21:40:00Z") or for people
+ * (CLI_TIME_TEXT, "2026-12-04 21:40:00 UTC"); where it cannot be said,
+ * "?" and false (cli_time.c, the command's one time formatter). */
+enum cli_time { CLI_TIME_ISO, CLI_TIME_TEXT };
+bool cli_time_utc(char *buf, size_t size, time_t t, enum cli_time form);
 
 #endif

@@ -139,24 +139,15 @@ void out_config(struct out *o, const struct pmug_enf_config *c)
 	out_str(o, "snapshot", c->facts_from[0] ? c->facts_from : NULL);
 	out_close(o);
 	out_str(o, "reason", c->reason);
-	char when[32] = "";
-	time_t t = (time_t)c->started;
-	struct tm tm;
+	char when[32];
 	out_u64(o, "started", c->started);
-	if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_ISO))
 		out_str(o, "started_utc", when);
 	else
 		out_null(o, "started_utc");
 }
 
 /* ---- The self-test ---------------------------------------------------------- */
-
-void when_utc(char *buf, size_t size, time_t t)
-{
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, size, "?");
-}
 
 /* "verified": true only where the canary came back refused by this very
  * program; "verification" says when, and why not. */
@@ -167,7 +158,7 @@ void out_verify(struct out *o, const struct enf_verify *v)
 	out_bool(o, "ran", v->ran);
 	if (v->ran) {
 		char when[32];
-		when_utc(when, sizeof(when), v->at);
+		cli_time_utc(when, sizeof(when), v->at, CLI_TIME_ISO);
 		out_u64(o, "checked_at", (unsigned long long)v->at);
 		out_str(o, "checked_utc", when);
 		out_str(o, "canary_errno", v->open_errno ? strerrorname_np(v->open_errno) : NULL);

@@ -92,7 +92,6 @@ void sanitize_comm(char out[COMM_SHOWN], const char in[16]);
 void comm_str(char out[17], const char in[16]);
 const char *facts_from_words(const struct pmug_enf_config *c);
 void out_config(struct out *o, const struct pmug_enf_config *c);
-void when_utc(char *buf, size_t size, time_t t);
 void out_verify(struct out *o, const struct enf_verify *v);
 void verify_text(const char *lead, const struct enf_verify *v);
 struct enf_existing *existing_read(const struct pmug_enf_config *cfg);

@@ -53,7 +53,7 @@ static void event_json(const struct follow *fo, const struct pmug_enf_event *e,
 {
 	struct out o;
 	char when[32], msg[sizeof(l->buf) + 1];
-	when_utc(when, sizeof(when), time(NULL));
+	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
 	size_t n = l->len < sizeof(l->buf) ? l->len : sizeof(l->buf);
 	memcpy(msg, l->buf, n);
 	msg[n] = '\0';
@@ -168,7 +168,7 @@ static void life_json(const char *event, const char *key, const char *value)
 {
 	struct out o;
 	char when[32];
-	when_utc(when, sizeof(when), time(NULL));
+	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
 	out_begin(&o, FORM_JSON);
 	out_str(&o, "event", event);
 	out_str(&o, "time", when);

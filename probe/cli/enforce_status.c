@@ -101,11 +101,8 @@ static void status_text(const struct status_model *m)
 		return;
 	}
 	const struct pmug_enf_config *c = &st->cfg;
-	char when[64] = "?";
-	time_t t = (time_t)c->started;
-	struct tm tm;
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	char when[64];
+	cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_TEXT);
 	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
 	       hook_words(st->attach), when);
 	verify_text("  ", &st->verify);

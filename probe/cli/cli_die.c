@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The command's messages: warn_msg() and the die*() helpers, every line
+ * on stderr "pmuguard: ..." through the one escaper.  Each subcommand and
+ * main.c call them; they call nothing of the command's, so no circle.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+void fput_safe(const char *s, FILE *out)
+{
+	report_put_safe(out, s);
+}
+
+/* One line on stderr, whatever the values in it hold: paths and variables
+ * come from outside, and a newline in one must not start a line of its own
+ * (the same escaping as log_str_safe in the shim). */
+static void vmsg(const char *fmt, va_list ap, int err)
+{
+	char *text = NULL;
+	fputs("pmuguard: ", stderr);
+	if (vasprintf(&text, fmt, ap) >= 0) {
+		fput_safe(text, stderr);
+		free(text);
+	} else {
+		fputs("(out of memory formatting a message)", stderr);
+	}
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	exit(EXIT_INTERNAL);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, err);
+	va_end(ap);
+	exit(EXIT_INTERNAL);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	fputs("Try 'pmuguard --help'.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+void die_bad_option(const char *cmd, char **argv, const char *optstring)
+{
+	/* getopt's own messages are off (opterr = 0 in main): one prefix.  An
+	 * unknown long option leaves optopt 0; a known one, or a short one in
+	 * optstring, that getopt refused lacks its argument. */
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+	if (optopt && (!strncmp(arg, "--", 2) || strchr(optstring, optopt)))
+		die_usage("%s: option '%s' needs an argument", cmd,
+			  !strncmp(arg, "--", 2) ? arg : (char[]){'-', (char)optopt, '\0'});
+	if (optopt)
+		die_usage("%s: unrecognized option '-%c'", cmd, optopt);
+	die_usage("%s: unrecognized option '%s'", cmd, arg);
+}
