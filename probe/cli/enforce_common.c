@@ -80,23 +80,10 @@ enum guard_hit key_hit(unsigned code)
 	return guard_rule_config(code, GUARD_TABLE_ETD, GUARD_RULE_HAZARD_ALL);
 }
 
-/* A comm for the text people read, through the one escaper (fput_safe):
- * any process names itself, and its name must not drive the terminal. */
-void sanitize_comm(char out[COMM_SHOWN], const char in[16])
-{
-	char raw[17];
-	memcpy(raw, in, 16);
-	raw[16] = '\0';
-	out[0] = '\0';
-	FILE *m = fmemopen(out, COMM_SHOWN, "w");
-	if (!m)
-		return;
-	fput_safe(raw, m);
-	fclose(m);
-}
-
 /* A comm as the kernel keeps it (16 bytes, NUL-terminated when shorter),
- * as a string; data keeps its bytes (escaped when rendered). */
+ * as a string, its bytes kept: any process names itself, so the text
+ * prints it through the one escaper (fput_safe) and data through the
+ * writer's, and its name cannot drive a terminal or add a line. */
 void comm_str(char out[17], const char in[16])
 {
 	memcpy(out, in, 16);
@@ -223,7 +210,7 @@ int attached_rc(const struct enf_status *st, const struct enf_existing *ex)
 /* lead starts the summary line, indent each event's line.  Where the
  * iterator cannot run, "unknown (why)", never "none". */
 void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
-			  const struct pmug_enf_config *cfg)
+		   const struct pmug_enf_config *cfg)
 {
 	if (!ex->known) {
 		printf("%sexisting events: unknown (%s)\n", lead, ex->why);
@@ -246,11 +233,13 @@ void existing_text(const char *lead, const char *indent, const struct enf_existi
 	}
 	for (unsigned i = 0; ex->known && i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
-		char comm[COMM_SHOWN];
-		sanitize_comm(comm, e->f.comm);
-		printf("%spid %u comm %s fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
+		char comm[17];
+		comm_str(comm, e->f.comm);
+		printf("%spid %u comm ", indent, e->f.tgid);
+		fput_safe(comm, stdout);
+		printf(" fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
 		       "state %s, event id %llu%s: %s\n",
-		       indent, e->f.tgid, comm, e->f.fd, e->f.attr_type, e->f.attr_config,
+		       e->f.fd, e->f.attr_type, e->f.attr_config,
 		       e->f.hw_config, hit_word(e->hit), enf_state_name(e->f.state), e->f.id,
 		       e->f.inherit ? ", inherit (copies its children got before the start are "
 				      "unguarded too; a fork after it fails with ENOENT)"
@@ -262,7 +251,7 @@ void existing_text(const char *lead, const char *indent, const struct enf_existi
 }
 
 void existing_data(struct out *o, const struct enf_existing *ex,
-			  const struct pmug_enf_config *cfg)
+		   const struct pmug_enf_config *cfg)
 {
 	out_open(o, "existing", false);
 	out_bool(o, "known", ex->known);

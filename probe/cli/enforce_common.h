@@ -87,8 +87,8 @@ void print_hazards(FILE *out, const struct pmug_enf_config *c);
 void hint(int err);
 const char *hit_word(enum guard_hit hit);
 enum guard_hit key_hit(unsigned code);
-#define COMM_SHOWN (16 * 4 + 1) /* every byte as \xHH, and the NUL */
-void sanitize_comm(char out[COMM_SHOWN], const char in[16]);
+/* A comm (the kernel's 16 bytes) as a string: text prints it through
+ * fput_safe, data through the writer. */
 void comm_str(char out[17], const char in[16]);
 const char *facts_from_words(const struct pmug_enf_config *c);
 void out_config(struct out *o, const struct pmug_enf_config *c);

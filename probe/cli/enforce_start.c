@@ -144,7 +144,7 @@ void start_option(int ch, const char *arg, struct start_opts *o)
 /* What start does, for start and for the agent: the policy, then the
  * attach, the self-test and the pin where it wants a guard. */
 void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
-		      bool keep_unverified)
+	       bool keep_unverified)
 {
 	*m = (struct start_model){.rc = EXIT_OK};
 	plan_make(&m->pl, mode, snapshot, false);

@@ -134,12 +134,13 @@ static void status_text(const struct status_model *m)
 	printf("  by encoding:\n");
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
-		char comm[COMM_SHOWN];
-		sanitize_comm(comm, e->val.last_comm);
-		printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: "
-		       "%s\n",
+		char comm[17];
+		comm_str(comm, e->val.last_comm);
+		printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last ",
 		       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
-		       e->key.code, e->val.calls, comm, e->val.last_pid,
+		       e->key.code, e->val.calls);
+		fput_safe(comm, stdout);
+		printf("[%u]: %s\n", e->val.last_pid,
 		       guard_hit_name(key_hit(e->key.code), e->key.code));
 	}
 	if (st->n_counts_total > st->n_counts)
@@ -334,9 +335,10 @@ static void ready_text(int rc, const struct enf_status *st, const struct enf_exi
 		       "guarded (",
 		       ex->n_hits, one ? "" : "s", one ? "is" : "are");
 		for (unsigned i = 0; i < ex->n_listed; i++) {
-			char comm[COMM_SHOWN];
-			sanitize_comm(comm, ex->ev[i].f.comm);
-			printf("%spid %u %s", i ? ", " : "", ex->ev[i].f.tgid, comm);
+			char comm[17];
+			comm_str(comm, ex->ev[i].f.comm);
+			printf("%spid %u ", i ? ", " : "", ex->ev[i].f.tgid);
+			fput_safe(comm, stdout);
 		}
 		if (ex->n_hits > ex->n_listed)
 			printf(", %u more", ex->n_hits - ex->n_listed);
