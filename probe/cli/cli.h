@@ -35,6 +35,16 @@ __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_usage(const char *fmt, ...);
 
+/* A verb table's row: `pmuguard NAME` (main.c), `pmuguard enforce NAME`
+ * (cmd_enforce.c). */
+struct cli_verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+/* The table's names as a usage error says them, "a, b or c" (cli_die.c):
+ * built from the table, so it names every verb there is. */
+void cli_verb_names(char *buf, size_t size, const struct cli_verb *v, size_t n);
+
 /* After getopt_long() returned '?': "pmuguard: CMD: unrecognized option ..." (exit 2). */
 __attribute__((noreturn)) void die_bad_option(const char *cmd, char **argv, const char *optstring);
 

@@ -86,3 +86,17 @@ void die_bad_option(const char *cmd, char **argv, const char *optstring)
 		die_usage("%s: unrecognized option '-%c'", cmd, optopt);
 	die_usage("%s: unrecognized option '%s'", cmd, arg);
 }
+
+void cli_verb_names(char *buf, size_t size, const struct cli_verb *v, size_t n)
+{
+	size_t at = 0;
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && at < size; i++) {
+		int w = snprintf(buf + at, size - at, "%s%s", !i ? "" : i + 1 == n ? " or " : ", ",
+				 v[i].name);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+}

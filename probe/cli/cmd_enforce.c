@@ -98,39 +98,19 @@ const char enforce_usage[] =
 	"     --mode audit itself exits 0)\n"
 	"pmuguard-fleet status gives the host's state in LSB's codes.\n";
 
-struct enforce_verb {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-};
-
 /* In the order the usage errors name them. */
-static const struct enforce_verb verbs[] = {
+static const struct cli_verb verbs[] = {
 	{"start", enforce_start},   {"stop", enforce_stop},	  {"status", enforce_status},
 	{"follow", enforce_follow}, {"agent", enforce_agent}, {"ready", enforce_ready},
 };
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
 
-/* "start, stop, ... or ready": the first n verbs, from the table. */
-static void verb_list(char *buf, size_t size, size_t n)
-{
-	size_t at = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && at < size; i++) {
-		int w = snprintf(buf + at, size - at, "%s%s",
-				 !i ? "" : i + 1 == n ? " or " : ", ", verbs[i].name);
-		if (w < 0)
-			break;
-		at += (size_t)w;
-	}
-}
-
 int cmd_enforce(int argc, char **argv)
 {
 	char names[128];
-	if (argc < 2) {
-		verb_list(names, sizeof(names), 4);
+	cli_verb_names(names, sizeof(names), verbs, N_VERBS);
+	if (argc < 2)
 		die_usage("enforce: %s is required", names);
-	}
 	const char *sub = argv[1];
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
 		fputs(enforce_usage, stdout);
@@ -141,7 +121,6 @@ int cmd_enforce(int argc, char **argv)
 	for (size_t i = 0; i < N_VERBS; i++)
 		if (!strcmp(sub, verbs[i].name))
 			return verbs[i].fn(argc - 1, argv + 1);
-	verb_list(names, sizeof(names), N_VERBS);
 	die_usage("enforce: unknown subcommand '%s' (%s)", sub, names);
 }
 #endif

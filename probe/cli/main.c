@@ -46,13 +46,8 @@ static const char usage[] =
 	"  run: CMD's own status (128+N when killed by signal N); 126 CMD not\n"
 	"  executable, 127 CMD not found; 1 nothing was run; 2 usage.\n";
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-};
-
 /* In the order the usage names them. */
-static const struct command commands[] = {
+static const struct cli_verb commands[] = {
 	{"probe", cmd_probe},	{"snapshot", cmd_snapshot}, {"run", cmd_run},
 	{"check", cmd_check},	{"enforce", cmd_enforce},   {"canary", cmd_canary},
 };
@@ -71,8 +66,11 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	opterr = 0; /* die_bad_option() says it, with our prefix */
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	size_t n = sizeof(commands) / sizeof(commands[0]);
+	for (size_t i = 0; i < n; i++)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	die_usage("unknown command '%s'", cmd);
+	char names[128];
+	cli_verb_names(names, sizeof(names), commands, n);
+	die_usage("unknown command '%s' (%s)", cmd, names);
 }
