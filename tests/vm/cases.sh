@@ -19,158 +19,26 @@
 # Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip
 # ("1..0 # SKIP reason"), a failure under PMUGUARD_TESTS_MUST_RUN=1.
 set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
 if [ "${1:-}" = --list ]; then
-	# shellcheck source=tests/lib.sh
-	. "$(dirname "$0")/../lib.sh"
 	list_cases "$0" group
 	exit 0
 fi
 : "${PMUGUARD:?path to the pmuguard command}" "${LIB:?path to libpmuguard.so}"
 : "${PEO:?path to the static peo target}" "${VM_CACHE:?cache directory for the VM}"
-here=$(cd "$(dirname "$0")" && pwd)
-fixtures=$(cd "$here/../snapshots" && pwd)
 [ "${1:-}" != --tap ] || shift
 group=${1:?usage: cases.sh [--tap] GROUP}
 
-n=0 failed=0
-tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
-tap_not_ok() { # DESC [FILE...]: the tail of each file as TAP comments
-	n=$((n + 1))
-	failed=1
-	echo "not ok $n - $1"
-	shift
-	local f
-	for f in "$@"; do
-		[ -s "$f" ] || continue
-		echo "# --- ${f##*/}"
-		tail -n 25 "$f" | sed 's/^/#   /'
-	done
-}
-finish() {
-	echo "1..$n"
-	exit "$failed"
-}
-skip_all() {
-	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
-		echo "not ok 1 - the VM cannot run here: $* (PMUGUARD_TESTS_MUST_RUN=1 makes this a failure)"
-		echo "1..1"
-		exit 1
-	fi
-	echo "1..0 # SKIP $*"
-	exit 0
-}
+vm_setup
+# What every job sees (boot), and how its checks read (guarded).
+# shellcheck disable=SC2034 # read by boot() through job_vars
+VMDIR=$here
+job_vars=(PMUGUARD LIB PEO GOPEO VMDIR)
+guarded_word=guarded
 
-set +e
-why=$("$here/prepare.sh" "$VM_CACHE" 2>&1)
-rc=$?
-set -e
-case $rc in
-0) ;;
-77) skip_all "$why" ;;
-*) tap_not_ok "preparing the VM (kernel, initramfs, test PMU module) failed: $why"; finish ;;
-esac
-# shellcheck source=/dev/null
-. "$VM_CACHE/vm.env"
-
-tmp=$(mktemp -d)
-if [ "${VM_KEEP:-0}" = 1 ]; then
-	echo "# VM_KEEP=1: the boots' files stay in $tmp"
-else
-	trap 'rm -rf "$tmp"' EXIT
-fi
-
-ICX=GenuineIntel-6-6A-6
-ADL=GenuineIntel-6-97-2
-CWF=GenuineIntel-6-DD-1
-
-# The worlds: module parameters, the CPUID fixture, PERF_CPUID, vCPUs.
-world() {
-	metal=
-	case $1 in
-	m6i-old) # an m6i guest on a kernel before 6.11: slots and topdown-* listed
-		pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
-	hybrid) # a hazardous hybrid guest: cpu_core (type 4) and cpu_atom
-		pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
-	healthy) # Ice Lake with perf metrics (bit 48): counter 3 works
-		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 metal=metal ;;
-	cwf-guest) # a Clearwater Forest guest whose CPUID claims fixed counters 4-6
-		pmu='faulty=1 etd=1 missing=0x70 td_events=0' facts=cwf-guest-fixed456 cpuid=$CWF smp=1 ;;
-	cwf-metal) # the same CPU on bare metal: counters 4-6 exist
-		pmu='faulty=0 etd=1 td_events=0' facts=cwf-metal cpuid=$CWF smp=1 metal=metal ;;
-	*) echo "unknown world $1" >&2; exit 2 ;;
-	esac
-}
-
-# boot NAME WORLD < JOB-BODY: one VM boot running JOB-BODY (sh, with the
-# world's facts set up and world.sh's step()); sets $dir and $result, so
-# it must not run in a subshell (feed it with < <(...), not a pipe).
-boot() {
-	local name=$1 start
-	world "$2"
-	dir=$tmp/$name
-	mkdir -p "$dir"
-	{
-		echo ". '$here/world.sh'"
-		echo "world_facts '$fixtures/$facts' $cpuid $metal"
-		echo "PMUGUARD='$PMUGUARD' LIB='$LIB' PEO='$PEO' GOPEO='${GOPEO:-}' VMDIR='$here'"
-		cat
-	} >"$dir/job.sh"
-	start=$(date +%s)
-	result=$("$here/vm.sh" --smp "$smp" --timeout 150 --pmu "$pmu" "$dir") ||
-		result="vm.sh failed"
-	echo "# boot $name ($2 world): $result after $(($(date +%s) - start)) s"
-}
-
-# fatal CASE WORLD HWCONFIG WHAT < JOB-BODY: the unguarded run must panic
-# the kernel in step CASE, on that hardware encoding.
-fatal() {
-	local case=$1 w=$2 config=$3 what=$4
-	boot "$case.unguarded" "$w"
-	if [ "$result" != kernel-fault ]; then
-		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
-			"$dir/console" "$dir/stderr" "$dir/$case.err"
-	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
-		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
-	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter [3-6] .*hw config $config)" \
-		"$dir/console"; then
-		tap_not_ok "$case: unguarded: the panic is not the fixed-counter fault of $config" "$dir/console"
-	else
-		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
-	fi
-}
-panic_summary() { # "add of cpu event type=4 config=0x400 (hw config 0x400) by perf-exec via perf_event_exec"
-	local via
-	via=$(grep -oE '\b(perf_event_exec|_perf_ioctl|__do_sys_perf_event_open|__perf_event_task_sched_in|perf_event_init_task)\b' "$1" | head -n 1)
-	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1 |
-		tr -d '\n'
-	echo "${via:+ via $via}"
-}
-
-# After a guarded batch boot: the kernel survived and every step finished.
-survived() {
-	if [ "$result" != "exit 0" ]; then
-		tap_not_ok "guarded batch ($group): the VM did not finish its job: $result" \
-			"$dir/console" "$dir/stderr"
-		finish
-	fi
-}
-
-# guarded CASE DESC TEST...: a check of step CASE's output in the batch.
-guarded() {
-	local case=$1 desc=$2
-	shift 2
-	if "$@"; then
-		tap_ok "$case: guarded, $desc"
-	else
-		tap_not_ok "$case: guarded: $desc" "$dir/$case.err" "$dir/$case.out"
-	fi
-}
-# Checks over $dir/CASE.{out,err,rc}.
-rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
-err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
-out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
-not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
-counted() { err_has "$1" "^[[:space:]]*[0-9][0-9,]*[[:space:]]+$2([[:space:]]|$)"; }
+# Checks over $dir/CASE.{out,err,rc} that only the preload's cases need:
+# the shim reports each block once on stderr.
 blocked_once() { # CASE TYPE CONFIG
 	[ "$(grep -c "^pmuguard: blocked perf_event_open(type=$2, config=$3)" "$dir/$1.err")" = 1 ]
 }
@@ -526,34 +394,28 @@ judge -rotated
 EOF
 	)
 	survived
-	# json_is CASE PYTHON-EXPR: the step's --json output, d, makes the expression true.
-	json_is() {
-		python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$dir/$1.out" "$2" 2>/dev/null
-	}
 	# The user's lines reached the log (as any user could put them there).
 	guarded inject "uid 65534's segfaults put the mask into the kernel log (dmesg, busybox dmesg, /dev/kmsg)" \
 		eval 'rc_is inject 0 && [ "$(grep -c "signal 11" "$dir/inject.out")" = 2 ] &&
 			grep -q "segfault at 0 .* in \.\.\. event mask: 0001000f000000ff\[" "$dir/dmesg.txt" &&
 			grep -q "^\[[ 0-9.]*\] \.\.\. event mask: 0001000f000000ff$" "$dir/split.txt" &&
 			grep -q "in x\\\\x0a\.\.\. event mask:" "$dir/live.txt"'
-	hazard='d["state"] == "hazard" and d["guard_state"] == "hazard" and not d["perf_metrics"]["proven"] and d["kernel_log"]["ignored"]["count"] >= 1 and not any("segfault" in l or "0001000f" in l for l in d["kernel_log"]["pmu_lines"])'
-	driver='d["kernel_log"]["pmu_lines"][0].startswith("Performance Events: Icelake events") and d["kernel_log"]["mask"] == "0x0000000f000000ff"'
+	hazard='j["state"] == "hazard" and j["guard_state"] == "hazard" and not j["perf_metrics"]["proven"] and j["kernel_log"]["ignored"]["count"] >= 1 and not any("segfault" in l or "0001000f" in l for l in j["kernel_log"]["pmu_lines"])'
+	driver='j["kernel_log"]["pmu_lines"][0].startswith("Performance Events: Icelake events") and j["kernel_log"]["mask"] == "0x0000000f000000ff"'
 	guarded probe "after the driver's block, dmesg: hazard, perf metrics not proven, the user's line ignored, the driver's block quoted" \
-		json_is probe "$hazard and $driver"
+		json_ok probe "$hazard and $driver"
 	guarded probe-split "busybox dmesg (syslog(2) lines): hazard; the faked banner and block after the driver's are ignored" \
-		json_is probe-split "$hazard and $driver and d['kernel_log']['ignored']['banner'] == 1"
+		json_ok probe-split "$hazard and $driver and j['kernel_log']['ignored']['banner'] == 1"
 	guarded probe-live "pmuguard snapshot (/dev/kmsg records): hazard, the driver's block quoted" \
-		json_is probe-live "$hazard and $driver"
+		json_ok probe-live "$hazard and $driver"
 	guarded preload "the preload on these facts: TOPDOWN.SLOTS <not supported>, instructions counted" \
 		stat_ok preload TOPDOWN.SLOTS 4 0x400 instructions
 	guarded probe-rotated "rotated past the boot, dmesg: hazard, no block (the user's lines are no block)" \
-		json_is probe-rotated "$hazard and d['kernel_log']['pmu_lines'] == [] and d['kernel_log']['mask'] is None"
+		json_ok probe-rotated "$hazard and j['kernel_log']['pmu_lines'] == [] and j['kernel_log']['mask'] is None"
 	guarded probe-split-rotated "rotated, busybox dmesg: the faked block is the only one and proves nothing (not anchored): hazard" \
-		json_is probe-split-rotated "d['state'] == 'hazard' and not d['perf_metrics']['proven'] and d['kernel_log']['pmu_block_anchored'] is False"
+		json_ok probe-split-rotated "j['state'] == 'hazard' and not j['perf_metrics']['proven'] and j['kernel_log']['pmu_block_anchored'] is False"
 	guarded probe-live-rotated "rotated, /dev/kmsg: hazard, no block" \
-		json_is probe-live-rotated "$hazard and d['kernel_log']['pmu_lines'] == []"
+		json_ok probe-live-rotated "$hazard and j['kernel_log']['pmu_lines'] == []"
 	guarded preload-rotated "rotated: the preload still blocks TOPDOWN.SLOTS, instructions counted" \
 		stat_ok preload-rotated TOPDOWN.SLOTS 4 0x400 instructions
 	if [ "$enforce" = 1 ]; then

@@ -50,163 +50,31 @@
 #
 # Exit 0 pass, 1 fail; a host that cannot run the VM gives a TAP skip.
 set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
 if [ "${1:-}" = --list ]; then
-	# shellcheck source=tests/lib.sh
-	. "$(dirname "$0")/../lib.sh"
 	list_cases "$0" group
 	exit 0
 fi
 : "${PMUGUARD:?path to the pmuguard command}" "${PEO:?path to the static peo target}"
 : "${VM_CACHE:?cache directory for the VM}" "${PEO_ENABLE:?path to the static peo-enable target}"
-here=$(cd "$(dirname "$0")" && pwd)
-fixtures=$(cd "$here/../snapshots" && pwd)
 [ "${1:-}" != --tap ] || shift
 group=${1:?usage: enforce.sh [--tap] GROUP}
 
-n=0 failed=0
-tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
-tap_not_ok() { # DESC [FILE...]
-	n=$((n + 1))
-	failed=1
-	echo "not ok $n - $1"
-	shift
-	local f
-	for f in "$@"; do
-		[ -s "$f" ] || continue
-		echo "# --- ${f##*/}"
-		tail -n 25 "$f" | sed 's/^/#   /'
-	done
-}
-finish() {
-	echo "1..$n"
-	exit "$failed"
-}
-skip_all() {
-	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
-		echo "not ok 1 - the VM cannot run here: $* (PMUGUARD_TESTS_MUST_RUN=1 makes this a failure)"
-		echo "1..1"
-		exit 1
-	fi
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
 "$PMUGUARD" enforce status >/dev/null 2>&1 && rc=0 || rc=$?
 [ "$rc" != 5 ] || skip_all "pmuguard was built without enforce"
-set +e
-why=$("$here/prepare.sh" "$VM_CACHE" 2>&1)
-rc=$?
-set -e
-case $rc in
-0) ;;
-77) skip_all "$why" ;;
-*) tap_not_ok "preparing the VM failed: $why"; finish ;;
-esac
-# shellcheck source=/dev/null
-. "$VM_CACHE/vm.env"
-GOPEO=${GOPEO:-}
+vm_setup
+# What every job sees (boot), and how its checks read (survived).
+# shellcheck disable=SC2034 # read by boot() through job_vars
+FIXTURES=$fixtures VMDIR=$here FLEET=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
+job_vars=(PMUGUARD PEO PEO_ENABLE GOPEO FIXTURES VMDIR FLEET)
+survival_is_a_proof=1
 
-tmp=$(mktemp -d)
-if [ "${VM_KEEP:-0}" = 1 ]; then
-	echo "# VM_KEEP=1: the boots' files stay in $tmp"
-else
-	trap 'rm -rf "$tmp"' EXIT
-fi
-
-ICX=GenuineIntel-6-6A-6
-fleet_script=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
-ADL=GenuineIntel-6-97-2
-CWF=GenuineIntel-6-DD-1
-
-world() {
-	case $1 in
-	m6i-old) pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
-	m6i-works) # the m6i's facts, a counter 3 that does not fault (audit)
-		pmu='faulty=0 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
-	hybrid) pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
-	healthy) pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 ;;
-	cwf-guest) # fixed counters 4-6 advertised, not implemented (cases.sh)
-		pmu='faulty=1 etd=1 missing=0x70 td_events=0' facts=cwf-guest-fixed456 cpuid=$CWF smp=1 ;;
-	*) echo "unknown world $1" >&2; exit 2 ;;
-	esac
-}
-
-# boot NAME WORLD < JOB-BODY: one boot; sets $dir and $result.
-boot() {
-	local name=$1 start
-	world "$2"
-	dir=$tmp/$name
-	mkdir -p "$dir"
-	{
-		echo ". '$here/world.sh'"
-		echo "world_facts '$fixtures/$facts' $cpuid"
-		echo "PMUGUARD='$PMUGUARD' PEO='$PEO' PEO_ENABLE='$PEO_ENABLE' GOPEO='$GOPEO'"
-		echo "FIXTURES='$fixtures' VMDIR='$here' FLEET='$fleet_script'"
-		cat
-	} >"$dir/job.sh"
-	start=$(date +%s)
-	result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-200}" --pmu "$pmu" "$dir") ||
-		result="vm.sh failed"
-	echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s"
-}
-
-panic_summary() {
-	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1
-}
-
-# fatal CASE WORLD WHAT < JOB-BODY: the run must panic the kernel in step CASE.
-fatal() {
-	local case=$1 w=$2 what=$3
-	boot "$case.unguarded" "$w"
-	if [ "$result" != kernel-fault ]; then
-		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
-			"$dir/console" "$dir/stderr" "$dir/$case.err" "$dir/$case.out"
-	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
-		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
-	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter [3-6]" "$dir/console"; then
-		tap_not_ok "$case: unguarded: the panic is not the fixed-counter fault" "$dir/console"
-	else
-		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
-	fi
-}
-
-survived() {
-	if [ "$result" != "exit 0" ]; then
-		tap_not_ok "$group: the VM did not finish its job: $result" "$dir/console" \
-			"$dir/stderr" "$dir/stdout"
-		finish
-	fi
-	tap_ok "$group: the kernel survived every run of the batch"
-}
-
-guarded() { # CASE DESC TEST...
-	local case=$1 desc=$2
-	shift 2
-	if "$@"; then
-		tap_ok "$case: $desc"
-	else
-		tap_not_ok "$case: $desc" "$dir/$case.err" "$dir/$case.out"
-	fi
-}
 # follow.out names each (encoding, process) once, however often it was denied.
 follow_once() {
 	[ -z "$(grep -o 'perf_event_open(type=[0-9]*, config=0x[0-9a-f]*) in [^ ]*' "$dir/follow.out" |
 		sort | uniq -d)" ]
 }
-rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
-# json_ok CASE EXPR: CASE's stdout is JSON and the Python expression EXPR
-# (j: the object) holds; what it was is printed when not.
-json_ok() {
-	python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-if not eval(sys.argv[2]):
-    print(chr(10).join("# " + l for l in json.dumps(j, indent=1)[:3000].splitlines()))
-    sys.exit(1)' "$dir/$1.out" "$2"
-}
-err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
-out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
-not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
-counted() { err_has "$1" "^[[:space:]]*[0-9][0-9,]*[[:space:]]+$2([[:space:]]|$)"; }
 perf_ok() { # CASE DENIED-EVENT COUNTED-EVENT...
 	local c=$1 ev=$2
 	shift 2
@@ -277,7 +145,7 @@ enforce-systemd)
 	dpkg-deb -R "$deb1" "$tmp/deb2"
 	sed -i 's/^Version: .*/&+upgrade1/' "$tmp/deb2/DEBIAN/control"
 	dpkg-deb -b --root-owner-group "$tmp/deb2" "$tmp/pmuguard-upgrade.deb" >/dev/null
-	fatal perf-unguarded m6i-old "perf stat -e r0400 with no unit running" \
+	fatal perf-unguarded m6i-old 0x400 "perf stat -e r0400 with no unit running" \
 		<<<'step perf-unguarded perf stat -e r0400,instructions -- true'
 	export VM_INIT=systemd VM_TIMEOUT=600
 	boot enforce-systemd m6i-old <<EOF
@@ -374,7 +242,9 @@ EOF
 enforce-lsm)
 	[ -n "$GOPEO" ] || echo "# no Go: go-peo is skipped"
 	while read -r _ c rest; do
-		fatal "$c" m6i-old "${rest%% -- *}" <<<"step $c $rest"
+		config=0x400
+		case $c in perf-metric | inherit-children) config=0x8000 ;; esac
+		fatal "$c" m6i-old "$config" "${rest%% -- *}" <<<"step $c $rest"
 	done < <(lsm_steps)
 	boot enforce-lsm.guarded m6i-old < <(
 		cat <<'EOF'
@@ -663,7 +533,7 @@ EOF
 	;;
 enforce-hybrid)
 	atom_type() { echo 'atom=$(cat /sys/bus/event_source/devices/cpu_atom/type)'; }
-	fatal atom-slots hybrid "cpu_atom/event=0x00,umask=0x4/ on the atom CPU" < <(
+	fatal atom-slots hybrid 0x400 "cpu_atom/event=0x00,umask=0x4/ on the atom CPU" < <(
 		atom_type
 		echo 'step atom-slots taskset -c 1 perf stat -e cpu_atom/event=0x00,umask=0x4/ -- true'
 	)
@@ -700,7 +570,7 @@ enforce-fixed456)
 	# perf and for a static binary that schedules the event, while
 	# instructions and slots (no counter 3 here) count.
 	e4=cpu/event=0x73/ e5=cpu/event=0x9c,umask=0x1/ e6=cpu/event=0xc2,umask=0x2/
-	fatal cwf-enable cwf-guest "the static target enabling 4:0x73 (fixed counter 4)" \
+	fatal cwf-enable cwf-guest 0x73 "the static target enabling 4:0x73 (fixed counter 4)" \
 		<<<'step cwf-enable "$PEO_ENABLE" 4:0x73 4:0x1a4'
 	boot enforce-fixed456 cwf-guest <<EOF
 step start "\$PMUGUARD" enforce start
@@ -769,7 +639,7 @@ AGENT_CAPS="--cap-drop all --cap-add BPF,PERFMON,SYS_ADMIN,SYSLOG"
 EOF
 	}
 	victim='$P run --rm --network none --security-opt seccomp=unconfined -v "$PEO_ENABLE:/peo-enable:ro" --entrypoint /peo-enable $IMG 4:0x400 4:0x1a4'
-	fatal pod-victim m6i-old "a static program in a container enabling 4:0x400, no guard" < <(
+	fatal pod-victim m6i-old 0x400 "a static program in a container enabling 4:0x400, no guard" < <(
 		pod_setup
 		echo "step pod-victim $victim"
 	)
@@ -977,7 +847,7 @@ EOF
 	;;
 enforce-bare)
 	export VM_NOMOUNT=bpf,securityfs
-	fatal bare-peo m6i-old "the static peo-enable with no bpffs and no securityfs" <<<'step bare-peo "$PEO_ENABLE" 4:0x400'
+	fatal bare-peo m6i-old 0x400 "the static peo-enable with no bpffs and no securityfs" <<<'step bare-peo "$PEO_ENABLE" 4:0x400'
 	boot enforce-bare m6i-old <<'EOF'
 grep -E ' /sys/fs/bpf | /sys/kernel/security ' /proc/mounts >mounts-before.txt
 step start "$PMUGUARD" enforce start --json
@@ -1000,15 +870,7 @@ enforce-cloud)
 	# Debian's cloud kernel (linux-image-cloud-amd64, Debian's AMIs): no
 	# 9p, so the root is an ext4 image of what the job runs; no lsm= on
 	# the command line, so its CONFIG_LSM (bpf last) decides.
-	set +e
-	why=$("$here/prepare.sh" "$VM_CACHE" cloud 2>&1)
-	prc=$?
-	set -e
-	case $prc in
-	0) ;;
-	77) skip_all "the cloud kernel: $why" ;;
-	*) tap_not_ok "preparing the cloud kernel failed: $why"; finish ;;
-	esac
+	prepare_vm cloud
 	export VM_CACHE=$VM_CACHE/cloud VM_LSM=default
 	# shellcheck source=/dev/null
 	. "$VM_CACHE/vm.env"
@@ -1016,7 +878,7 @@ enforce-cloud)
 	"$here/rootimg.sh" "$VM_ROOTIMG" --bin "$PMUGUARD" --bin "$PEO_ENABLE" "$here/world.sh" \
 		"$fixtures/m6i-16xlarge-oldkernel" "$TESTPMU"
 	echo "# cloud kernel $KVER; root image $(du -h "$VM_ROOTIMG" | cut -f1)"
-	fatal cloud-peo m6i-old "the static peo-enable on the cloud kernel" <<<'step cloud-peo "$PEO_ENABLE" 4:0x400'
+	fatal cloud-peo m6i-old 0x400 "the static peo-enable on the cloud kernel" <<<'step cloud-peo "$PEO_ENABLE" 4:0x400'
 	boot enforce-cloud m6i-old <<'EOF'
 uname -r >uname.txt
 cat /sys/kernel/security/lsm >lsm.txt

@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by the vm suite's drivers (cases.sh, enforce.sh): the TAP
+# output, the worlds, one boot, and the checks of a boot's steps, so that
+# each helper has one definition and one timeout.  Sourcing defines only;
+# vm_setup prepares the VM and the job's temporary directory.
+# shellcheck shell=bash
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh" # list_cases
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+fixtures=$(cd "$here/../snapshots" && pwd)
+
+# --- TAP: one line per proof, the plan at the end.
+n=0 failed=0
+tap_ok() { n=$((n + 1)); echo "ok $n - $*"; }
+tap_not_ok() { # DESC [FILE...]: the tail of each file as TAP comments
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n - $1"
+	shift
+	local f
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "# --- ${f##*/}"
+		tail -n 25 "$f" | sed 's/^/#   /'
+	done
+}
+finish() {
+	echo "1..$n"
+	exit "$failed"
+}
+# A host that cannot run the VM: a TAP skip, a failure under
+# PMUGUARD_TESTS_MUST_RUN=1 (CI).
+skip_all() {
+	if [ "${PMUGUARD_TESTS_MUST_RUN:-0}" = 1 ]; then
+		echo "not ok 1 - the VM cannot run here: $* (PMUGUARD_TESTS_MUST_RUN=1 makes this a failure)"
+		echo "1..1"
+		exit 1
+	fi
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# prepare_vm [cloud]: fill $VM_CACHE (tests/vm/prepare.sh); a host that
+# cannot skips, a failure to prepare is a failed test.
+prepare_vm() {
+	local why rc
+	set +e
+	why=$("$here/prepare.sh" "$VM_CACHE" ${1:+"$1"} 2>&1)
+	rc=$?
+	set -e
+	case $rc in
+	0) ;;
+	77) skip_all "${1:+the $1 kernel: }$why" ;;
+	*) tap_not_ok "preparing the ${1:+$1 }VM (kernel, initramfs, test PMU module) failed: $why"; finish ;;
+	esac
+}
+
+# vm_setup: the generic kernel prepared and its vm.env read (KVER, KERNEL,
+# INITRD, TESTPMU, GOPEO), and $tmp for the boots' job directories
+# (kept with VM_KEEP=1).
+vm_setup() {
+	prepare_vm
+	# shellcheck source=/dev/null
+	. "$VM_CACHE/vm.env"
+	GOPEO=${GOPEO:-}
+	tmp=$(mktemp -d)
+	if [ "${VM_KEEP:-0}" = 1 ]; then
+		echo "# VM_KEEP=1: the boots' files stay in $tmp"
+	else
+		trap 'rm -rf "$tmp"' EXIT
+	fi
+}
+
+# PERF_CPUID of each world's CPU model (perf's JSON tables).
+ICX=GenuineIntel-6-6A-6
+ADL=GenuineIntel-6-97-2
+CWF=GenuineIntel-6-DD-1
+
+# world NAME: the test PMU module's parameters, the CPUID fixture,
+# PERF_CPUID, vCPUs, and metal=metal for a bare-metal world.
+world() {
+	metal=
+	case $1 in
+	m6i-old) # an m6i guest on a kernel before 6.11: slots and topdown-* listed
+		pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	m6i-works) # the m6i's facts, a counter 3 that does not fault (audit)
+		pmu='faulty=0 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	hybrid) # a hazardous hybrid guest: cpu_core (type 4) and cpu_atom
+		pmu='faulty=1 td_events=1 hybrid=1' facts=hybrid-guest-hazard cpuid=$ADL smp=2 ;;
+	healthy) # Ice Lake with perf metrics (bit 48): counter 3 works
+		pmu='faulty=0 td_events=1 deterministic=1' facts=icx-8375c-metal cpuid=$ICX smp=1 metal=metal ;;
+	cwf-guest) # a Clearwater Forest guest whose CPUID claims fixed counters 4-6
+		pmu='faulty=1 etd=1 missing=0x70 td_events=0' facts=cwf-guest-fixed456 cpuid=$CWF smp=1 ;;
+	cwf-metal) # the same CPU on bare metal: counters 4-6 exist
+		pmu='faulty=0 etd=1 td_events=0' facts=cwf-metal cpuid=$CWF smp=1 metal=metal ;;
+	*) echo "unknown world $1" >&2; exit 2 ;;
+	esac
+}
+
+# boot NAME WORLD < JOB-BODY: one VM boot running JOB-BODY (sh, with the
+# world's facts set up and world.sh's step()), with each variable named in
+# the driver's job_vars array set to its value here; sets $dir and $result,
+# so it must not run in a subshell (feed it with < <(...), not a pipe).
+# VM_TIMEOUT caps the boot (default 200 s: a boot takes 7-15 s when two run
+# at once on 2 cores, far more on a loaded host); VM_LSM, VM_NOMOUNT and
+# VM_INIT reach vm.sh from the environment.
+boot() {
+	local name=$1 start v vars=
+	world "$2"
+	dir=$tmp/$name
+	mkdir -p "$dir"
+	# shellcheck disable=SC2154 # job_vars: the driver's list
+	for v in "${job_vars[@]}"; do vars+=" $v='${!v:-}'"; done
+	{
+		echo ". '$here/world.sh'"
+		echo "world_facts '$fixtures/$facts' $cpuid $metal"
+		echo "${vars# }"
+		cat
+	} >"$dir/job.sh"
+	start=$(date +%s)
+	result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-200}" --pmu "$pmu" "$dir") ||
+		result="vm.sh failed"
+	echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s"
+}
+
+# panic_summary CONSOLE: "add of cpu event type=4 config=0x400 (hw config
+# 0x400) by perf-exec via perf_event_exec": the module's panic and the path
+# that scheduled the event.
+panic_summary() {
+	local via
+	via=$(grep -oE '\b(perf_event_exec|_perf_ioctl|__do_sys_perf_event_open|__perf_event_task_sched_in|perf_event_init_task)\b' "$1" | head -n 1)
+	sed -nE 's/.*not syncing: pmuguard_testpmu: [^:]*: (.*) by ([^[]*)\[.*/\1 by \2/p' "$1" | head -n 1 |
+		tr -d '\n'
+	echo "${via:+ via $via}"
+}
+
+# fatal CASE WORLD HWCONFIG WHAT < JOB-BODY: unguarded, in a boot of its
+# own, the kernel must panic in step CASE on the fixed-counter fault of
+# that hardware encoding.
+fatal() {
+	local case=$1 w=$2 config=$3 what=$4
+	boot "$case.unguarded" "$w"
+	if [ "$result" != kernel-fault ]; then
+		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
+			"$dir/console" "$dir/stderr" "$dir/$case.err" "$dir/$case.out"
+	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
+		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter [3-6] .*hw config $config)" \
+		"$dir/console"; then
+		tap_not_ok "$case: unguarded: the panic is not the fixed-counter fault of $config" "$dir/console"
+	else
+		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
+	fi
+}
+
+# After a batch boot: the kernel survived and every step finished, or the
+# group ends here.  Where the driver sets survival_is_a_proof=1 (enforce.sh:
+# the kernel guard is what kept the kernel alive) the survival is a TAP
+# line of its own.
+survived() {
+	# shellcheck disable=SC2154 # group: the driver's argument
+	if [ "$result" != "exit 0" ]; then
+		tap_not_ok "$group: the VM did not finish its job: $result" \
+			"$dir/console" "$dir/stderr" "$dir/stdout"
+		finish
+	fi
+	[ "${survival_is_a_proof:-0}" = 0 ] || tap_ok "$group: the kernel survived every run of the batch"
+}
+
+# guarded CASE DESC TEST...: a check of step CASE's output in the batch.
+# $guarded_word (cases.sh: "guarded") prefixes DESC.
+guarded() {
+	local case=$1 desc=$2
+	shift 2
+	if "$@"; then
+		tap_ok "$case: ${guarded_word:+$guarded_word, }$desc"
+	else
+		tap_not_ok "$case: ${guarded_word:+$guarded_word: }$desc" "$dir/$case.err" "$dir/$case.out"
+	fi
+}
+
+# Checks over $dir/CASE.{out,err,rc}.
+rc_is() { [ "$(cat "$dir/$1.rc" 2>/dev/null)" = "$2" ]; }
+err_has() { grep -Eq -- "$2" "$dir/$1.err"; }
+out_has() { grep -Eq -- "$2" "$dir/$1.out"; }
+not_supported() { err_has "$1" "<not supported>[[:space:]]+$2([[:space:]]|$)"; }
+counted() { err_has "$1" "^[[:space:]]*[0-9][0-9,]*[[:space:]]+$2([[:space:]]|$)"; }
+# json_ok CASE EXPR: CASE's stdout is JSON and the Python expression EXPR
+# (j: the object) holds; what it was is printed when not.
+json_ok() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+if not eval(sys.argv[2]):
+    print(chr(10).join("# " + l for l in json.dumps(j, indent=1)[:3000].splitlines()))
+    sys.exit(1)' "$dir/$1.out" "$2"
+}
