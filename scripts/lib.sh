@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by scripts/quickstart and scripts/test: install what the build and
 # the tests need (Debian 12 packages), then configure and build; and by
-# scripts/build-deb and the package tests: the files of the tree.
+# scripts/build-deb, the package tests and tests/cli/format.sh: the files
+# of the tree.
 # shellcheck shell=bash
 
 PMUGUARD_DEB_PACKAGES=(
@@ -16,6 +17,8 @@ PMUGUARD_DEB_PACKAGES=(
 	# package-ansible-swap-refused's attacker, who swaps the copied .deb
 	python3-apt inotify-tools
 	clang-14 libclang-rt-14-dev
+	# tests/cli/format.sh: .clang-format is written for clang-format 14
+	clang-format-14
 	# pmuguard enforce: libbpf, and bpftool for the skeleton (clang-14 above
 	# compiles the BPF object)
 	libbpf-dev bpftool
