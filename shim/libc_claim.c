@@ -51,14 +51,6 @@
 #include "libc_sym.h"
 #include "sys.h"
 
-/* libc's own syscall(), as its symbol gave it before the claim. */
-static void *g_libc_syscall;
-
-void *pmug_libc_claimed_original(void)
-{
-	return __atomic_load_n(&g_libc_syscall, __ATOMIC_ACQUIRE);
-}
-
 /* The protection the loader gave the page at vaddr (relative to base) of
  * the object whose ELF header is mapped at base, or -1.  The dynamic symbol
  * table lies in the segment that maps the header (offset 0), the first
@@ -171,7 +163,7 @@ bool pmug_libc_claim(const void *ours)
 	 * each other for ever. */
 	if (!in_text(m->l_addr, was))
 		return false;
-	__atomic_store_n(&g_libc_syscall, (void *)(m->l_addr + was), __ATOMIC_RELEASE);
+	pmug_libc_note_original((void *)(m->l_addr + was));
 	long after = prot & ~PROT_EXEC;
 	if (!(prot & PROT_WRITE) &&
 	    pmug_sys3(SYS_mprotect, page, pagesz, after | PROT_WRITE) != 0)

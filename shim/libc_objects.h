@@ -41,8 +41,9 @@ int pmug_is_libc(const char *path);
 /* libc's dynamic symbol `syscall` in the object at base, or NULL. */
 ElfW(Sym) *pmug_libc_syscall_sym(uintptr_t base, const ElfW(Dyn) *dyn);
 
-/* libc's own syscall() as its symbol gave it before the claim pointed the
- * symbol at the shim (libc_claim.c), or NULL. */
-void *pmug_libc_claimed_original(void);
+/* libc's own syscall() as its symbol gave it, noted by the claim
+ * (libc_claim.c) before it points the symbol at the shim, so that
+ * pmug_libc_find() forwards there. */
+void pmug_libc_note_original(void *fn);
 
 #endif

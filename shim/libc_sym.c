@@ -266,6 +266,14 @@ const struct link_map *pmug_loaded_objects(struct auxv_want *w)
 	return r ? r->r_map : NULL;
 }
 
+/* libc's own syscall(), as its symbol gave it before the claim. */
+static void *g_libc_syscall;
+
+void pmug_libc_note_original(void *fn)
+{
+	__atomic_store_n(&g_libc_syscall, fn, __ATOMIC_RELEASE);
+}
+
 bool pmug_libc_find(struct pmug_libc *out, const void *ours)
 {
 	struct auxv_want w = {.want = AUX_BASE | AUX_PHDR | AUX_PHNUM | AUX_SECURE};
@@ -281,7 +289,7 @@ bool pmug_libc_find(struct pmug_libc *out, const void *ours)
 		/* Claimed already: libc's symbol is ours now, its function is
 		 * what the claim saw (stored before the symbol was written). */
 		if ((const void *)out->syscall == ours)
-			out->syscall = pmug_libc_claimed_original();
+			out->syscall = __atomic_load_n(&g_libc_syscall, __ATOMIC_ACQUIRE);
 		out->errno_location = lookup(m->l_addr, m->l_ld, "__errno_location");
 		/* Unknown (no vector entry): treated as secure, so the
 		 * environment is not read at all. */
