@@ -46,21 +46,20 @@ static bool library_mapped(void)
 	return found;
 }
 
-/* PERF_TYPE_RAW and the core PMUs' types from sysfs. */
+/* PERF_TYPE_RAW and the core PMUs' types, as the probe reads them from
+ * sysfs (probe_sysfs: the PMU names the kernel registers, nothing else). */
 static unsigned core_types(uint32_t *types, unsigned max)
 {
-	static const char *const names[] = {"cpu", "cpu_core", "cpu_atom", "cpu_lowpower"};
+	struct probe_facts *f = calloc(1, sizeof(*f));
+	if (!f)
+		die_errno("out of memory");
 	unsigned n = 0;
 	types[n++] = 4;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && n < max; i++) {
-		char path[96], buf[32];
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", names[i]);
-		if (probe_read_small(path, buf, sizeof(buf)) <= 0)
-			continue;
-		unsigned long t = strtoul(buf, NULL, 10);
-		if (t != 4 && t < UINT32_MAX)
-			types[n++] = (uint32_t)t;
-	}
+	probe_sysfs(f, "/sys/bus/event_source/devices", false);
+	for (unsigned i = 0; i < f->n_pmus && n < max; i++)
+		if (f->pmus[i].type != 4)
+			types[n++] = f->pmus[i].type;
+	free(f);
 	return n;
 }
 
