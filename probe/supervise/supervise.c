@@ -236,20 +236,27 @@ static int recv_fd(int sock, int *err)
 
 /* ---- the supervisor ------------------------------------------------------- */
 
-static struct sup_audit_row *audit_row(struct sup *s, uint32_t type, uint64_t config, bool *first)
+/* The audit's row of a call whose attr was read: counted, and judged with
+ * the audit's view whatever the policy answers; NULL once the table is
+ * full. */
+static struct sup_audit_row *audit_count(struct sup *s, const struct guard_attr *attr)
 {
-	for (unsigned i = 0; i < s->a.n_rows; i++)
-		if (s->a.rows[i].type == type && s->a.rows[i].config == config) {
-			*first = false;
-			return &s->a.rows[i];
-		}
-	*first = true;
-	if (s->a.n_rows == SUP_AUDIT_MAX) {
+	struct sup_audit_row *r = NULL;
+	for (unsigned i = 0; i < s->a.n_rows && !r; i++)
+		if (s->a.rows[i].type == attr->type && s->a.rows[i].config == attr->config)
+			r = &s->a.rows[i];
+	if (!r && s->a.n_rows == SUP_AUDIT_MAX) {
 		s->a.rows_full = true;
 		return NULL;
 	}
-	struct sup_audit_row *r = &s->a.rows[s->a.n_rows++];
-	*r = (struct sup_audit_row){.type = type, .config = config};
+	if (!r) {
+		r = &s->a.rows[s->a.n_rows++];
+		*r = (struct sup_audit_row){.type = attr->type, .config = attr->config};
+	}
+	r->calls++;
+	r->hit = guard_attr_sized(attr->size)
+			 ? guard_classify_any(&s->o->view, attr->type, attr->config)
+			 : GUARD_HIT_NONE;
 	return r;
 }
 
@@ -292,13 +299,8 @@ static void handle_report(struct sup *s, struct seccomp_notif *req,
 	int read_rc = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
 	if (seccomp_notify_id_valid(s->nfd, req->id) != 0)
 		return;
-	bool first;
-	struct sup_audit_row *row = read_rc == 0 ? audit_row(s, attr.type, attr.config, &first) : NULL;
+	struct sup_audit_row *row = read_rc == 0 ? audit_count(s, &attr) : NULL;
 	if (row) {
-		row->calls++;
-		row->hit = guard_attr_sized(attr.size)
-				   ? guard_classify_any(&s->o->view, attr.type, attr.config)
-				   : GUARD_HIT_NONE;
 		row->in_process = true;
 	} else if (read_rc != 0) {
 		s->a.refused++;
@@ -337,16 +339,9 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 		s->a.refused_denied += d.deny;
 		s->a.refused_err = -read_rc;
 	} else if (read_rc == 0) {
-		bool first;
-		struct sup_audit_row *row = audit_row(s, attr.type, attr.config, &first);
-		if (row) {
-			row->calls++;
-			/* Judged whatever the policy, for the audit table. */
-			row->hit = guard_attr_sized(attr.size)
-					   ? guard_classify_any(&s->o->view, attr.type, attr.config)
-					   : GUARD_HIT_NONE;
+		struct sup_audit_row *row = audit_count(s, &attr);
+		if (row)
 			row->denied = d.deny;
-		}
 	}
 	s->notified++;
 	s->denied += d.deny;
