@@ -31,9 +31,9 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 	if (s == e)
 		return;
 	const char *eq = memchr(s, '=', (size_t)(e - s));
-	bool ok = false;
+	const char *ks = s, *ke = eq ? eq : e, *vs = eq ? eq + 1 : e, *ve = e;
+	bool ok = false, known = eq != NULL;
 	if (eq) {
-		const char *ks = s, *ke = eq, *vs = eq + 1, *ve = e;
 		trim(&ks, &ke);
 		trim(&vs, &ve);
 		if (is(ks, ke, "mode")) {
@@ -63,24 +63,16 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 				c->lock = true;
 			else if ((ok = is(vs, ve, "no")))
 				c->lock = false;
+		} else {
+			known = false;
 		}
 	}
 	if (!ok && c->bad_lines++ == 0) {
+		/* What was not understood: the value of a known key, else the
+		 * key, else the line (no '='). */
 		c->first_bad = lineno;
-		/* What was not understood: the key, else the value, else the
-		 * line (no '='). */
-		const char *ws = s, *we = e;
-		c->bad_tail[0] = !eq ? 'l' : 'k';
-		if (eq) {
-			const char *ks = s, *ke = eq, *vs = eq + 1, *ve = e;
-			trim(&ks, &ke);
-			trim(&vs, &ve);
-			bool known = is(ks, ke, "mode") || is(ks, ke, "log") || is(ks, ke, "snapshot") ||
-				     is(ks, ke, "slots") || is(ks, ke, "lock");
-			ws = known ? vs : ks;
-			we = known ? ve : ke;
-			c->bad_tail[0] = known ? 'v' : 'k';
-		}
+		c->bad_kind = !eq ? GUARD_CONF_BAD_LINE : known ? GUARD_CONF_BAD_VALUE : GUARD_CONF_BAD_KEY;
+		const char *ws = known ? vs : ks, *we = known ? ve : ke;
 		size_t n = (size_t)(we - ws) < sizeof(c->bad_word) - 1 ? (size_t)(we - ws)
 									  : sizeof(c->bad_word) - 1;
 		memcpy(c->bad_word, ws, n);
@@ -101,13 +93,14 @@ static size_t put(char *buf, size_t at, size_t size, const char *s)
 static void say_bad(struct guard_conf *c, const char *path)
 {
 	char num[24];
-	char kind = c->bad_tail[0];
 	size_t at = put(c->bad_where, 0, sizeof(c->bad_where), path);
 	at = put(c->bad_where, at, sizeof(c->bad_where), ":");
 	num[probe_utoa(num, (uint64_t)c->first_bad)] = '\0';
 	at = put(c->bad_where, at, sizeof(c->bad_where), num);
 	put(c->bad_where, at, sizeof(c->bad_where),
-	    kind == 'v' ? " (a value it does not know, '" : kind == 'k' ? " (unknown key '" : " (no key = value: '");
+	    c->bad_kind == GUARD_CONF_BAD_VALUE ? " (a value it does not know, '"
+	    : c->bad_kind == GUARD_CONF_BAD_KEY ? " (unknown key '"
+						: " (no key = value: '");
 	at = put(c->bad_tail, 0, sizeof(c->bad_tail), "'): that line only; the rest applies");
 	if (c->bad_lines > 1) {
 		num[probe_utoa(num, (uint64_t)(c->bad_lines - 1))] = '\0';

@@ -40,6 +40,7 @@ struct guard_conf {
 	 * reports it (settings.c): "PATH:N (unknown key '", the key or value
 	 * as written (cut at 31 bytes), and "'): that line only ..." with how
 	 * many more there are.  Made by guard_conf_read(). */
+	enum { GUARD_CONF_BAD_KEY, GUARD_CONF_BAD_VALUE, GUARD_CONF_BAD_LINE } bad_kind;
 	char bad_where[192];
 	char bad_word[32];
 	char bad_tail[96];
