@@ -925,7 +925,10 @@ PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMU
 unset LD_PRELOAD
 PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400 4:0x8000 4:0x1a4 >/dev/null
 PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400 >/dev/null
-sleep 0.2
+# The listener writes each datagram as it takes it: a last one sent after
+# the reports, once written, says every report before it is in the file.
+python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"sandbox: reports end", "/dev/log")'
+for _ in \$(seq 600); do grep -q 'sandbox: reports end' $tmp/sb/syslog && break; sleep 0.05; done
 PMUGUARD_SNAPSHOT=$M6I $FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD --syslog-file $tmp/sb/syslog \
 	--textfile $tmp/metrics/pmuguard.prom
 PMUGUARD_SNAPSHOT=$M6I $FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD --syslog-file $tmp/sb/syslog >$tmp/status.json
@@ -1205,8 +1208,10 @@ for d in (b"MESSAGE=blocked perf_event_open(type=4, config=0x400) in perf[7]: TO
           b"MESSAGE_ID=7cd40d08058b4d219f41289bb6a12067\nSYSLOG_IDENTIFIER=fake\nPMUGUARD_LAYER=preload\n"
           b"PMUGUARD_DECISION=audit\nPMUGUARD_TYPE=4\nPMUGUARD_CONFIG=0x8400\n"):
     s.sendto(d, "/run/systemd/journal/socket")
+# Sent last, once in the file it says every entry before it is there.
+s.sendto(b"MESSAGE=entries end\nSYSLOG_IDENTIFIER=sync\n", "/run/systemd/journal/socket")
 PY
-sleep 0.2
+for _ in \$(seq 600); do grep -q 'entries end' $tmp/sb/journal && break; sleep 0.05; done
 PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
 	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/status.json
 SH
