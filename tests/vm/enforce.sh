@@ -188,7 +188,12 @@ step status pmuguard enforce status
 step security systemd-analyze security --no-pager pmuguard-enforce.service \
 	pmuguard-reprobe.service pmuguard-metrics.service
 step denied perf stat -e r0400,instructions -- true
-sleep 3
+# The follower writes the denial to the journal when it reads the ring:
+# waited for, 60 s at most (a TCG boot on a busy machine is slow).
+for _ in $(seq 600); do
+	journalctl -q --no-pager MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed 2>/dev/null | grep -q . && break
+	sleep 0.1
+done
 step catalog journalctl -x --no-pager MESSAGE_ID=d93446f22afd479cb455b565ea7ca8ed
 step catalog-block journalctl --dump-catalog 7cd40d08058b4d219f41289bb6a12067
 step reprobe systemctl start pmuguard-reprobe.service
