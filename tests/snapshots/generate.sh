@@ -617,6 +617,8 @@ expect ${C}virtualbox-guest-kvm-paravirt-ubuntu20.04 no-pmu no-vpmu,facts-unknow
 # VirtualBox on a hybrid Alder Lake-U host: its DMI line names VirtualBox,
 # whose own lack of a vPMU is the cause, not KVM's on a hybrid host.
 expect ${C}virtualbox-guest-on-adl-u-i7-1255U-6.6.0-rc7 no-pmu no-vpmu,facts-unknown
+# A Firecracker guest's log quoted four spaces deep in a page.
+expect ${C}kvm-firecracker-guest-intel-xeon-no-vpmu-5.8.0-quoted no-pmu no-vpmu,facts-unknown
 expect ${C}syzbot-nested-qemu-on-gce-icelake-6.13.0-rc6 no-pmu no-vpmu,facts-unknown
 # A 6.1 guest on a Raptor Lake-P host whose own kernel put counter 3 and
 # bit 48 in its mask over CPUID's 3 (the hypervisor refused the write).
