@@ -102,11 +102,17 @@ unguarded-baseline)
 	ok "without the preload the fault is reached"
 	;;
 healthy-host-untouched)
-	sandbox env PMUGUARD_SNAPSHOT="$ICX" "$FLEET" install --lib "$LIB" --pmuguard "$PMUGUARD"
-	[ "$rc" = 0 ] || fail "install on a healthy host failed ($rc)"
-	grep -q 'no hazard' "$tmp/out" || fail "install did not say why it did nothing"
-	[ ! -e "$(etc)/ld.so.preload" ] || fail "a healthy host's ld.so.preload was written"
-	ok "healthy host: nothing written"
+	# Healthy bare metal, new kernel and old: the 5.4 worlds log no bit 48
+	# and list no slots, the Arrow Lake-U one clears bit 48 itself; the
+	# fleet must not guard any of them.  A fresh sandbox for each.
+	for world in icx-8375c-metal icx-metal-5.4 icx-metal-5.4-no-log arl-u-hybrid-metal-6.12; do
+		rm -rf "$tmp/sb" && mkdir -p "$tmp/sb"
+		sandbox env PMUGUARD_SNAPSHOT="$FIXTURES/$world" "$FLEET" install --lib "$LIB" --pmuguard "$PMUGUARD"
+		[ "$rc" = 0 ] || fail "$world: install on a healthy host failed ($rc)"
+		grep -q 'no hazard' "$tmp/out" || fail "$world: install did not say why it did nothing"
+		[ ! -e "$(etc)/ld.so.preload" ] || fail "$world: a healthy host's ld.so.preload was written"
+		ok "$world: healthy host: nothing written"
+	done
 	;;
 entries-survive-byte-for-byte)
 	root=$tmp/root
