@@ -1626,6 +1626,54 @@ SH
 		fail "the audit does not say the host's policy still answers"
 	ok "lock = yes: the host's policy still answers the audited tree's calls"
 	;;
+changes-refresh-the-metrics)
+	# install, reprobe and uninstall start the metrics unit where systemd
+	# runs, so that the file says the change now, not up to 5 minutes
+	# later; nothing where systemd does not run, under --root, or from the
+	# packages' removal scripts (PMUGUARD_FLEET_NO_REFRESH=1).  A
+	# stand-in systemctl records what it is asked.
+	mkdir -p "$tmp/bin"
+	printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>%s/systemctl.log\n' "$tmp" >"$tmp/bin/systemctl"
+	chmod 755 "$tmp/bin/systemctl"
+	cat >"$tmp/script" <<SH
+set -e
+export PATH=$tmp/bin:\$PATH
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- no systemd" >>$tmp/systemctl.log
+mkdir -p /run/systemd/system
+echo "-- systemd" >>$tmp/systemctl.log
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- installed" >>$tmp/systemctl.log
+$FLEET reprobe --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- reprobed" >>$tmp/systemctl.log
+$FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- uninstalled" >>$tmp/systemctl.log
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+PMUGUARD_FLEET_NO_REFRESH=1 $FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- installed, uninstalled as a package removal does" >>$tmp/systemctl.log
+mkdir -p $tmp/root/etc $tmp/root${LIB%/*}
+cp $LIB $tmp/root$LIB
+$FLEET install --root $tmp/root --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- under --root" >>$tmp/systemctl.log
+SH
+	m6i_host
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	want='-- no systemd
+-- systemd
+start --no-block pmuguard-metrics.service
+-- installed
+start --no-block pmuguard-metrics.service
+-- reprobed
+start --no-block pmuguard-metrics.service
+-- uninstalled
+start --no-block pmuguard-metrics.service
+-- installed, uninstalled as a package removal does
+-- under --root'
+	[ "$(cat "$tmp/systemctl.log")" = "$want" ] ||
+		fail "the metrics unit was not started after each change, or was started where it should not be: $(cat "$tmp/systemctl.log")"
+	ok "install, reprobe and uninstall start the metrics unit where systemd runs, never without systemd or under --root"
+	;;
 *)
 	echo "unknown case $case_name"
 	exit 2
