@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What the verbs of `pmuguard enforce` share: the policy for this machine,
- * and the guard's configuration, self-test and the events that existed
+ * What the verbs of `pmuguard enforce` share: their documents, through the
+ * report's writers (../report/), the policy for this machine, and the
+ * guard's configuration, self-test and the events that existed
  * before it, as text and as data.
  */
 #include <errno.h>
@@ -12,6 +13,46 @@
 
 #include "cli.h"
 #include "enforce_common.h"
+
+/* ---- The documents ---------------------------------------------------------- */
+
+struct doc_head {
+	report_walker *walk;
+	const void *arg;
+};
+
+/* Every document: its object, and schema, version and generated_at first. */
+static void doc_walk(const struct report_sink *doc, const void *arg)
+{
+	const struct doc_head *h = arg;
+	char now[24];
+	cli_utc_now(now, sizeof(now));
+	report_doc_open(doc, NULL, false);
+	report_doc_uint(doc, "schema", ENF_OUTPUT_SCHEMA);
+	report_doc_str(doc, "version", PMUGUARD_VERSION);
+	report_doc_str(doc, "generated_at", now);
+	h->walk(doc, h->arg);
+	report_doc_end(doc);
+}
+
+void enf_doc_print(enum form form, report_walker *walk, const void *arg)
+{
+	const struct doc_head h = {walk, arg};
+	if (form == FORM_KEYS)
+		report_write_keys(stdout, doc_walk, &h);
+	else
+		report_write_json(stdout, doc_walk, &h);
+	fflush(stdout); /* follow's and the agent's lines are read as they come */
+}
+
+void form_set(enum form *form, enum form want, const char *sub)
+{
+	if (*form != FORM_TEXT && *form != want)
+		die_usage("enforce %s: --json and --keys exclude each other", sub);
+	*form = want;
+}
+
+/* ---- What the policy says ---------------------------------------------------- */
 
 void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
 {
@@ -98,66 +139,68 @@ const char *facts_from_words(const struct pmug_enf_config *c)
 }
 
 /* The configuration of a guard: how it judges, and what it was decided on. */
-void out_config(struct out *o, const struct pmug_enf_config *c)
+void config_data(const struct report_sink *doc, const struct pmug_enf_config *c)
 {
-	out_str(o, "mode", guard_mode_name((enum guard_mode)c->mode));
-	out_bool(o, "enforce", c->enforce != 0);
-	out_open(o, "core_types", true);
+	report_doc_str(doc, "mode", guard_mode_name((enum guard_mode)c->mode));
+	report_doc_bool(doc, "enforce", c->enforce != 0);
+	report_doc_open(doc, "core_types", true);
 	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++)
-		out_u64(o, NULL, c->core_types[i]);
-	out_close(o);
+		report_doc_uint(doc, NULL, c->core_types[i]);
+	report_doc_end(doc);
 	/* Each type's hazard set: the fixed counters whose encodings it denies. */
-	out_open(o, "core_pmus", true);
+	report_doc_open(doc, "core_pmus", true);
 	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++) {
-		out_open(o, NULL, false);
-		out_u64(o, "type", c->core_types[i]);
-		out_open(o, "hazard_counters", true);
+		report_doc_open(doc, NULL, false);
+		report_doc_uint(doc, "type", c->core_types[i]);
+		report_doc_open(doc, "hazard_counters", true);
 		for (unsigned n = GUARD_RULE_COUNTER_FIRST; n <= GUARD_RULE_COUNTER_LAST; n++)
 			if ((c->core_hazard[i] >> n) & 1)
-				out_u64(o, NULL, n);
-		out_close(o);
-		out_str(o, "table", c->core_table[i] == GUARD_TABLE_ETD ? "e-core-topdown" : "pseudo");
-		out_close(o);
+				report_doc_uint(doc, NULL, n);
+		report_doc_end(doc);
+		report_doc_str(doc, "table",
+			       c->core_table[i] == GUARD_TABLE_ETD ? "e-core-topdown" : "pseudo");
+		report_doc_end(doc);
 	}
-	out_close(o);
-	out_open(o, "facts", false);
-	out_str(o, "state", probe_state_name((enum probe_state)c->state));
-	out_str(o, "source", c->facts_from[0] ? "snapshot" : "live");
-	out_str(o, "snapshot", c->facts_from[0] ? c->facts_from : NULL);
-	out_close(o);
-	out_str(o, "reason", c->reason);
+	report_doc_end(doc);
+	report_doc_open(doc, "facts", false);
+	report_doc_str(doc, "state", probe_state_name((enum probe_state)c->state));
+	report_doc_str(doc, "source", c->facts_from[0] ? "snapshot" : "live");
+	report_doc_str(doc, "snapshot", c->facts_from[0] ? c->facts_from : NULL);
+	report_doc_end(doc);
+	report_doc_str(doc, "reason", c->reason);
 	char when[32];
-	out_u64(o, "started", c->started);
+	report_doc_uint(doc, "started", c->started);
 	if (cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_ISO))
-		out_str(o, "started_utc", when);
+		report_doc_str(doc, "started_utc", when);
 	else
-		out_null(o, "started_utc");
+		report_doc_null(doc, "started_utc");
 }
 
 /* ---- The self-test ---------------------------------------------------------- */
 
 /* "verified": true only where the canary came back refused by this very
  * program; "verification" says when, and why not. */
-void out_verify(struct out *o, const struct enf_verify *v)
+void verify_data(const struct report_sink *doc, const struct enf_verify *v)
 {
-	out_bool(o, "verified", v->ran && v->verified);
-	out_open(o, "verification", false);
-	out_bool(o, "ran", v->ran);
+	report_doc_bool(doc, "verified", v->ran && v->verified);
+	report_doc_open(doc, "verification", false);
+	report_doc_bool(doc, "ran", v->ran);
 	if (v->ran) {
 		char when[32];
 		cli_time_utc(when, sizeof(when), v->at, CLI_TIME_ISO);
-		out_u64(o, "checked_at", (unsigned long long)v->at);
-		out_str(o, "checked_utc", when);
-		out_str(o, "canary_errno", v->open_errno ? strerrorname_np(v->open_errno) : NULL);
-		out_u64(o, "canaries_refused", v->answered);
+		report_doc_uint(doc, "checked_at", (unsigned long long)v->at);
+		report_doc_str(doc, "checked_utc", when);
+		report_doc_str(doc, "canary_errno",
+			       v->open_errno ? strerrorname_np(v->open_errno) : NULL);
+		report_doc_uint(doc, "canaries_refused", v->answered);
 	} else {
-		out_null(o, "checked_at");
-		out_null(o, "checked_utc");
-		out_null(o, "canary_errno");
-		out_null(o, "canaries_refused");
+		report_doc_null(doc, "checked_at");
+		report_doc_null(doc, "checked_utc");
+		report_doc_null(doc, "canary_errno");
+		report_doc_null(doc, "canaries_refused");
 	}
-	out_str(o, "why", v->verified ? NULL : v->why[0] ? v->why : "not checked");
-	out_close(o);
+	report_doc_str(doc, "why", v->verified ? NULL : v->why[0] ? v->why : "not checked");
+	report_doc_end(doc);
 }
 
 void verify_text(const char *lead, const struct enf_verify *v)
@@ -250,40 +293,40 @@ void existing_text(const char *lead, const char *indent, const struct enf_existi
 		printf("%s(%u more)\n", indent, ex->n_hits - ex->n_listed);
 }
 
-void existing_data(struct out *o, const struct enf_existing *ex,
+void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg)
 {
-	out_open(o, "existing", false);
-	out_bool(o, "known", ex->known);
+	report_doc_open(doc, "existing", false);
+	report_doc_bool(doc, "known", ex->known);
 	if (!ex->known) {
-		out_str(o, "why", ex->why);
-		out_close(o);
+		report_doc_str(doc, "why", ex->why);
+		report_doc_end(doc);
 		return;
 	}
-	out_u64(o, "files", ex->n_files);
-	out_u64(o, "hits", ex->n_hits);
+	report_doc_uint(doc, "files", ex->n_files);
+	report_doc_uint(doc, "hits", ex->n_hits);
 	/* Exit 7: a denying guard, and events of the class it cannot stop. */
-	out_bool(o, "unguarded", existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
-	out_open(o, "events", true);
+	report_doc_bool(doc, "unguarded", existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
+	report_doc_open(doc, "events", true);
 	for (unsigned i = 0; i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
 		char comm[17];
 		comm_str(comm, e->f.comm);
-		out_open(o, NULL, false);
-		out_u64(o, "pid", e->f.tgid);
-		out_str(o, "comm", comm);
-		out_u64(o, "fd", e->f.fd);
-		out_u64(o, "type", e->f.attr_type);
-		out_hex(o, "config", e->f.attr_config);
-		out_hex(o, "hw_config", e->f.hw_config);
-		out_str(o, "hit", hit_word(e->hit));
-		out_str(o, "name", guard_hit_name(e->hit, e->judged));
-		out_str(o, "state", enf_state_token(e->f.state));
-		out_u64(o, "event_id", e->f.id);
-		out_bool(o, "inherit", e->f.inherit != 0);
-		out_close(o);
+		report_doc_open(doc, NULL, false);
+		report_doc_uint(doc, "pid", e->f.tgid);
+		report_doc_str(doc, "comm", comm);
+		report_doc_uint(doc, "fd", e->f.fd);
+		report_doc_uint(doc, "type", e->f.attr_type);
+		report_doc_hex(doc, "config", false, e->f.attr_config);
+		report_doc_hex(doc, "hw_config", false, e->f.hw_config);
+		report_doc_str(doc, "hit", hit_word(e->hit));
+		report_doc_str(doc, "name", guard_hit_name(e->hit, e->judged));
+		report_doc_str(doc, "state", enf_state_token(e->f.state));
+		report_doc_uint(doc, "event_id", e->f.id);
+		report_doc_bool(doc, "inherit", e->f.inherit != 0);
+		report_doc_end(doc);
 	}
-	out_close(o);
-	out_close(o);
+	report_doc_end(doc);
+	report_doc_end(doc);
 }
 

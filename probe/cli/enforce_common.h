@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the verbs of `pmuguard enforce` share: the document writer for
- * --json and --keys, the policy for this machine, and the pieces of the
- * guard's state that start, status, ready and the agent all say
- * (enforce_common.c).  One file per verb group beside it: enforce_start.c
+ * What the verbs of `pmuguard enforce` share: their documents (--json,
+ * --keys) through the report's writers, the policy for this machine, and
+ * the pieces of the guard's state that start, status, ready and the agent
+ * all say (enforce_common.c).  One file per verb group beside it: enforce_start.c
  * (start, stop), enforce_status.c (status, ready), enforce_follow.c
  * (follow, agent); cmd_enforce.c dispatches from its verb table.
  */
@@ -17,6 +17,7 @@
 
 #include "enforce.h"
 #include "policy.h"
+#include "report.h"
 #include "settings.h"
 
 /* The verbs (cmd_enforce.c's table). */
@@ -30,37 +31,17 @@ int enforce_agent(int argc, char **argv);
 /* `pmuguard enforce --help`, which every verb's --help prints. */
 extern const char enforce_usage[];
 
-/* ---- The document writer (enforce_out.c) ---------------------------------- */
+/* ---- The documents: the report's writers (enforce_common.c) -------------- */
 
 /* Raised when a key changes meaning or goes away (new keys do not raise it). */
 #define ENF_OUTPUT_SCHEMA 1
 
 enum form { FORM_TEXT, FORM_JSON, FORM_KEYS };
 
-#define OUT_DEPTH 6
-
-struct out {
-	enum form form;
-	FILE *f;
-	unsigned depth;
-	size_t plen[OUT_DEPTH]; /* the path's length at each depth */
-	unsigned n[OUT_DEPTH];  /* members written so far at each depth */
-	bool array[OUT_DEPTH];  /* that depth is an array */
-	char path[256];
-};
-
-/* A document on stdout: schema, version and generated_at first. */
-void out_begin(struct out *o, enum form form);
-void out_end(struct out *o);
-/* An object (array false) or an array; key is NULL inside an array. */
-void out_open(struct out *o, const char *key, bool array);
-void out_close(struct out *o);
-void out_str(struct out *o, const char *key, const char *s); /* s NULL: null */
-void out_null(struct out *o, const char *key);
-void out_u64(struct out *o, const char *key, unsigned long long v);
-/* An encoding, as the journal's PMUGUARD_CONFIG says it: "0x400". */
-void out_hex(struct out *o, const char *key, unsigned long long v);
-void out_bool(struct out *o, const char *key, bool v);
+/* A document on stdout as JSON or keys, through ../report/'s writers (one
+ * writer, one escaper for every document of the command), then flushed:
+ * the object, schema, version and generated_at, then what walk gives. */
+void enf_doc_print(enum form form, report_walker *walk, const void *arg);
 /* --json / --keys, once: sub names the verb in the usage error. */
 void form_set(enum form *form, enum form want, const char *sub);
 
@@ -91,15 +72,15 @@ enum guard_hit key_hit(unsigned code);
  * fput_safe, data through the writer. */
 void comm_str(char out[17], const char in[16]);
 const char *facts_from_words(const struct pmug_enf_config *c);
-void out_config(struct out *o, const struct pmug_enf_config *c);
-void out_verify(struct out *o, const struct enf_verify *v);
+void config_data(const struct report_sink *doc, const struct pmug_enf_config *c);
+void verify_data(const struct report_sink *doc, const struct enf_verify *v);
 void verify_text(const char *lead, const struct enf_verify *v);
 struct enf_existing *existing_read(const struct pmug_enf_config *cfg);
 int existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg);
 int attached_rc(const struct enf_status *st, const struct enf_existing *ex);
 void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
-void existing_data(struct out *o, const struct enf_existing *ex,
+void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
 
 /* ---- start, for the agent too (enforce_start.c) --------------------------- */

@@ -48,38 +48,51 @@ struct follow {
 };
 
 /* A denial as one JSON line: the data, and the text line as "message". */
+struct event_doc {
+	const struct follow *fo;
+	const struct pmug_enf_event *e;
+	const struct guard_decision *d;
+	const char *comm, *when, *msg;
+};
+
+static void event_walk(const struct report_sink *doc, const void *arg)
+{
+	const struct event_doc *a = arg;
+	const struct pmug_enf_event *e = a->e;
+	const struct guard_decision *d = a->d;
+	report_doc_str(doc, "event", e->denied ? "denied" : "audited");
+	report_doc_str(doc, "time", a->when);
+	report_doc_uint(doc, "pid", e->tgid);
+	report_doc_uint(doc, "tid", e->pid);
+	report_doc_str(doc, "comm", a->comm);
+	report_doc_uint(doc, "uid", e->uid);
+	report_doc_uint(doc, "cgroup_id", e->cgroup_id);
+	report_doc_uint(doc, "pmu_type", e->pmu_type);
+	report_doc_uint(doc, "attr_type", e->attr_type);
+	report_doc_hex(doc, "config", false, e->attr_config);
+	report_doc_hex(doc, "hw_config", false, e->hw_config);
+	report_doc_str(doc, "hit", hit_word(d->hit));
+	int counter = guard_hit_counter(d->hit, d->config);
+	if (counter >= 0)
+		report_doc_uint(doc, "counter", (unsigned long long)counter);
+	else
+		report_doc_null(doc, "counter");
+	report_doc_str(doc, "what", guard_hit_name(d->hit, d->config));
+	report_doc_bool(doc, "inherited", e->inherited != 0);
+	report_doc_str(doc, "attach", enf_attach_name(a->fo->st->attach));
+	report_doc_str(doc, "message", a->msg);
+}
+
 static void event_json(const struct follow *fo, const struct pmug_enf_event *e,
 		       const struct guard_decision *d, const char *comm, const struct logline *l)
 {
-	struct out o;
 	char when[32], msg[sizeof(l->buf) + 1];
 	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
 	size_t n = l->len < sizeof(l->buf) ? l->len : sizeof(l->buf);
 	memcpy(msg, l->buf, n);
 	msg[n] = '\0';
-	out_begin(&o, FORM_JSON);
-	out_str(&o, "event", e->denied ? "denied" : "audited");
-	out_str(&o, "time", when);
-	out_u64(&o, "pid", e->tgid);
-	out_u64(&o, "tid", e->pid);
-	out_str(&o, "comm", comm);
-	out_u64(&o, "uid", e->uid);
-	out_u64(&o, "cgroup_id", e->cgroup_id);
-	out_u64(&o, "pmu_type", e->pmu_type);
-	out_u64(&o, "attr_type", e->attr_type);
-	out_hex(&o, "config", e->attr_config);
-	out_hex(&o, "hw_config", e->hw_config);
-	out_str(&o, "hit", hit_word(d->hit));
-	int counter = guard_hit_counter(d->hit, d->config);
-	if (counter >= 0)
-		out_u64(&o, "counter", (unsigned long long)counter);
-	else
-		out_null(&o, "counter");
-	out_str(&o, "what", guard_hit_name(d->hit, d->config));
-	out_bool(&o, "inherited", e->inherited != 0);
-	out_str(&o, "attach", enf_attach_name(fo->st->attach));
-	out_str(&o, "message", msg);
-	out_end(&o);
+	const struct event_doc a = {fo, e, d, comm, when, msg};
+	enf_doc_print(FORM_JSON, event_walk, &a);
 }
 
 /* systemd's JOURNAL_STREAM ("DEV:INODE" of the stream it connected to
@@ -164,17 +177,25 @@ static void on_signals(void)
 }
 
 /* A lifecycle line of follow --json and the agent: {"schema":1,"event":...}. */
+struct life_doc {
+	const char *event, *when, *key, *value;
+};
+
+static void life_walk(const struct report_sink *doc, const void *arg)
+{
+	const struct life_doc *a = arg;
+	report_doc_str(doc, "event", a->event);
+	report_doc_str(doc, "time", a->when);
+	if (a->key)
+		report_doc_str(doc, a->key, a->value);
+}
+
 static void life_json(const char *event, const char *key, const char *value)
 {
-	struct out o;
 	char when[32];
 	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
-	out_begin(&o, FORM_JSON);
-	out_str(&o, "event", event);
-	out_str(&o, "time", when);
-	if (key)
-		out_str(&o, key, value);
-	out_end(&o);
+	const struct life_doc a = {event, when, key, value};
+	enf_doc_print(FORM_JSON, life_walk, &a);
 }
 
 /* Follow the attached program (st, open) until stop or a signal. */

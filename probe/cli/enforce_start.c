@@ -72,56 +72,67 @@ static void start_text(const struct start_model *m)
 	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
 }
 
-void start_data(const struct start_model *m, enum form form, const char *event)
+struct start_doc {
+	const struct start_model *m;
+	const char *event;
+};
+
+static void start_walk(const struct report_sink *doc, const void *arg)
 {
-	struct out o;
-	out_begin(&o, form);
+	const struct start_model *m = ((const struct start_doc *)arg)->m;
+	const char *event = ((const struct start_doc *)arg)->event;
 	if (event)
-		out_str(&o, "event", event); /* agent: its log lines say what each is */
-	out_str(&o, "outcome", outcome_token[m->outcome]);
-	out_u64(&o, "exit", (unsigned long long)m->rc);
+		report_doc_str(doc, "event", event); /* agent: its log lines say what each is */
+	report_doc_str(doc, "outcome", outcome_token[m->outcome]);
+	report_doc_uint(doc, "exit", (unsigned long long)m->rc);
 	if (m->outcome == OUT_NOTHING || m->outcome == OUT_REFUSED) {
 		/* This start's policy; refused: what the kernel said. */
 		const struct plan *pl = &m->pl;
-		out_str(&o, "error", m->outcome == OUT_REFUSED ? m->r->why : NULL);
-		out_null(&o, "attach");
-		out_bool(&o, "protects", false);
+		report_doc_str(doc, "error", m->outcome == OUT_REFUSED ? m->r->why : NULL);
+		report_doc_null(doc, "attach");
+		report_doc_bool(doc, "protects", false);
 		if (m->outcome == OUT_REFUSED) {
-			out_verify(&o, &m->r->verify);
-			out_str(&o, "refused", m->r->refused[0] ? m->r->refused : NULL);
-			out_bool(&o, "pinned_unverified",
-				 m->r->keep_unverified && m->err == -ENOEXEC);
-			out_bool(&o, "mounted_bpffs", m->r->mounted_bpffs);
+			verify_data(doc, &m->r->verify);
+			report_doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
+			report_doc_bool(doc, "pinned_unverified",
+					m->r->keep_unverified && m->err == -ENOEXEC);
+			report_doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
 		}
-		out_str(&o, "mode", guard_mode_name(pl->policy.mode));
-		out_bool(&o, "enforce", pl->policy.watch && pl->policy.enforce);
-		out_open(&o, "facts", false);
-		out_str(&o, "state", probe_state_name(pl->v.state));
-		out_str(&o, "source", pl->set.snapshot ? "snapshot" : "live");
-		out_str(&o, "snapshot", pl->set.snapshot);
-		out_close(&o);
-		out_str(&o, "reason", pl->policy.reason);
+		report_doc_str(doc, "mode", guard_mode_name(pl->policy.mode));
+		report_doc_bool(doc, "enforce", pl->policy.watch && pl->policy.enforce);
+		report_doc_open(doc, "facts", false);
+		report_doc_str(doc, "state", probe_state_name(pl->v.state));
+		report_doc_str(doc, "source", pl->set.snapshot ? "snapshot" : "live");
+		report_doc_str(doc, "snapshot", pl->set.snapshot);
+		report_doc_end(doc);
+		report_doc_str(doc, "reason", pl->policy.reason);
 		if (m->outcome == OUT_NOTHING) {
-			out_open(&o, "earlier", false);
-			out_bool(&o, "attached", m->earlier != NULL);
+			report_doc_open(doc, "earlier", false);
+			report_doc_bool(doc, "attached", m->earlier != NULL);
 			if (m->earlier) {
-				out_str(&o, "attach", enf_attach_name(m->earlier->attach));
-				out_str(&o, "mode",
+				report_doc_str(doc, "attach", enf_attach_name(m->earlier->attach));
+				report_doc_str(
+					doc, "mode",
 					guard_mode_name((enum guard_mode)m->earlier->cfg.mode));
 			}
-			out_close(&o);
+			report_doc_end(doc);
 		}
 	} else {
-		out_null(&o, "error");
-		out_str(&o, "attach", enf_attach_name(m->r->attach));
-		out_bool(&o, "protects", m->r->verify.verified && m->r->cfg.enforce);
-		out_verify(&o, &m->r->verify);
-		out_str(&o, "refused", m->r->refused[0] ? m->r->refused : NULL);
-		out_bool(&o, "mounted_bpffs", m->r->mounted_bpffs);
-		out_config(&o, &m->r->cfg);
-		existing_data(&o, m->ex, &m->r->cfg);
+		report_doc_null(doc, "error");
+		report_doc_str(doc, "attach", enf_attach_name(m->r->attach));
+		report_doc_bool(doc, "protects", m->r->verify.verified && m->r->cfg.enforce);
+		verify_data(doc, &m->r->verify);
+		report_doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
+		report_doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
+		config_data(doc, &m->r->cfg);
+		existing_data(doc, m->ex, &m->r->cfg);
 	}
-	out_end(&o);
+}
+
+void start_data(const struct start_model *m, enum form form, const char *event)
+{
+	const struct start_doc a = {m, event};
+	enf_doc_print(form, start_walk, &a);
 }
 
 void start_option(int ch, const char *arg, struct start_opts *o)

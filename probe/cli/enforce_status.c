@@ -155,114 +155,110 @@ static void status_text(const struct status_model *m)
 	}
 }
 
-static void status_data(const struct status_model *m, enum form form)
+static void status_walk(const struct report_sink *doc, const void *arg)
 {
+	const struct status_model *m = arg;
 	const struct enf_status *st = m->st;
-	struct out o;
-	out_begin(&o, form);
-	out_u64(&o, "exit", (unsigned long long)m->rc);
+	report_doc_uint(doc, "exit", (unsigned long long)m->rc);
 	if (m->err) {
 		/* What is pinned could not be read: attached or not is unknown. */
-		out_null(&o, "attached");
-		out_str(&o, "error", st->why);
-		out_null(&o, "protects");
-		out_null(&o, "verified");
-		out_end(&o);
+		report_doc_null(doc, "attached");
+		report_doc_str(doc, "error", st->why);
+		report_doc_null(doc, "protects");
+		report_doc_null(doc, "verified");
 		return;
 	}
-	out_bool(&o, "attached", st->attached);
-	out_null(&o, "error");
-	out_bool(&o, "protects", st->attached && st->verify.verified && st->cfg.enforce);
-	out_verify(&o, &st->verify);
+	report_doc_bool(doc, "attached", st->attached);
+	report_doc_null(doc, "error");
+	report_doc_bool(doc, "protects", st->attached && st->verify.verified && st->cfg.enforce);
+	verify_data(doc, &st->verify);
 	if (!st->attached) {
 		const struct kernel_view *k = &m->k;
-		out_str(&o, "why", st->why);
-		out_open(&o, "policy", false);
-		out_bool(&o, "would_attach", m->pl.policy.watch);
-		out_str(&o, "mode", guard_mode_name(m->pl.policy.mode));
-		out_str(&o, "reason", m->pl.policy.reason);
-		out_close(&o);
-		out_open(&o, "kernel", false);
-		out_bool(&o, "btf", k->btf > 0);
+		report_doc_str(doc, "why", st->why);
+		report_doc_open(doc, "policy", false);
+		report_doc_bool(doc, "would_attach", m->pl.policy.watch);
+		report_doc_str(doc, "mode", guard_mode_name(m->pl.policy.mode));
+		report_doc_str(doc, "reason", m->pl.policy.reason);
+		report_doc_end(doc);
+		report_doc_open(doc, "kernel", false);
+		report_doc_bool(doc, "btf", k->btf > 0);
 		if (k->bpf_lsm < 0)
-			out_null(&o, "bpf_lsm");
+			report_doc_null(doc, "bpf_lsm");
 		else
-			out_bool(&o, "bpf_lsm", k->bpf_lsm > 0);
-		out_str(&o, "lsm", k->lsm_rc >= 0 ? k->lsm : NULL);
-		out_str(&o, "lsm_error", k->lsm_rc >= 0 ? NULL : strerror((int)-k->lsm_rc));
+			report_doc_bool(doc, "bpf_lsm", k->bpf_lsm > 0);
+		report_doc_str(doc, "lsm", k->lsm_rc >= 0 ? k->lsm : NULL);
+		report_doc_str(doc, "lsm_error", k->lsm_rc >= 0 ? NULL : strerror((int)-k->lsm_rc));
 		if (k->bpffs < 0)
-			out_null(&o, "bpffs");
+			report_doc_null(doc, "bpffs");
 		else
-			out_bool(&o, "bpffs", k->bpffs > 0);
-		out_close(&o);
-		out_end(&o);
+			report_doc_bool(doc, "bpffs", k->bpffs > 0);
+		report_doc_end(doc);
 		return;
 	}
 	const struct pmug_enf_config *c = &st->cfg;
-	out_null(&o, "why");
-	out_str(&o, "attach", enf_attach_name(st->attach));
-	out_config(&o, c);
-	out_open(&o, "program", false);
-	out_u64(&o, "id", st->prog_id);
-	out_u64(&o, "link_id", st->link_id);
-	out_u64(&o, "xlated_insns", st->xlated_insns);
-	out_u64(&o, "jited_bytes", st->jited_bytes);
-	out_hex(&o, "object", c->object);
-	out_close(&o);
+	report_doc_null(doc, "why");
+	report_doc_str(doc, "attach", enf_attach_name(st->attach));
+	config_data(doc, c);
+	report_doc_open(doc, "program", false);
+	report_doc_uint(doc, "id", st->prog_id);
+	report_doc_uint(doc, "link_id", st->link_id);
+	report_doc_uint(doc, "xlated_insns", st->xlated_insns);
+	report_doc_uint(doc, "jited_bytes", st->jited_bytes);
+	report_doc_hex(doc, "object", false, c->object);
+	report_doc_end(doc);
 	/* kernel.bpf_stats_enabled=1 counts runs; 0 runs: not counted (null). */
-	out_open(&o, "runs", false);
+	report_doc_open(doc, "runs", false);
 	if (st->run_cnt) {
-		out_u64(&o, "count", st->run_cnt);
-		out_u64(&o, "time_ns", st->run_time_ns);
-		out_u64(&o, "mean_ns", st->run_time_ns / st->run_cnt);
+		report_doc_uint(doc, "count", st->run_cnt);
+		report_doc_uint(doc, "time_ns", st->run_time_ns);
+		report_doc_uint(doc, "mean_ns", st->run_time_ns / st->run_cnt);
 	} else {
-		out_null(&o, "count");
-		out_null(&o, "time_ns");
-		out_null(&o, "mean_ns");
+		report_doc_null(doc, "count");
+		report_doc_null(doc, "time_ns");
+		report_doc_null(doc, "mean_ns");
 	}
-	out_close(&o);
+	report_doc_end(doc);
 	const struct pmug_enf_totals *tt = &st->totals;
-	out_open(&o, "totals", false);
-	out_u64(&o, "denied", tt->denied);
-	out_u64(&o, "audited", tt->audited);
-	out_u64(&o, "reports_lost", tt->lost_events);
-	out_u64(&o, "keys_not_counted", tt->lost_keys);
-	out_close(&o);
-	out_u64(&o, "encodings", st->n_counts_total);
-	out_open(&o, "by_encoding", true);
+	report_doc_open(doc, "totals", false);
+	report_doc_uint(doc, "denied", tt->denied);
+	report_doc_uint(doc, "audited", tt->audited);
+	report_doc_uint(doc, "reports_lost", tt->lost_events);
+	report_doc_uint(doc, "keys_not_counted", tt->lost_keys);
+	report_doc_end(doc);
+	report_doc_uint(doc, "encodings", st->n_counts_total);
+	report_doc_open(doc, "by_encoding", true);
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
 		char comm[17];
 		comm_str(comm, e->val.last_comm);
 		enum guard_hit hit = key_hit(e->key.code);
-		out_open(&o, NULL, false);
-		out_str(&o, "decision", e->key.denied ? "denied" : "audited");
-		out_u64(&o, "uid", e->key.uid);
-		out_u64(&o, "pmu_type", e->key.pmu_type);
-		out_hex(&o, "config", e->key.code);
-		out_u64(&o, "calls", e->val.calls);
-		out_u64(&o, "last_pid", e->val.last_pid);
-		out_str(&o, "last_comm", comm);
-		out_str(&o, "hit", hit_word(hit));
-		out_str(&o, "name", guard_hit_name(hit, e->key.code));
-		out_close(&o);
+		report_doc_open(doc, NULL, false);
+		report_doc_str(doc, "decision", e->key.denied ? "denied" : "audited");
+		report_doc_uint(doc, "uid", e->key.uid);
+		report_doc_uint(doc, "pmu_type", e->key.pmu_type);
+		report_doc_hex(doc, "config", false, e->key.code);
+		report_doc_uint(doc, "calls", e->val.calls);
+		report_doc_uint(doc, "last_pid", e->val.last_pid);
+		report_doc_str(doc, "last_comm", comm);
+		report_doc_str(doc, "hit", hit_word(hit));
+		report_doc_str(doc, "name", guard_hit_name(hit, e->key.code));
+		report_doc_end(doc);
 	}
-	out_close(&o);
-	out_open(&o, "by_uid", true);
+	report_doc_end(doc);
+	report_doc_open(doc, "by_uid", true);
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		if (!uid_first(st, i))
 			continue;
 		unsigned long long den, aud;
 		uid_sums(st, i, &den, &aud);
-		out_open(&o, NULL, false);
-		out_u64(&o, "uid", st->counts[i].key.uid);
-		out_u64(&o, "denied", den);
-		out_u64(&o, "audited", aud);
-		out_close(&o);
+		report_doc_open(doc, NULL, false);
+		report_doc_uint(doc, "uid", st->counts[i].key.uid);
+		report_doc_uint(doc, "denied", den);
+		report_doc_uint(doc, "audited", aud);
+		report_doc_end(doc);
 	}
-	out_close(&o);
-	existing_data(&o, m->ex, c);
-	out_end(&o);
+	report_doc_end(doc);
+	existing_data(doc, m->ex, c);
 }
 
 int enforce_status(int argc, char **argv)
@@ -307,7 +303,7 @@ int enforce_status(int argc, char **argv)
 	if (form == FORM_TEXT) {
 		status_text(&m);
 	} else {
-		status_data(&m, form);
+		enf_doc_print(form, status_walk, &m);
 		if (m.err)
 			fprintf(stderr, "pmuguard: enforce: status: %s\n", m.st->why);
 	}

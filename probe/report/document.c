@@ -16,30 +16,64 @@ struct doc {
 	const struct report_sink *s;
 };
 
-static void node(const struct doc *d, const char *key, enum report_node kind, const char *s,
-		 uint64_t n)
+void report_doc_str(const struct report_sink *s, const char *key, const char *v)
 {
-	d->s->node(d->s->ctx, key, kind, s, n);
+	s->node(s->ctx, key, v ? REPORT_NODE_STR : REPORT_NODE_NULL, v, 0);
+}
+
+void report_doc_uint(const struct report_sink *s, const char *key, uint64_t n)
+{
+	s->node(s->ctx, key, REPORT_NODE_UINT, NULL, n);
+}
+
+void report_doc_bool(const struct report_sink *s, const char *key, bool b)
+{
+	s->node(s->ctx, key, REPORT_NODE_BOOL, NULL, b);
+}
+
+void report_doc_null(const struct report_sink *s, const char *key)
+{
+	s->node(s->ctx, key, REPORT_NODE_NULL, NULL, 0);
+}
+
+void report_doc_hex(const struct report_sink *s, const char *key, bool padded, uint64_t v)
+{
+	char buf[24];
+	if (padded)
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	report_doc_str(s, key, buf);
+}
+
+void report_doc_open(const struct report_sink *s, const char *key, bool array)
+{
+	s->node(s->ctx, key, array ? REPORT_NODE_ARRAY : REPORT_NODE_OBJECT, NULL, 0);
+}
+
+void report_doc_end(const struct report_sink *s)
+{
+	s->node(s->ctx, NULL, REPORT_NODE_END, NULL, 0);
 }
 
 static void str(const struct doc *d, const char *key, const char *s)
 {
-	node(d, key, s ? REPORT_NODE_STR : REPORT_NODE_NULL, s, 0);
+	report_doc_str(d->s, key, s);
 }
 
 static void uint(const struct doc *d, const char *key, uint64_t n)
 {
-	node(d, key, REPORT_NODE_UINT, NULL, n);
+	report_doc_uint(d->s, key, n);
 }
 
 static void boolean(const struct doc *d, const char *key, bool b)
 {
-	node(d, key, REPORT_NODE_BOOL, NULL, b);
+	report_doc_bool(d->s, key, b);
 }
 
 static void null(const struct doc *d, const char *key)
 {
-	node(d, key, REPORT_NODE_NULL, NULL, 0);
+	report_doc_null(d->s, key);
 }
 
 static void tri(const struct doc *d, const char *key, enum report_tri t)
@@ -58,26 +92,19 @@ static void uint_or_null(const struct doc *d, const char *key, bool known, uint6
 		null(d, key);
 }
 
-/* A register's value as a string: "0x0000000f000000ff" (padded, as the
- * kernel prints a mask), or "0x38f". */
 static void hex(const struct doc *d, const char *key, bool padded, uint64_t v)
 {
-	char buf[24];
-	if (padded)
-		snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
-	else
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	str(d, key, buf);
+	report_doc_hex(d->s, key, padded, v);
 }
 
 static void begin(const struct doc *d, const char *key, enum report_node kind)
 {
-	node(d, key, kind, NULL, 0);
+	report_doc_open(d->s, key, kind == REPORT_NODE_ARRAY);
 }
 
 static void end(const struct doc *d)
 {
-	node(d, NULL, REPORT_NODE_END, NULL, 0);
+	report_doc_end(d->s);
 }
 
 static void lines(const struct doc *d, const char *key, const char *const l[], unsigned n)
@@ -242,8 +269,9 @@ static void findings(const struct doc *d, const struct report *r)
 	end(d);
 }
 
-void report_walk(const struct report *r, const struct report_sink *sink)
+void report_walk(const struct report_sink *sink, const void *report)
 {
+	const struct report *r = report;
 	const struct doc d = {sink};
 	begin(&d, NULL, REPORT_NODE_OBJECT);
 	uint(&d, "schema", (uint64_t)r->schema);

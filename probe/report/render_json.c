@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * `pmuguard probe --json`: the document (document.c) as one JSON object on
- * one line.  Strings are UTF-8 as found: control characters (C0, DEL and
+ * one line; the command's other documents (report_write_json) the same way.  Strings are UTF-8 as found: control characters (C0, DEL and
  * C1) are \u escapes, and a byte that is not UTF-8 becomes U+FFFD.
  */
 #include <inttypes.h>
@@ -98,10 +98,15 @@ static void json_node(void *ctx, const char *key, enum report_node kind, const c
 	}
 }
 
-void report_render_json(FILE *out, const struct report *r)
+void report_write_json(FILE *out, report_walker *walk, const void *arg)
 {
 	struct json j = {.out = out};
 	const struct report_sink sink = {json_node, &j};
-	report_walk(r, &sink);
+	walk(&sink, arg);
 	fputc('\n', out);
+}
+
+void report_render_json(FILE *out, const struct report *r)
+{
+	report_write_json(out, report_walk, r);
 }

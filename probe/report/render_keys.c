@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * `pmuguard probe --keys`: the document (document.c) flattened for shells,
- * as `systemctl show` does: one KEY=VALUE a line, the first `schema=3`.
+ * as `systemctl show` does: one KEY=VALUE a line, the first `schema=3`;
+ * the command's other documents (report_write_keys) the same way.
  *
  *   - KEY is the value's JSON path, joined with '.': kernel_log.mask,
  *     machine.words; an array's elements by index: pmus.0.name,
@@ -111,9 +112,14 @@ static void keys_node(void *ctx, const char *key, enum report_node kind, const c
 	fputc('\n', k->out);
 }
 
-void report_render_keys(FILE *out, const struct report *r)
+void report_write_keys(FILE *out, report_walker *walk, const void *arg)
 {
 	struct keys k = {.out = out};
 	const struct report_sink sink = {keys_node, &k};
-	report_walk(r, &sink);
+	walk(&sink, arg);
+}
+
+void report_render_keys(FILE *out, const struct report *r)
+{
+	report_write_keys(out, report_walk, r);
 }

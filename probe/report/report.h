@@ -223,7 +223,29 @@ struct report_sink {
 		     uint64_t n);
 	void *ctx;
 };
-void report_walk(const struct report *r, const struct report_sink *sink);
+
+/* The command's documents (`enforce start|status --json|--keys`,
+ * follow's lines) through the same two writers: walk gives sink every node
+ * of the document in order, the top object included, as report_walk does
+ * for the report.  One JSON object and a newline, or KEY=VALUE lines. */
+typedef void report_walker(const struct report_sink *sink, const void *arg);
+/* The report's walker: arg is the struct report. */
+void report_walk(const struct report_sink *sink, const void *report);
+void report_write_json(FILE *out, report_walker *walk, const void *arg);
+void report_write_keys(FILE *out, report_walker *walk, const void *arg);
+
+/* The nodes a walker gives, as document.c gives the report's: key NULL
+ * inside an array; a NULL string is null; report_doc_open() starts an
+ * object (array false) or an array that report_doc_end() closes.
+ * report_doc_hex() is a value as a string, "0x400" (padded false) or as
+ * the kernel prints a mask, "0x0000000f000000ff". */
+void report_doc_str(const struct report_sink *s, const char *key, const char *v);
+void report_doc_uint(const struct report_sink *s, const char *key, uint64_t n);
+void report_doc_bool(const struct report_sink *s, const char *key, bool b);
+void report_doc_null(const struct report_sink *s, const char *key);
+void report_doc_hex(const struct report_sink *s, const char *key, bool padded, uint64_t v);
+void report_doc_open(const struct report_sink *s, const char *key, bool array);
+void report_doc_end(const struct report_sink *s);
 
 /* A JSON string (NULL: null), by the one rule (log_plain_len()): what
  * passes is written as it is, '"' and '\\' as \" and \\, control
