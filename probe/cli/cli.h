@@ -53,6 +53,11 @@ __attribute__((noreturn)) void die_bad_option(const char *cmd, char **argv, cons
 __attribute__((format(printf, 1, 2))) void warn_msg(const char *fmt, ...);
 /* s with the same escaping. */
 void fput_safe(const char *s, FILE *out);
+/* fmt's text on out with the same escaping, then a newline (cli_line:
+ * one line, whatever its values hold) or not (cli_put: a piece of one).
+ * fmt itself holds no newline. */
+__attribute__((format(printf, 2, 3))) void cli_line(FILE *out, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void cli_put(FILE *out, const char *fmt, ...);
 
 /* The folder to read for a snapshot named on the command line, in
  * PMUGUARD_SNAPSHOT or the policy file (settings_cli.c): a path (it holds a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The command's messages: warn_msg() and the die*() helpers, every line
- * on stderr "pmuguard: ..." through the one escaper.  Each subcommand and
+ * on stderr "pmuguard: ..." through the one escaper; cli_line() and
+ * cli_put() for the lines a subcommand prints with values from outside.  Each subcommand and
  * main.c call them; they call nothing of the command's, so no circle.
  */
 #include <errno.h>
@@ -18,19 +19,45 @@ void fput_safe(const char *s, FILE *out)
 	report_put_safe(out, s);
 }
 
+/* fmt's text through the one escaper: values from outside (paths, the
+ * kernel's and libbpf's words, comms, a file's contents) cannot drive a
+ * terminal or start a line of their own; what the command wrote itself
+ * passes as it is. */
+static void vput(FILE *out, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+	if (vasprintf(&text, fmt, ap) >= 0) {
+		fput_safe(text, out);
+		free(text);
+	} else {
+		fputs("(out of memory formatting a message)", out);
+	}
+}
+
+void cli_put(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput(out, fmt, ap);
+	va_end(ap);
+}
+
+void cli_line(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
 /* One line on stderr, whatever the values in it hold: paths and variables
  * come from outside, and a newline in one must not start a line of its own
  * (the same escaping as log_str_safe in the shim). */
 static void vmsg(const char *fmt, va_list ap, int err)
 {
-	char *text = NULL;
 	fputs("pmuguard: ", stderr);
-	if (vasprintf(&text, fmt, ap) >= 0) {
-		fput_safe(text, stderr);
-		free(text);
-	} else {
-		fputs("(out of memory formatting a message)", stderr);
-	}
+	vput(stderr, fmt, ap);
 	if (err)
 		fprintf(stderr, ": %s", strerror(err));
 	fputc('\n', stderr);

@@ -72,7 +72,7 @@ void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
 void print_types(FILE *out, const unsigned *types, unsigned n)
 {
 	for (unsigned i = 0; i < n && i < GUARD_RULE_MAX_CORE; i++)
-		fprintf(out, "%s%u", i ? ", " : "", types[i]);
+		cli_put(out, "%s%u", i ? ", " : "", types[i]);
 }
 
 /* "type 4: fixed counter 3; type 9: fixed counters 4, 5 and 6" */
@@ -82,8 +82,11 @@ void print_hazards(FILE *out, const struct pmug_enf_config *c)
 		uint32_t set = c->core_hazard[i] & GUARD_RULE_HAZARD_ALL;
 		char words[64];
 		probe_fixed_words(set, words, sizeof(words));
-		fprintf(out, "%stype %u: %s%s", i ? "; " : "", c->core_types[i],
-			!set ? "none" : (set & (set - 1)) ? "fixed counters " : "fixed counter ", words);
+		cli_put(out, "%stype %u: %s%s", i ? "; " : "", c->core_types[i],
+			!set                ? "none"
+			: (set & (set - 1)) ? "fixed counters "
+					    : "fixed counter ",
+			words);
 	}
 }
 
@@ -99,7 +102,7 @@ void hint(int err)
 	char buf[128];
 	if (probe_read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) > 0 &&
 	    !strstr(buf, "[none]"))
-		fprintf(stderr, "pmuguard: enforce: kernel lockdown is on (%s)\n", buf);
+		cli_line(stderr, "pmuguard: enforce: kernel lockdown is on (%s)", buf);
 	else if (geteuid() == 0)
 		fputs("pmuguard: enforce: refused to root: this kernel (its lockdown, a security "
 		      "module or its build) does not let BPF trampoline or LSM programs load\n",
@@ -123,8 +126,8 @@ enum guard_hit key_hit(unsigned code)
 
 /* A comm as the kernel keeps it (16 bytes, NUL-terminated when shorter),
  * as a string, its bytes kept: any process names itself, so the text
- * prints it through the one escaper (fput_safe) and data through the
- * writer's, and its name cannot drive a terminal or add a line. */
+ * prints it through the one escaper (cli_line, cli_put) and data through
+ * the writer's, and its name cannot drive a terminal or add a line. */
 void comm_str(char out[17], const char in[16])
 {
 	memcpy(out, in, 16);
@@ -206,13 +209,15 @@ void verify_data(const struct report_sink *doc, const struct enf_verify *v)
 void verify_text(const char *lead, const struct enf_verify *v)
 {
 	if (v->ran && v->verified)
-		printf("%sverified: the self-test's canary event was refused by the program just "
-		       "now: it runs and judges every perf_event_open (%llu canar%s refused since "
-		       "it was loaded)\n",
-		       lead, v->answered, v->answered == 1 ? "y" : "ies");
+		cli_line(
+			stdout,
+			"%sverified: the self-test's canary event was refused by the program just "
+			"now: it runs and judges every perf_event_open (%llu canar%s refused since "
+			"it was loaded)",
+			lead, v->answered, v->answered == 1 ? "y" : "ies");
 	else
-		printf("%sNOT VERIFIED: %s. This guard does not protect the host.\n", lead,
-		       v->why[0] ? v->why : "the self-test did not run");
+		cli_line(stdout, "%sNOT VERIFIED: %s. This guard does not protect the host.", lead,
+			 v->why[0] ? v->why : "the self-test did not run");
 }
 
 /* ---- The events that existed before the guard ------------------------------ */
@@ -256,41 +261,45 @@ void existing_text(const char *lead, const char *indent, const struct enf_existi
 		   const struct pmug_enf_config *cfg)
 {
 	if (!ex->known) {
-		printf("%sexisting events: unknown (%s)\n", lead, ex->why);
+		cli_line(stdout, "%sexisting events: unknown (%s)", lead, ex->why);
 	} else if (!ex->n_hits) {
-		printf("%sexisting events: none of the counter-3 class (%u perf event file%s open, "
-		       "judged with the guard's rule)\n",
-		       lead, ex->n_files, ex->n_files == 1 ? "" : "s");
+		cli_line(
+			stdout,
+			"%sexisting events: none of the counter-3 class (%u perf event file%s open, "
+			"judged with the guard's rule)",
+			lead, ex->n_files, ex->n_files == 1 ? "" : "s");
 	} else if (cfg->enforce) {
 		bool one = ex->n_hits == 1;
-		printf("%swarning: existing events: %u of the counter-3 class, allocated before "
-		       "the guard was attached. The kernel judges an event once, when it is "
-		       "allocated, so the guard cannot stop %s: %s unguarded until its owner "
-		       "closes it (restart %s):\n",
-		       lead, ex->n_hits, one ? "it" : "them", one ? "it is" : "each is",
-		       one ? "that process" : "those processes");
+		cli_line(stdout,
+			 "%swarning: existing events: %u of the counter-3 class, allocated before "
+			 "the guard was attached. The kernel judges an event once, when it is "
+			 "allocated, so the guard cannot stop %s: %s unguarded until its owner "
+			 "closes it (restart %s):",
+			 lead, ex->n_hits, one ? "it" : "them", one ? "it is" : "each is",
+			 one ? "that process" : "those processes");
 	} else {
-		printf("%sexisting events: %u of the counter-3 class (audit mode: allowed, whenever "
-		       "they were opened):\n",
-		       lead, ex->n_hits);
+		cli_line(
+			stdout,
+			"%sexisting events: %u of the counter-3 class (audit mode: allowed, whenever "
+			"they were opened):",
+			lead, ex->n_hits);
 	}
 	for (unsigned i = 0; ex->known && i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
 		char comm[17];
 		comm_str(comm, e->f.comm);
-		printf("%spid %u comm ", indent, e->f.tgid);
-		fput_safe(comm, stdout);
-		printf(" fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
-		       "state %s, event id %llu%s: %s\n",
-		       e->f.fd, e->f.attr_type, e->f.attr_config,
-		       e->f.hw_config, hit_word(e->hit), enf_state_name(e->f.state), e->f.id,
-		       e->f.inherit ? ", inherit (copies its children got before the start are "
-				      "unguarded too; a fork after it fails with ENOENT)"
-				    : "",
-		       guard_hit_name(e->hit, e->judged));
+		cli_line(stdout,
+			 "%spid %u comm %s fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
+			 "state %s, event id %llu%s: %s",
+			 indent, e->f.tgid, comm, e->f.fd, e->f.attr_type, e->f.attr_config,
+			 e->f.hw_config, hit_word(e->hit), enf_state_name(e->f.state), e->f.id,
+			 e->f.inherit ? ", inherit (copies its children got before the start are "
+					"unguarded too; a fork after it fails with ENOENT)"
+				      : "",
+			 guard_hit_name(e->hit, e->judged));
 	}
 	if (ex->known && ex->n_hits > ex->n_listed)
-		printf("%s(%u more)\n", indent, ex->n_hits - ex->n_listed);
+		cli_line(stdout, "%s(%u more)", indent, ex->n_hits - ex->n_listed);
 }
 
 void existing_data(const struct report_sink *doc, const struct enf_existing *ex,

@@ -156,13 +156,13 @@ static int follow_open(struct enf_status *st)
 {
 	int err = enf_status_read(ENF_PIN_DIR, st, ENF_STATUS_EVENTS);
 	if (err || !st->attached) {
-		fprintf(stderr, "pmuguard: enforce: follow: %s\n",
-			st->why[0] ? st->why : "nothing is attached");
+		cli_line(stderr, "pmuguard: enforce: follow: %s",
+			 st->why[0] ? st->why : "nothing is attached");
 		return err ? EXIT_INTERNAL : EXIT_NOT_ATTACHED;
 	}
 	if (st->events_fd < 0) {
-		fprintf(stderr, "pmuguard: enforce: follow: the attached program has no ring "
-				"buffer this pmuguard can read\n");
+		cli_line(stderr, "pmuguard: enforce: follow: the attached program has no ring "
+				 "buffer this pmuguard can read");
 		return EXIT_INTERNAL;
 	}
 	return EXIT_OK;
@@ -216,9 +216,9 @@ static int follow_loop(struct enf_status *st, bool json)
 		if (json)
 			life_json("following", "attach", enf_attach_name(st->attach));
 		else
-			printf("pmuguard: enforce: %s (%s, mode %s)\n", verb,
-			       enf_attach_name(st->attach),
-			       guard_mode_name((enum guard_mode)st->cfg.mode));
+			cli_line(stdout, "pmuguard: enforce: %s (%s, mode %s)", verb,
+				 enf_attach_name(st->attach),
+				 guard_mode_name((enum guard_mode)st->cfg.mode));
 		fflush(stdout);
 		int err = enf_follow(st->events_fd, st->link_id, ENF_PIN_DIR, on_event, &fo,
 				     should_stop);
@@ -236,10 +236,12 @@ static int follow_loop(struct enf_status *st, bool json)
 			if (json)
 				life_json("stopped", "why", "unpinned: no more denials to follow");
 			else
-				printf("pmuguard: enforce: stopped (unpinned); no more denials to "
-				       "follow\n");
+				cli_line(
+					stdout,
+					"pmuguard: enforce: stopped (unpinned); no more denials to "
+					"follow");
 		} else if (err) {
-			fprintf(stderr, "pmuguard: enforce: follow: %s\n", strerror(-err));
+			cli_line(stderr, "pmuguard: enforce: follow: %s", strerror(-err));
 			rc = EXIT_INTERNAL;
 		}
 		break;

@@ -26,49 +26,56 @@ static void start_text(const struct start_model *m)
 {
 	const struct plan *pl = &m->pl;
 	if (m->outcome == OUT_NOTHING) {
-		printf("pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s\n",
-		       guard_mode_name(pl->policy.mode),
-		       pl->set.snapshot ? pl->set.snapshot : "this machine", pl->policy.reason);
+		cli_line(stdout,
+			 "pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s",
+			 guard_mode_name(pl->policy.mode),
+			 pl->set.snapshot ? pl->set.snapshot : "this machine", pl->policy.reason);
 		if (m->earlier)
-			printf("pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
-			       "`pmuguard enforce stop` removes it\n",
-			       enf_attach_name(m->earlier->attach),
-			       guard_mode_name(m->earlier->cfg.mode));
+			cli_line(
+				stdout,
+				"pmuguard: enforce: an earlier start is still attached (%s, mode %s); "
+				"`pmuguard enforce stop` removes it",
+				enf_attach_name(m->earlier->attach),
+				guard_mode_name(m->earlier->cfg.mode));
 		return;
 	}
 	if (m->r->mounted_bpffs)
-		printf("pmuguard: enforce: nothing was mounted at %s: mounted bpffs there\n",
-		       ENF_BPFFS);
+		cli_line(stdout,
+			 "pmuguard: enforce: nothing was mounted at %s: mounted bpffs there",
+			 ENF_BPFFS);
 	if (m->outcome == OUT_REFUSED) {
 		bool pinned = m->r->keep_unverified && m->err == -ENOEXEC;
-		fprintf(stderr,
-			"pmuguard: enforce: could not attach the kernel guard: %s. %s; the "
-			"preload and `pmuguard run` still guard what they reach.\n",
-			m->r->why,
-			pinned ? "It stays pinned, unverified, as --keep-unverified asked: "
-				 "`pmuguard enforce stop` removes it"
-			       : "Nothing of this start was left attached or pinned (a guard an "
-				 "earlier start attached is unchanged)");
+		cli_line(stderr,
+			 "pmuguard: enforce: could not attach the kernel guard: %s. %s; the "
+			 "preload and `pmuguard run` still guard what they reach.",
+			 m->r->why,
+			 pinned ? "It stays pinned, unverified, as --keep-unverified asked: "
+				  "`pmuguard enforce stop` removes it"
+				: "Nothing of this start was left attached or pinned (a guard an "
+				  "earlier start attached is unchanged)");
 		return;
 	}
 	/* What is attached now, with the facts and reason it was started on
 	 * (an "already attached" guard keeps those of its own start). */
 	const struct pmug_enf_config *c = &m->r->cfg;
-	printf("pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
-	       m->outcome == OUT_ALREADY    ? "already attached"
-	       : m->outcome == OUT_REPLACED ? "replaced and attached"
-					    : "attached",
-	       enf_attach_name(m->r->attach), c->enforce ? "denying with ENOENT" : "audit only",
-	       guard_mode_name((enum guard_mode)c->mode));
+	cli_put(stdout, "pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
+		m->outcome == OUT_ALREADY    ? "already attached"
+		: m->outcome == OUT_REPLACED ? "replaced and attached"
+					     : "attached",
+		enf_attach_name(m->r->attach), c->enforce ? "denying with ENOENT" : "audit only",
+		guard_mode_name((enum guard_mode)c->mode));
 	print_types(stdout, c->core_types, c->n_core);
-	printf(", facts from %s): %s\n", facts_from_words(c), c->reason);
+	cli_line(stdout, ", facts from %s): %s", facts_from_words(c), c->reason);
 	verify_text("pmuguard: enforce: ", &m->r->verify);
 	if (!c->enforce)
-		printf("pmuguard: enforce: " AUDIT_WORDS ": it counts what it would deny and allows "
-		       "it; this host is not protected (`enforce status` and `enforce ready` exit "
-		       "9)\n");
+		cli_line(
+			stdout,
+			"pmuguard: enforce: " AUDIT_WORDS
+			": it counts what it would deny and allows "
+			"it; this host is not protected (`enforce status` and `enforce ready` exit "
+			"9)");
 	if (m->r->refused[0])
-		printf("pmuguard: enforce: not kept before it: %s\n", m->r->refused);
+		cli_line(stdout, "pmuguard: enforce: not kept before it: %s", m->r->refused);
 	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
 }
 
@@ -191,11 +198,19 @@ void start_refused_say(const struct start_model *m, enum form form)
 	if (m->outcome != OUT_REFUSED)
 		return;
 	if (form != FORM_TEXT) /* the data said it; people still read stderr */
-		fprintf(stderr, "pmuguard: enforce: could not attach the kernel guard: %s\n",
-			m->r->why);
+		cli_line(stderr, "pmuguard: enforce: could not attach the kernel guard: %s",
+			 m->r->why);
 	hint(m->err);
-	if (m->pl.set.log == GUARD_LOG_DEBUG && m->r->log[0])
-		fprintf(stderr, "pmuguard: enforce: libbpf said:\n%s", m->r->log);
+	if (m->pl.set.log == GUARD_LOG_DEBUG && m->r->log[0]) {
+		/* Its lines each through the escaper: what they quote cannot
+		 * drive a terminal, and each stays a line of its own. */
+		fputs("pmuguard: enforce: libbpf said:\n", stderr);
+		for (const char *at = m->r->log; *at;) {
+			size_t n = strcspn(at, "\n");
+			cli_line(stderr, "%.*s", (int)n, at);
+			at += n + (at[n] == '\n');
+		}
+	}
 }
 
 void start_free(struct start_model *m)
@@ -267,15 +282,15 @@ int enforce_stop(int argc, char **argv)
 	char why[512] = "";
 	int err = enf_stop(ENF_PIN_DIR, why, sizeof(why));
 	if (err == -ENOENT) {
-		printf("pmuguard: enforce: nothing was attached (%s)\n", why);
+		cli_line(stdout, "pmuguard: enforce: nothing was attached (%s)", why);
 		return EXIT_OK;
 	}
 	if (err) {
-		fprintf(stderr, "pmuguard: enforce: stop: %s\n", why);
+		cli_line(stderr, "pmuguard: enforce: stop: %s", why);
 		return EXIT_INTERNAL;
 	}
-	printf("pmuguard: enforce: stopped; %s is unpinned and the guard detached\n",
-	       ENF_PIN_DIR);
+	cli_line(stdout, "pmuguard: enforce: stopped; %s is unpinned and the guard detached",
+		 ENF_PIN_DIR);
 	return EXIT_OK;
 }
 

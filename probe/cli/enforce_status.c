@@ -82,76 +82,86 @@ static void status_text(const struct status_model *m)
 {
 	const struct enf_status *st = m->st;
 	if (m->err) {
-		fprintf(stderr, "pmuguard: enforce: status: %s\n", st->why);
+		cli_line(stderr, "pmuguard: enforce: status: %s", st->why);
 		return;
 	}
 	if (!st->attached) {
 		const struct kernel_view *k = &m->k;
-		printf("pmuguard enforce: not attached: %s\n", st->why);
-		printf("  policy: %s (mode %s): %s\n",
-		       m->pl.policy.watch ? "would attach" : "nothing to attach",
-		       guard_mode_name(m->pl.policy.mode), m->pl.policy.reason);
-		printf("  kernel: BTF %s; BPF LSM active: %s", k->btf ? "yes" : "no",
-		       yesno(k->bpf_lsm));
+		cli_line(stdout, "pmuguard enforce: not attached: %s", st->why);
+		cli_line(stdout, "  policy: %s (mode %s): %s",
+			 m->pl.policy.watch ? "would attach" : "nothing to attach",
+			 guard_mode_name(m->pl.policy.mode), m->pl.policy.reason);
+		cli_put(stdout, "  kernel: BTF %s; BPF LSM active: %s", k->btf ? "yes" : "no",
+			yesno(k->bpf_lsm));
 		if (k->lsm_rc >= 0)
-			printf(" (lsm=%s)", k->lsm);
+			cli_put(stdout, " (lsm=%s)", k->lsm);
 		else
-			printf(" (%s: %s)", ENF_LSM_LIST, strerror((int)-k->lsm_rc));
-		printf("; bpffs at %s: %s\n", ENF_BPFFS, k->bpffs > 0 ? "mounted" : "not mounted");
+			cli_put(stdout, " (%s: %s)", ENF_LSM_LIST, strerror((int)-k->lsm_rc));
+		cli_line(stdout, "; bpffs at %s: %s", ENF_BPFFS,
+			 k->bpffs > 0 ? "mounted" : "not mounted");
 		return;
 	}
 	const struct pmug_enf_config *c = &st->cfg;
 	char when[64];
 	cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_TEXT);
-	printf("pmuguard enforce: attached (%s: %s), since %s\n", enf_attach_name(st->attach),
-	       hook_words(st->attach), when);
+	cli_line(stdout, "pmuguard enforce: attached (%s: %s), since %s",
+		 enf_attach_name(st->attach), hook_words(st->attach), when);
 	verify_text("  ", &st->verify);
 	if (!c->enforce)
-		printf("  NOT PROTECTED: " AUDIT_WORDS ": it counts what it would deny and allows "
-		       "it, on a host whose facts called for a guard, so a tool still reaches the "
-		       "counter (`pmuguard enforce start --mode auto` replaces it with one that "
-		       "denies)\n");
-	printf("  mode: %s (%s); facts: %s, from %s\n", guard_mode_name((enum guard_mode)c->mode),
-	       c->enforce ? "deny with ENOENT" : "audit: count, allow",
-	       probe_state_name((enum probe_state)c->state), facts_from_words(c));
-	printf("  reason at the start: %s\n", c->reason);
-	printf("  core PMU types: ");
+		cli_line(
+			stdout,
+			"  NOT PROTECTED: " AUDIT_WORDS ": it counts what it would deny and allows "
+			"it, on a host whose facts called for a guard, so a tool still reaches the "
+			"counter (`pmuguard enforce start --mode auto` replaces it with one that "
+			"denies)");
+	cli_line(stdout, "  mode: %s (%s); facts: %s, from %s",
+		 guard_mode_name((enum guard_mode)c->mode),
+		 c->enforce ? "deny with ENOENT" : "audit: count, allow",
+		 probe_state_name((enum probe_state)c->state), facts_from_words(c));
+	cli_line(stdout, "  reason at the start: %s", c->reason);
+	cli_put(stdout, "  core PMU types: ");
 	print_types(stdout, c->core_types, c->n_core);
-	printf("\n  denied there: ");
+	putchar('\n');
+	cli_put(stdout, "  denied there: ");
 	print_hazards(stdout, c);
-	printf("\n  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
-	       " instructions (xlated), %" PRIu32 " bytes jited\n",
-	       st->prog_id, st->link_id, st->xlated_insns, st->jited_bytes);
+	putchar('\n');
+	cli_line(stdout,
+		 "  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
+		 " instructions (xlated), %" PRIu32 " bytes jited",
+		 st->prog_id, st->link_id, st->xlated_insns, st->jited_bytes);
 	if (st->run_cnt)
-		printf("  runs: %" PRIu64 ", %" PRIu64 " ns on average (kernel.bpf_stats_enabled)\n",
-		       st->run_cnt, st->run_time_ns / st->run_cnt);
+		cli_line(stdout,
+			 "  runs: %" PRIu64 ", %" PRIu64
+			 " ns on average (kernel.bpf_stats_enabled)",
+			 st->run_cnt, st->run_time_ns / st->run_cnt);
 	existing_text("  ", "    ", m->ex, c);
 	const struct pmug_enf_totals *tt = &st->totals;
-	printf("  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu\n",
-	       tt->denied, tt->audited, tt->lost_events, tt->lost_keys);
+	cli_line(stdout,
+		 "  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu",
+		 tt->denied, tt->audited, tt->lost_events, tt->lost_keys);
 	if (!st->n_counts)
 		return;
-	printf("  by encoding:\n");
+	cli_line(stdout, "  by encoding:");
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
 		char comm[17];
 		comm_str(comm, e->val.last_comm);
-		printf("    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last ",
-		       e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
-		       e->key.code, e->val.calls);
-		fput_safe(comm, stdout);
-		printf("[%u]: %s\n", e->val.last_pid,
-		       guard_hit_name(key_hit(e->key.code), e->key.code));
+		cli_line(stdout,
+			 "    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: %s",
+			 e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
+			 e->key.code, e->val.calls, comm, e->val.last_pid,
+			 guard_hit_name(key_hit(e->key.code), e->key.code));
 	}
 	if (st->n_counts_total > st->n_counts)
-		printf("    (%u more)\n", st->n_counts_total - st->n_counts);
-	printf("  by uid:\n");
+		cli_line(stdout, "    (%u more)", st->n_counts_total - st->n_counts);
+	cli_line(stdout, "  by uid:");
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		if (!uid_first(st, i))
 			continue;
 		unsigned long long den, aud;
 		uid_sums(st, i, &den, &aud);
-		printf("    uid %u: %llu denied, %llu audited\n", st->counts[i].key.uid, den, aud);
+		cli_line(stdout, "    uid %u: %llu denied, %llu audited", st->counts[i].key.uid,
+			 den, aud);
 	}
 }
 
@@ -305,7 +315,7 @@ int enforce_status(int argc, char **argv)
 	} else {
 		enf_doc_print(form, status_walk, &m);
 		if (m.err)
-			fprintf(stderr, "pmuguard: enforce: status: %s\n", m.st->why);
+			cli_line(stderr, "pmuguard: enforce: status: %s", m.st->why);
 	}
 	free(m.ex);
 	free(m.pl.f);
@@ -318,32 +328,33 @@ int enforce_status(int argc, char **argv)
 
 static void ready_text(int rc, const struct enf_status *st, const struct enf_existing *ex)
 {
-	printf("%s: %s, verified %s", rc ? "not ready" : "ready", enf_attach_name(st->attach),
-	       st->verify.verified ? "true" : "false");
+	cli_put(stdout, "%s: %s, verified %s", rc ? "not ready" : "ready",
+		enf_attach_name(st->attach), st->verify.verified ? "true" : "false");
 	if (rc == EXIT_AUDIT) {
-		printf(": " AUDIT_WORDS " (mode audit: it counts and allows) on a node whose facts "
-		       "called for a guard\n");
+		cli_line(stdout, ": " AUDIT_WORDS
+				 " (mode audit: it counts and allows) on a node whose facts "
+				 "called for a guard");
 		return;
 	}
 	if (rc == EXIT_EXISTING_EVENTS) {
 		bool one = ex->n_hits == 1;
-		printf(": %u perf event%s of the counter-3 class opened before the guard %s not "
-		       "guarded (",
-		       ex->n_hits, one ? "" : "s", one ? "is" : "are");
+		cli_put(stdout,
+			": %u perf event%s of the counter-3 class opened before the guard %s not "
+			"guarded (",
+			ex->n_hits, one ? "" : "s", one ? "is" : "are");
 		for (unsigned i = 0; i < ex->n_listed; i++) {
 			char comm[17];
 			comm_str(comm, ex->ev[i].f.comm);
-			printf("%spid %u ", i ? ", " : "", ex->ev[i].f.tgid);
-			fput_safe(comm, stdout);
+			cli_put(stdout, "%spid %u %s", i ? ", " : "", ex->ev[i].f.tgid, comm);
 		}
 		if (ex->n_hits > ex->n_listed)
-			printf(", %u more", ex->n_hits - ex->n_listed);
-		printf("); enabled, %s can still panic the node: restart %s\n", one ? "it" : "each",
-		       one ? "that process" : "those processes");
+			cli_put(stdout, ", %u more", ex->n_hits - ex->n_listed);
+		cli_line(stdout, "); enabled, %s can still panic the node: restart %s",
+			 one ? "it" : "each", one ? "that process" : "those processes");
 		return;
 	}
 	if (rc == EXIT_OK && ex && !ex->known)
-		printf("; events opened before the guard: unknown (%s)", ex->why);
+		cli_put(stdout, "; events opened before the guard: unknown (%s)", ex->why);
 	putchar('\n');
 }
 
@@ -365,7 +376,7 @@ int enforce_ready(int argc, char **argv)
 	int rc;
 	int err = enf_status_read(ENF_PIN_DIR, st, ENF_STATUS_VERIFY);
 	if (err) {
-		printf("not ready: %s\n", st->why);
+		cli_line(stdout, "not ready: %s", st->why);
 		rc = EXIT_INTERNAL;
 	} else if (st->attached) {
 		struct enf_existing *ex = NULL;
@@ -378,9 +389,9 @@ int enforce_ready(int argc, char **argv)
 		struct plan pl;
 		plan_make(&pl, -1, NULL, true);
 		rc = pl.policy.watch ? EXIT_NOT_ATTACHED : EXIT_OK;
-		printf("%s: %s (%s)\n", rc ? "not ready" : "ready",
-		       rc ? "no guard attached where the policy wants one" : "no guard needed",
-		       pl.policy.reason);
+		cli_line(stdout, "%s: %s (%s)", rc ? "not ready" : "ready",
+			 rc ? "no guard attached where the policy wants one" : "no guard needed",
+			 pl.policy.reason);
 		free(pl.f);
 	}
 	free(st);

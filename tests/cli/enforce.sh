@@ -208,6 +208,58 @@ refused-leaves-nothing)
 	ok "refused: exit 4, $(sed -n 's/.*could not attach the kernel guard: \([^.]*\).*/\1/p' \
 		"$tmp/err"); bpffs holds: $(tr '\n' ' ' <"$tmp/ls")"
 	;;
+hostile-strings)
+	need_enforce
+	# Strings from outside (a snapshot's path, a kernel file's contents)
+	# with ESC, a newline and a byte that is not UTF-8: the text prints
+	# each through the one escaper (no ESC, no forged line), the data
+	# through the one writer.
+	evil=$'ho\e[31mst\nforged: line\xff\\x'
+	snap="$tmp/$evil"
+	mkdir "$snap"
+	cp -R "$FIXTURES/icx-8375c-metal/." "$snap/"
+	# clean FILE WHAT: one line, no ESC and no byte that is not UTF-8.
+	clean() {
+		[ "$(wc -l <"$1")" = 1 ] || fail "$2: $(wc -l <"$1") lines, expected 1: $(cat -v "$1")"
+		if LC_ALL=C grep -q $'\e' "$1"; then fail "$2: an ESC reached the terminal: $(cat -v "$1")"; fi
+		iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1 || fail "$2: a byte that is not UTF-8: $(cat -v "$1")"
+	}
+	run 0 "$PMUGUARD" enforce start --snapshot "$snap"
+	clean "$tmp/out" "start"
+	grep -qF 'ho\x1b[31mst\x0aforged: line\xff\x5cx' "$tmp/out" || fail "start: the path is not escaped: $(cat -v "$tmp/out")"
+	run 0 "$PMUGUARD" enforce start --keys --snapshot "$snap"
+	grep -qxF "facts.snapshot=$tmp/ho\x1b[31mst\x0aforged: line\xff\x5cx" "$tmp/out" ||
+		fail "start --keys: facts.snapshot: $(cat -v "$tmp/out")"
+	if grep -q '^forged' "$tmp/out"; then fail "start --keys: a forged line"; fi
+	run 0 "$PMUGUARD" enforce start --json --snapshot "$snap"
+	python3 - "$tmp/out" "$snap" <<'PY' || fail "start --json: facts.snapshot is not the path: $(cat -v "$tmp/out")"
+import json, sys
+doc = json.loads(open(sys.argv[1], "rb").read().decode("ascii"))  # escapes only
+want = sys.argv[2].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+assert doc["facts"]["snapshot"] == want, (doc["facts"]["snapshot"], want)
+PY
+	said="a snapshot's path (text, keys, JSON)"
+	# The LSM list is the kernel's file; a tmpfs over securityfs in a
+	# private mount namespace stands for one that says anything.
+	if [ "$(id -u)" = 0 ] && [ ! -e /sys/fs/bpf/pmuguard ] && unshare -m --propagation private true 2>/dev/null; then
+		printf 'lockdown,\033]0;pwned\007\033[2J\nforged: lsm\xfe' >"$tmp/lsm"
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		unshare -m --propagation private sh -c 'mount -t tmpfs none /sys/kernel/security &&
+			cp "$1" /sys/kernel/security/lsm && exec "$0" enforce status' \
+			"$PMUGUARD" "$tmp/lsm" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
+		[ "$rc" = 6 ] || fail "status with a hostile LSM list exited $rc, expected 6"
+		grep -q '^  kernel: ' "$tmp/out" || fail "status: no kernel line: $(cat -v "$tmp/out")"
+		grep '^  kernel: ' "$tmp/out" >"$tmp/kernel"
+		clean "$tmp/kernel" "status's kernel line"
+		grep -qF '(lsm=lockdown,\x1b]0;pwned\x07\x1b[2J\x0aforged: lsm\xfe)' "$tmp/kernel" ||
+			fail "status: the LSM list is not escaped: $(cat -v "$tmp/kernel")"
+		if grep -q '^forged' "$tmp/out"; then fail "status: a forged line"; fi
+		said="$said and the kernel's LSM list (status)"
+	else
+		said="$said (the LSM list needs root and unshare -m: not checked here)"
+	fi
+	ok "$said: escaped in the text, one line each, no ESC"
+	;;
 *)
 	echo "unknown case $1" >&2
 	exit 2
