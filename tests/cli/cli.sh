@@ -515,18 +515,29 @@ help-exit-codes)
 	;;
 documents-match-schemas)
 	# Every report the fixtures pin, the live machine's and a kernel log's
-	# are what the shipped schema says (keys, types, no others).
+	# are what the shipped schema says (keys, types, no others); so are the
+	# pinned documents of enforce start, and a healthy fixture's start now.
 	"$PMUGUARD" probe --json >"$tmp/live.json"
 	"$PMUGUARD" probe --json --dmesg "$FIXTURES/m6i-16xlarge/dmesg.txt" >"$tmp/dmesg.json"
+	enf=
+	rc=0
+	"$PMUGUARD" enforce start --json --snapshot "$FIXTURES/icx-8375c-metal" >"$tmp/start.json" 2>"$tmp/err" || rc=$?
+	case $rc in
+	0) enf="$tmp/start.json" ;;
+	5) ;; # built without enforce: its pins are still checked
+	*) fail "enforce start --json on a healthy fixture exited $rc" ;;
+	esac
 	set +e
+	# shellcheck disable=SC2086 # $enf is one path or nothing
 	python3 "$(dirname "$0")/../e2e/schema-check.py" "$(dirname "$0")/../../probe/report/schema" \
-		"$FIXTURES"/*/report.json "$tmp/live.json" "$tmp/dmesg.json" >"$tmp/out"
+		"$FIXTURES"/*/report.json "$tmp/live.json" "$tmp/dmesg.json" \
+		"$FIXTURES"/*/enforce-start.json $enf >"$tmp/out"
 	r=$?
 	set -e
 	[ "$r" != 77 ] || skip "$(cat "$tmp/out")"
-	[ "$r" = 0 ] || fail "a report is not what probe.schema.json says: $(cat "$tmp/out")"
+	[ "$r" = 0 ] || fail "a document is not what its schema says: $(cat "$tmp/out")"
 	grep -q 'checked, 0 error' "$tmp/out" || fail "nothing was checked: $(cat "$tmp/out")"
-	ok "$(tail -n 1 "$tmp/out"): every pinned report, the live one and a log's match probe.schema.json"
+	ok "$(tail -n 1 "$tmp/out"): every pinned report and enforce start document, the live report, a log's and a start's match probe.schema.json and enforce.schema.json"
 	;;
 run-preload-order)
 	# run puts the shim first and keeps an existing LD_PRELOAD after it.
@@ -872,11 +883,12 @@ snapshots-installed)
 	[ "$(wc -l <"$tmp/want")" -gt 10 ] || fail "cannot read HANDMADE from generate.sh"
 	find "$ref" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort >"$tmp/got"
 	diff -u "$tmp/want" "$tmp/got" || fail "meson.build's reference_snapshots is not generate.sh's HANDMADE"
-	! find "$ref" -name expected -o -name 'report.*' | grep . || fail "the tests' pins were installed"
+	! find "$ref" -name expected -o -name 'report.*' -o -name enforce-start.json | grep . ||
+		fail "the tests' pins were installed"
 	export SOURCE_DATE_EPOCH=0 PMUGUARD_SNAPSHOT_DIR=$ref
 	cd "$tmp"
 	while read -r name; do
-		(cd "$FIXTURES/$name" && find . -type f ! -name expected ! -name 'report.*' | LC_ALL=C sort) >"$tmp/files.want"
+		(cd "$FIXTURES/$name" && find . -type f ! -name expected ! -name 'report.*' ! -name enforce-start.json | LC_ALL=C sort) >"$tmp/files.want"
 		(cd "$ref/$name" && find . -type f | LC_ALL=C sort) >"$tmp/files.got"
 		diff -u "$tmp/files.want" "$tmp/files.got" || fail "$name: not every fact file was installed"
 		"$PMUGUARD" probe --json --snapshot "$name" | sed 's/"snapshot":"[^"]*"//' >"$tmp/got.json"

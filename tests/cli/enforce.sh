@@ -260,6 +260,56 @@ PY
 	fi
 	ok "$said: escaped in the text, one line each, no ESC"
 	;;
+documents-match-schema)
+	need_enforce
+	# What this host can make of each enforce document matches
+	# enforce.schema.json: start (nothing to attach; refused, in a private
+	# namespace), status (not attached), and the agent's lines on a node
+	# that needs no guard (start's document, then exit at SIGTERM).  The
+	# attached ones are checked in the VM (tests/vm/enforce.sh).
+	[ ! -e /sys/fs/bpf/pmuguard ] || skip "/sys/fs/bpf/pmuguard exists on this host"
+	docs=()
+	run 0 "$PMUGUARD" enforce start --json --snapshot "$FIXTURES/icx-8375c-metal"
+	cp "$tmp/out" "$tmp/start-nothing.json"
+	docs+=("$tmp/start-nothing.json")
+	run 0 "$PMUGUARD" enforce start --json --mode off --snapshot "$FIXTURES/m6i-16xlarge"
+	cp "$tmp/out" "$tmp/start-off.json"
+	docs+=("$tmp/start-off.json")
+	run 6 "$PMUGUARD" enforce status --json
+	cp "$tmp/out" "$tmp/status.json"
+	docs+=("$tmp/status.json")
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	if unshare -Urm --propagation private sh -c 'mount -t tmpfs none /sys/fs/bpf &&
+		exec "$0" enforce start --json --snapshot "$1"' "$PMUGUARD" "$FIXTURES/m6i-16xlarge" \
+		>"$tmp/start-refused.json" 2>"$tmp/err"; then
+		fail "start attached in a user namespace with a tmpfs for bpffs"
+	fi
+	if [ -s "$tmp/start-refused.json" ]; then docs+=("$tmp/start-refused.json"); fi
+	# The agent idles on a healthy node: its start line, then SIGTERM.  It
+	# mounts securityfs where none is: here, in a namespace of its own.
+	PMUGUARD_SNAPSHOT="$FIXTURES/icx-8375c-metal" unshare -Urm --propagation private \
+		"$PMUGUARD" enforce agent >"$tmp/agent.jsonl" 2>"$tmp/err" &
+	agent=$!
+	for _ in $(seq 200); do
+		grep -q '"outcome"' "$tmp/agent.jsonl" && break
+		kill -0 "$agent" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -TERM "$agent" 2>/dev/null || true
+	rc=0
+	wait "$agent" || rc=$?
+	[ "$rc" = 0 ] || fail "the agent exited $rc at SIGTERM"
+	[ "$(grep -c . "$tmp/agent.jsonl")" -ge 2 ] || fail "the agent said: $(cat "$tmp/agent.jsonl")"
+	docs+=("$tmp/agent.jsonl")
+	set +e
+	python3 "$here/e2e/schema-check.py" "$here/../probe/report/schema" "${docs[@]}" >"$tmp/out"
+	r=$?
+	set -e
+	[ "$r" != 77 ] || skip "$(cat "$tmp/out")"
+	[ "$r" = 0 ] || fail "a document is not what enforce.schema.json says: $(cat "$tmp/out")"
+	grep -q 'checked, 0 error' "$tmp/out" || fail "nothing was checked: $(cat "$tmp/out")"
+	ok "$(tail -n 1 "$tmp/out"): start, status and the agent's lines match enforce.schema.json"
+	;;
 *)
 	echo "unknown case $1" >&2
 	exit 2

@@ -91,10 +91,11 @@ deb)
 		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml \
 		./usr/share/pmuguard/snapshots/m6i-16xlarge/ ./usr/share/pmuguard/snapshots/m6i-16xlarge/cpuid.txt \
 		./usr/share/pmuguard/schemas/probe.schema.json ./usr/share/pmuguard/schemas/status.schema.json \
+		./usr/share/pmuguard/schemas/enforce.schema.json \
 		./usr/lib/systemd/catalog/pmuguard.catalog; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done
-	! grep -E '/snapshots/.*/(expected|report\.(txt|json))$' "$tmp/contents" ||
+	! grep -E '/snapshots/.*/(expected|report\.(txt|json)|enforce-start\.json)$' "$tmp/contents" ||
 		fail "the package ships the tests' pins with the reference snapshots"
 	ok "built $(basename "$deb") with the command, library, fleet script, man pages, README, units, journald catalog, role, SSM document, reference snapshots, JSON schemas"
 	# Built with the distribution's hardening flags, the preloaded library
@@ -259,7 +260,7 @@ MAC
 		/usr/lib/systemd/catalog/pmuguard.catalog; do
 		grep -qx "$f" "$tmp/contents" || fail "the RPM lacks $f"
 	done
-	! grep -E '/snapshots/.*/(expected|report\.(txt|json))$' "$tmp/contents" ||
+	! grep -E '/snapshots/.*/(expected|report\.(txt|json)|enforce-start\.json)$' "$tmp/contents" ||
 		fail "the RPM ships the tests' pins with the reference snapshots"
 	grep -q '/pmuguard/libpmuguard.so$' "$tmp/contents" || fail "the RPM lacks the library"
 	rpm -qp --scripts "$rpmf" | grep -q 'pmuguard-fleet uninstall' ||

@@ -8,7 +8,10 @@ Each FILE that is one of pmuguard's documents (a JSON object with
 "schema" and "generated_at") is checked against the schema of its kind:
 probe.schema.json for `pmuguard probe --json` (it has "guard_state"),
 status.schema.json for `pmuguard-fleet status --json` (it has "layer" and
-"preload").  Other files are skipped.  Exit 0, 1 with every error, or 77
+"preload"), enforce.schema.json for `pmuguard enforce start|status --json`
+(it has "outcome" or "attached") and the lines of `enforce follow --json`
+and the agent (a file of one object a line, each with "event" and
+"time").  Other files are skipped.  Exit 0, 1 with every error, or 77
 where python3's jsonschema is missing."""
 import json
 import os
@@ -21,25 +24,63 @@ except ImportError:
     sys.exit(77)
 
 schemas = {}
-for kind in ("probe", "status"):
+for kind in ("probe", "status", "enforce"):
     with open(os.path.join(sys.argv[1], kind + ".schema.json")) as f:
         schemas[kind] = jsonschema.Draft202012Validator(json.load(f))
+
+
+def kind_of(doc):
+    if not isinstance(doc, dict) or "schema" not in doc or "generated_at" not in doc:
+        return None
+    if "layer" in doc and "preload" in doc:
+        return "status"
+    if "guard_state" in doc:
+        return "probe"
+    if "outcome" in doc or "attached" in doc or ("event" in doc and "time" in doc):
+        return "enforce"
+    return None
+
+
+def documents(path):
+    """The file's document, or each line's where it is one object a line."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+    except (OSError, ValueError):
+        return []
+    try:
+        return [("", json.loads(text))]
+    except ValueError:
+        pass
+    docs = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            docs.append((":%d" % n, json.loads(line)))
+        except ValueError:
+            return []
+    return docs
+
+
 bad = 0
 checked = 0
 for path in sys.argv[2:]:
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        continue
-    if not isinstance(doc, dict) or "schema" not in doc or "generated_at" not in doc:
-        continue
-    kind = "status" if "layer" in doc and "preload" in doc else "probe" if "guard_state" in doc else None
-    if not kind:
-        continue
-    checked += 1
-    for e in schemas[kind].iter_errors(doc):
-        bad += 1
-        print("%s: %s: at %s: %s" % (path, kind, "/".join(str(p) for p in e.absolute_path) or "(top)", e.message))
+    for where, doc in documents(path):
+        kind = kind_of(doc)
+        if not kind:
+            continue
+        checked += 1
+        for e in schemas[kind].iter_errors(doc):
+            bad += 1
+            # One of several documents (enforce): say why the closest
+            # (the one with the fewest errors) failed.
+            if e.context:
+                branches = {}
+                for sub in e.context:
+                    branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+                e = jsonschema.exceptions.best_match(min(branches.values(), key=len))
+            print("%s%s: %s: at %s: %s" % (path, where, kind,
+                                           "/".join(str(p) for p in e.absolute_path) or "(top)", e.message[:300]))
 print("schema-check: %d document(s) checked, %d error(s)" % (checked, bad))
 sys.exit(1 if bad else 0)
