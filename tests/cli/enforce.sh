@@ -260,6 +260,17 @@ PY
 	fi
 	ok "$said: escaped in the text, one line each, no ESC"
 	;;
+start-pinned)
+	need_enforce
+	# enforce start's whole document for every fixture, as the probe's
+	# reports are pinned (tests/snapshots/pin-enforce.sh: nothing can be
+	# attached where it runs).  Any changed word fails here, with its diff.
+	rc=0
+	"$here/snapshots/pin-enforce.sh" "$PMUGUARD" --check >"$tmp/out" 2>&1 || rc=$?
+	[ "$rc" != 77 ] || skip "$(tail -n 1 "$tmp/out")"
+	[ "$rc" = 0 ] || fail "enforce start's documents differ from their pins (tests/snapshots/pin-enforce.sh)"
+	ok "$(tail -n 1 "$tmp/out" | sed 's/^ok: //')"
+	;;
 documents-match-schema)
 	need_enforce
 	# What this host can make of each enforce document matches
