@@ -44,7 +44,7 @@ void guard_format_denial(struct logline *l, const struct guard_policy *p,
 	log_str(l, "]: ");
 	log_str(l, guard_hit_name(d->hit, d->config));
 	log_str(l, ": ");
-	log_str(l, p->reason);
+	log_str_safe(l, p->reason);
 	log_str(l, d->substitute ? ". Counted as TOPDOWN.SLOTS_P (config 0x1a4) on a "
 				   "general-purpose counter instead (slots = substitute)."
 		   : d->deny ? ". Returned ENOENT: the tool sees the event as not supported."
