@@ -80,6 +80,7 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 struct guard_settings;
 struct guard_cli;

@@ -50,6 +50,7 @@ static const char usage[] =
 static const struct cli_verb commands[] = {
 	{"probe", cmd_probe},	{"snapshot", cmd_snapshot}, {"run", cmd_run},
 	{"check", cmd_check},	{"enforce", cmd_enforce},   {"canary", cmd_canary},
+	{"status", cmd_status},
 };
 
 int main(int argc, char **argv)

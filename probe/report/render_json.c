@@ -17,6 +17,7 @@ struct json {
 	unsigned depth;
 	bool first[JSON_DEPTH];      /* no value yet in the container at this depth */
 	bool kind_array[JSON_DEPTH]; /* it is an array */
+	bool spaced;		     /* ", " and ": " between members (a status document) */
 };
 
 void json_str(FILE *out, const char *s)
@@ -64,12 +65,12 @@ static void json_node(void *ctx, const char *key, enum report_node kind, const c
 	}
 	if (j->depth > 0) {
 		if (!j->first[j->depth - 1])
-			fputc(',', j->out);
+			fputs(j->spaced ? ", " : ",", j->out);
 		j->first[j->depth - 1] = false;
 	}
 	if (key) {
 		json_str(j->out, key);
-		fputc(':', j->out);
+		fputs(j->spaced ? ": " : ":", j->out);
 	}
 	switch (kind) {
 	case REPORT_NODE_NULL:
@@ -98,12 +99,22 @@ static void json_node(void *ctx, const char *key, enum report_node kind, const c
 	}
 }
 
-void report_write_json(FILE *out, report_walker *walk, const void *arg)
+static void write_json(FILE *out, bool spaced, report_walker *walk, const void *arg)
 {
-	struct json j = {.out = out};
+	struct json j = {.out = out, .spaced = spaced};
 	const struct report_sink sink = {json_node, &j};
 	walk(&sink, arg);
 	fputc('\n', out);
+}
+
+void report_write_json(FILE *out, report_walker *walk, const void *arg)
+{
+	write_json(out, false, walk, arg);
+}
+
+void report_write_json_spaced(FILE *out, report_walker *walk, const void *arg)
+{
+	write_json(out, true, walk, arg);
 }
 
 void report_render_json(FILE *out, const struct report *r)

@@ -232,6 +232,9 @@ typedef void report_walker(const struct report_sink *sink, const void *arg);
 /* The report's walker: arg is the struct report. */
 void report_walk(const struct report_sink *sink, const void *report);
 void report_write_json(FILE *out, report_walker *walk, const void *arg);
+/* The same, with ", " and ": " between members, as the status document
+ * has always been printed. */
+void report_write_json_spaced(FILE *out, report_walker *walk, const void *arg);
 void report_write_keys(FILE *out, report_walker *walk, const void *arg);
 
 /* The nodes a walker gives, as document.c gives the report's: key NULL

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pmuguard status: is this host protected, by which layer (seen to work),
+ * verified when, what was blocked.  This file parses the arguments, runs
+ * the probe's verdict, and hands the one model (../status/status.h) to a
+ * renderer: words, the document (--json, --keys), the textfile.
+ * `pmuguard-fleet status` is this command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "status.h"
+
+/* Where a package puts the library, as the loader reads it. */
+static const char *const lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
+	"/usr/lib64",
+	"/usr/lib",
+	"/usr/local/lib/x86_64-linux-gnu",
+	"/usr/local/lib64",
+	"/usr/local/lib",
+};
+
+/* The probe's verdict, as `pmuguard probe --check --keys` gives it: in a
+ * child of this process, so that a snapshot it cannot read (which ends the
+ * probe, exit 1) is an unknown verdict here, not the end of status. */
+static void probe_verdict(struct status_model *m)
+{
+	int p[2];
+	m->probe_exit = -1;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		dup2(p[1], 1);
+		dup2(null, 2);
+		char *argv[] = {"probe", "--check", "--keys", NULL};
+		optind = 0;
+		int rc = cmd_probe(3, argv);
+		fflush(stdout);
+		_exit(rc);
+	}
+	close(p[1]);
+	size_t len = 0, cap = 8192;
+	char *buf = malloc(cap);
+	ssize_t n;
+	while (buf) {
+		if (len + 1 >= cap) {
+			char *b = realloc(buf, cap *= 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = b;
+		}
+		n = read(p[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	if (buf)
+		buf[len] = '\0';
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	status_gather_probe(m, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), buf);
+	free(buf);
+}
+
+struct walk_arg {
+	const struct status_model *m;
+	const struct status_decision *d;
+	const char *generated_at, *host;
+};
+
+static void walk(const struct report_sink *sink, const void *arg)
+{
+	const struct walk_arg *a = arg;
+	status_walk(a->m, a->d, a->generated_at, a->host, sink);
+}
+
+static void usage(void)
+{
+	fputs("Usage: pmuguard status [--json|--keys] [--textfile FILE] [--syslog-file FILE]\n"
+	      "                       [--root DIR] [--lib PATH] [--layer L] [--pmuguard PATH]\n"
+	      "                       [--prefix NAME]\n"
+	      "\n"
+	      "Whether this host is protected, by which layer (seen to work), verified\n"
+	      "when, which version, what was blocked and by which programs, and why a\n"
+	      "layer does not guard (pmuguard(1), STATUS).\n"
+	      "  --json             one JSON object (schema 2, status.schema.json)\n"
+	      "  --keys             the same, one KEY=VALUE a line; first schema=2\n"
+	      "  --textfile FILE    also write node_exporter metrics to FILE (atomically)\n"
+	      "  --syslog-file FILE count the preload's reports in FILE, not the journal\n"
+	      "  --root DIR         the files under DIR, not / (no canary, no processes)\n"
+	      "  --layer L          with --root: ask the running kernel's guard too\n"
+	      "  --lib PATH         the library as the loader reads it\n"
+	      "  --pmuguard PATH    the command that answers `enforce status --keys` and\n"
+	      "                     `canary` (default: this one)\n"
+	      "  --prefix NAME      the text's lines start \"NAME: \" (default pmuguard)\n"
+	      "\n"
+	      "Exit (LSB's status actions): 0 guarded, or no hazard; 3 the hazard, and no\n"
+	      "layer was seen to guard it, or events opened before the kernel guard\n"
+	      "escape it (PARTLY); 4 the probe gave no verdict; 1 failed (a --textfile\n"
+	      "that could not be written); 2 usage.\n",
+	      stdout);
+}
+
+enum { O_LIB_AT = 256, O_PRELOAD, O_TARGET, O_INSANE, O_REPROBE_EXIT, O_REPROBE_ERROR };
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"keys", no_argument, NULL, 'k'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"textfile", required_argument, NULL, 't'},
+		{"syslog-file", required_argument, NULL, 's'},
+		{"root", required_argument, NULL, 'r'},
+		{"lib", required_argument, NULL, 'l'},
+		{"layer", required_argument, NULL, 'L'},
+		{"pmuguard", required_argument, NULL, 'p'},
+		{"prefix", required_argument, NULL, 'P'},
+		/* pmuguard-fleet's: the paths it resolved under --root by its
+		 * own rules (the ones install follows), and its reprobe's end. */
+		{"lib-at", required_argument, NULL, O_LIB_AT},
+		{"preload", required_argument, NULL, O_PRELOAD},
+		{"preload-target", required_argument, NULL, O_TARGET},
+		{"preload-insane", required_argument, NULL, O_INSANE},
+		{"reprobe-exit", required_argument, NULL, O_REPROBE_EXIT},
+		{"reprobe-error", required_argument, NULL, O_REPROBE_ERROR},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct status_opts o = {.version = PMUGUARD_VERSION, .me = geteuid()};
+	struct status_reprobe rp = {.exit = -1};
+	const char *textfile = NULL, *prefix = "pmuguard";
+	bool json = false, keys = false, quiet = false;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+jkqh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j': json = true; break;
+		case 'k': keys = true; break;
+		case 'q': quiet = true; break;
+		case 't': textfile = optarg; break;
+		case 's': o.syslog_file = optarg; break;
+		case 'r': o.root = optarg; break;
+		case 'l': o.lib = optarg; break;
+		case 'L':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kernel") &&
+			    strcmp(optarg, "preload"))
+				die_usage("status: --layer is auto, kernel or preload, not '%s'",
+					  optarg);
+			o.layer_given = true;
+			break;
+		case 'p': o.pmuguard = optarg; break;
+		case 'P': prefix = optarg; break;
+		case O_LIB_AT: o.lib_at = optarg; break;
+		case O_PRELOAD: o.preload = optarg; break;
+		case O_TARGET: o.preload_target = optarg; break;
+		case O_INSANE: o.preload_insane = optarg; break;
+		case O_REPROBE_EXIT: rp.exit = atoi(optarg); break;
+		case O_REPROBE_ERROR: rp.error = optarg; break;
+		case 'h': usage(); return EXIT_OK;
+		default: die_bad_option("status", argv, "jkqh");
+		}
+	}
+	if (optind < argc)
+		die_usage("status: unexpected argument '%s'", argv[optind]);
+	if (json && keys)
+		die_usage("status: --json and --keys print the same document: choose one");
+	if (textfile && textfile[0] != '/')
+		die_usage("status: --textfile must be an absolute path");
+	if (o.lib && *o.lib && o.lib[0] != '/')
+		die_usage("status: --lib must be an absolute path: the loader reads it verbatim");
+	if (o.root && !*o.root)
+		o.root = NULL;
+
+	/* What the caller did not resolve: the plain places under the root. */
+	const char *root = o.root ? o.root : "";
+	char preload[PATH_MAX], lib[PATH_MAX], lib_at[PATH_MAX], self[PATH_MAX];
+	if (!o.preload) {
+		snprintf(preload, sizeof(preload), "%s/etc/ld.so.preload", root);
+		o.preload = preload;
+	}
+	if (!o.lib || !*o.lib) {
+		o.lib = NULL;
+		for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+			struct stat st;
+			snprintf(lib_at, sizeof(lib_at), "%s%s/pmuguard/libpmuguard.so", root,
+				 lib_dirs[i]);
+			if (stat(lib_at, &st) == 0 && S_ISREG(st.st_mode)) {
+				snprintf(lib, sizeof(lib), "%s/pmuguard/libpmuguard.so",
+					 lib_dirs[i]);
+				o.lib = lib;
+				break;
+			}
+		}
+	}
+	if (o.lib && !o.lib_at) {
+		snprintf(lib_at, sizeof(lib_at), "%s%s", root, o.lib);
+		o.lib_at = lib_at;
+	}
+	if (!o.pmuguard) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			die_errno("status: cannot find this command (/proc/self/exe)");
+		self[n] = '\0';
+		o.pmuguard = self;
+	}
+	if (textfile) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", textfile);
+		*strrchr(dir, '/') = '\0';
+		struct stat st;
+		if (stat(*dir ? dir : "/", &st) != 0 || !S_ISDIR(st.st_mode))
+			die("--textfile: %s is not a directory", dir);
+	}
+
+	struct status_model *m = calloc(1, sizeof(*m));
+	struct status_decision *d = calloc(1, sizeof(*d));
+	if (!m || !d)
+		die_errno("out of memory");
+	probe_verdict(m);
+	status_gather(m, &o);
+	status_decide(d, m);
+
+	if (textfile) {
+		int e = status_write_textfile(textfile, m, d, &rp);
+		if (e < 0)
+			die("--textfile: cannot write %s: %s", textfile, strerror(-e));
+	}
+	if (!quiet) {
+		if (json || keys) {
+			char now[32];
+			struct utsname u;
+			cli_utc_now(now, sizeof(now));
+			if (uname(&u) != 0)
+				u.nodename[0] = '\0';
+			struct walk_arg a = {m, d, now, u.nodename};
+			if (json)
+				report_write_json_spaced(stdout, walk, &a);
+			else
+				report_write_keys(stdout, walk, &a);
+		} else {
+			status_render_text(stdout, prefix, m, d);
+		}
+	}
+	int rc = d->exit;
+	status_free(m, d);
+	free(m);
+	free(d);
+	if (fflush(stdout) != 0)
+		die_errno("writing the status");
+	return rc;
+}

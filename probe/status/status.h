@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PMUGUARD_STATUS_H
+#define PMUGUARD_STATUS_H
+
+/*
+ * `pmuguard status`: the host's protection, observed.  The facts are
+ * gathered once into struct status_model (status_gather.c, status_log.c),
+ * one pure function decides from them (status_decide()), and the
+ * renderers print the model and the decision (status_text.c; the document
+ * behind --json and --keys, status_doc.c; the node_exporter textfile,
+ * status_prom.c).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <limits.h>
+
+#include "report.h"
+
+/* The document's schema ("schema"): raised when a key changes meaning or
+ * goes away (2: "schema_version" became "schema"). */
+#define STATUS_SCHEMA 2
+/* The --keys schema of `pmuguard enforce status` read here. */
+#define STATUS_ENF_SCHEMA 1
+/* Labels named from reports anyone can write: the rest are folded. */
+#define STATUS_LABELS_MAX 20
+/* What one report may claim it could not deliver. */
+#define STATUS_UNDELIVERED_MAX 1000
+
+#define STATUS_WHY 512
+#define STATUS_LIST 1024
+
+/* What the caller asks for (cmd_status.c). */
+struct status_opts {
+	const char *root;     /* --root: a tree, not this host ("" or NULL: /) */
+	bool layer_given;     /* --layer: the kernel layer is asked for under --root */
+	const char *pmuguard; /* the command that answers `enforce status --keys` and `canary` */
+	const char *lib;      /* the library path as the loader reads it, NULL: found */
+	const char *lib_at;   /* where it is on this host */
+	const char *preload;  /* the preload file as named (under the root) */
+	const char *preload_target; /* the regular file it leads to; NULL: preload */
+	const char *preload_insane; /* where the caller found its links insane: why */
+	const char *syslog_file;    /* --syslog-file */
+	const char *version;        /* pmuguard's */
+	uid_t me;
+};
+
+enum status_verdict { STATUS_HAZARD, STATUS_SAFE, STATUS_UNKNOWN };
+enum status_kernel {
+	STATUS_K_UNAVAILABLE,
+	STATUS_K_ATTACHED,
+	STATUS_K_AUDIT,
+	STATUS_K_UNVERIFIED,
+	STATUS_K_DETACHED,
+	STATUS_K_UNKNOWN,
+};
+enum status_canary { STATUS_C_NONE, STATUS_C_REFUSED, STATUS_C_REACHED, STATUS_C_UNKNOWN };
+
+/* A KEY=VALUE document as another pmuguard printed it (values raw, with
+ * their \xHH escapes kept as text). */
+struct status_kv {
+	char *text; /* the lines, '\n' replaced by '\0' */
+	size_t len;
+};
+/* The value of key, NULL where absent; "" where null. */
+const char *status_kv_get(const struct status_kv *kv, const char *key);
+/* ARRAY.I.FIELD's value (or ARRAY.I with field NULL). */
+const char *status_kv_row(const struct status_kv *kv, const char *array, unsigned i,
+			  const char *field);
+/* How many elements ARRAY has (the highest index + 1). */
+unsigned status_kv_count(const struct status_kv *kv, const char *array);
+/* ARRAY's scalar elements joined by ", " into buf. */
+void status_kv_list(const struct status_kv *kv, const char *array, char *buf, size_t size);
+
+struct status_risk {
+	long pid;
+	char comm[17 * 4];
+	unsigned fds;
+};
+struct status_kenc {
+	char decision[16];
+	uint32_t pmu_type;
+	char config[24];
+	uint64_t calls;
+};
+struct status_lenc {
+	char pmu_type[16]; /* "other" for a report that names no sane encoding */
+	char config[24];
+	uint64_t reports;
+};
+struct status_prog {
+	char layer[16];
+	char program[17 * 4];
+	uint64_t reports;
+};
+
+/* Every fact, gathered once. */
+struct status_model {
+	const struct status_opts *o;
+	/* The probe's answer, as `pmuguard probe --check --keys` gives it. */
+	int probe_exit;
+	bool probe_guard_unknown;          /* guard_state=unknown: no proof of health */
+	char containers[STATUS_LIST];      /* runtimes, ", "-joined */
+	char containers_seen[STATUS_LIST]; /* evidence, ", "-joined */
+	char *container_list[8];
+	unsigned n_containers;
+
+	/* The preload file. */
+	char preload[STATUS_WHY];
+	char lib[STATUS_WHY];
+	bool listed;
+	char since[32]; /* the file's mtime, where listed */
+	bool loads;
+	char load_why[STATUS_WHY];
+	/* The running processes (not under --root). */
+	bool procs_scanned;
+	unsigned mapped, unmapped, unreadable;
+	struct status_risk *risk;
+	unsigned n_risk;
+
+	/* The canary. */
+	enum status_canary canary;
+	char canary_why[STATUS_WHY];
+	char canary_as[32];
+	char policy_bad[STATUS_LIST];
+
+	/* The kernel layer, from `enforce status --keys` (exit and document). */
+	bool kernel_asked;
+	int kernel_exit;
+	struct status_kv enf;
+	enum status_kernel kernel; /* from the exit and the schema alone */
+	char kernel_err[STATUS_WHY];
+
+	/* Where reports go, and what was counted. */
+	char reports_to[STATUS_WHY];
+	char log_src[4096 + 8]; /* journal | file:PATH | none */
+	char log_why[STATUS_WHY];
+	bool log_counted;
+	uint64_t blocks, undelivered;
+	struct status_lenc *lenc;
+	unsigned n_lenc;
+	bool progs_known; /* from the journal only */
+	struct status_prog *progs;
+	unsigned n_progs;
+};
+
+/* What the model means: decided once, by status_decide() alone. */
+struct status_decision {
+	enum status_verdict verdict;
+	enum status_kernel kernel;
+	const char *kernel_err; /* why not attached / unknown; NULL: none */
+	char kernel_why[STATUS_WHY];
+	const char *verify_why;
+	bool pre_guards;
+	const char *layer; /* none | kernel | preload | kernel+preload */
+	bool guarded;
+	bool partly; /* a layer guards, and events of the class escape it */
+	bool protected_;
+	bool escaped_known;
+	uint64_t escaped;
+	char escaped_who[STATUS_LIST];
+	bool containers_covered;
+	struct status_kenc *kenc;
+	unsigned n_kenc;
+	int exit; /* 0, 3 or 4 (LSB) */
+};
+
+/* The gatherers (status_gather.c, status_log.c): each fills its part of m,
+ * reading this host (or the tree under o->root); what cannot be read is a
+ * fact (a reason), never an error. */
+void status_gather(struct status_model *m, const struct status_opts *o);
+void status_gather_log(struct status_model *m);
+/* The probe's answer: `probe --check`'s exit, and its --keys document
+ * (keys is modified). */
+void status_gather_probe(struct status_model *m, int exit, char *keys);
+/* Run argv (argv[0] a path) with env; its stdout (and stderr where
+ * with_err) into *out (malloc'd, NUL-terminated); its exit status, or -1. */
+int status_run(char *const argv[], char *const env[], bool with_err, bool drop_to_nobody,
+	       char **out);
+void status_free(struct status_model *m, struct status_decision *d);
+
+/* The one decision: a pure function of the model. */
+void status_decide(struct status_decision *d, const struct status_model *m);
+
+/* The renderers. */
+void status_render_text(FILE *out, const char *prefix, const struct status_model *m,
+			const struct status_decision *d);
+/* The document (schema 2) through a report sink: render_json.c and
+ * render_keys.c print it. */
+void status_walk(const struct status_model *m, const struct status_decision *d,
+		 const char *generated_at, const char *host, const struct report_sink *sink);
+/* The reprobe's result for the textfile: exit < 0 keeps the last
+ * reprobe's lines from the file it replaces. */
+struct status_reprobe {
+	int exit;
+	const char *error;
+};
+/* Write the textfile atomically (a temporary in its directory, mode 0644,
+ * renamed over it); 0 or -errno. */
+int status_write_textfile(const char *path, const struct status_model *m,
+			  const struct status_decision *d, const struct status_reprobe *rp);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The one decision of `pmuguard status`, a pure function of the model: the
+ * verdict, which layer was seen to guard the host, whether events escape
+ * it, and the exit code (LSB's status actions).  No I/O.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+static bool is(const char *v, const char *want)
+{
+	return v && strcmp(v, want) == 0;
+}
+
+static bool digits(const char *s)
+{
+	return s && *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static int by_kenc(const void *a, const void *b)
+{
+	const struct status_kenc *x = a, *y = b;
+	/* As sort(1) orders "DECISION TYPE CONFIG N" lines. */
+	char l[64], r[64];
+	snprintf(l, sizeof(l), "%s %" PRIu32 " %s %" PRIu64, x->decision, x->pmu_type, x->config,
+		 x->calls);
+	snprintf(r, sizeof(r), "%s %" PRIu32 " %s %" PRIu64, y->decision, y->pmu_type, y->config,
+		 y->calls);
+	return strcmp(l, r);
+}
+
+/* Per (decision, PMU type, encoding), summed over uids; the encoding as
+ * 0x%x, as the preload's reports name it (one spelling of a label value,
+ * whichever layer counted it). */
+static void kernel_encodings(struct status_decision *d, const struct status_kv *kv)
+{
+	unsigned n = status_kv_count(kv, "by_encoding");
+	d->kenc = calloc(n ? n : 1, sizeof(*d->kenc));
+	if (!d->kenc)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		const char *dec = status_kv_row(kv, "by_encoding", i, "decision");
+		const char *ty = status_kv_row(kv, "by_encoding", i, "pmu_type");
+		const char *cfg = status_kv_row(kv, "by_encoding", i, "config");
+		const char *calls = status_kv_row(kv, "by_encoding", i, "calls");
+		if (!(is(dec, "denied") || is(dec, "audited")) || !digits(ty) || !digits(calls))
+			continue;
+		if (!cfg || strncmp(cfg, "0x", 2) != 0 || !cfg[2] ||
+		    strspn(cfg + 2, "0123456789abcdef") != strlen(cfg + 2) || strlen(cfg) > 18)
+			continue;
+		struct status_kenc k = {0};
+		snprintf(k.decision, sizeof(k.decision), "%s", dec);
+		k.pmu_type = (uint32_t)strtoul(ty, NULL, 10);
+		snprintf(k.config, sizeof(k.config), "0x%llx", strtoull(cfg, NULL, 16));
+		uint64_t c = strtoull(calls, NULL, 10);
+		unsigned j = 0;
+		for (; j < d->n_kenc; j++)
+			if (!strcmp(d->kenc[j].decision, k.decision) &&
+			    d->kenc[j].pmu_type == k.pmu_type &&
+			    !strcmp(d->kenc[j].config, k.config))
+				break;
+		if (j == d->n_kenc)
+			d->kenc[d->n_kenc++] = k;
+		d->kenc[j].calls += c;
+	}
+	qsort(d->kenc, d->n_kenc, sizeof(*d->kenc), by_kenc);
+}
+
+void status_decide(struct status_decision *d, const struct status_model *m)
+{
+	memset(d, 0, sizeof(*d));
+	const struct status_kv *kv = &m->enf;
+	/* Exit 0 of the probe also covers facts that could not be read: the
+	 * guard's state "unknown" is no proof of health. */
+	d->verdict = m->probe_exit == 3                              ? STATUS_HAZARD
+		     : m->probe_exit == 0 && !m->probe_guard_unknown ? STATUS_SAFE
+								     : STATUS_UNKNOWN;
+	/* Guarded is what the self-test saw, never the pin alone: attached
+	 * counts only verified and denying (audit mode counts and allows). */
+	d->kernel = m->kernel;
+	d->kernel_err = *m->kernel_err ? m->kernel_err : NULL;
+	if (d->kernel == STATUS_K_ATTACHED && !is(status_kv_get(kv, "protects"), "true"))
+		d->kernel = is(status_kv_get(kv, "verified"), "true") ? STATUS_K_AUDIT
+								      : STATUS_K_UNVERIFIED;
+	if (d->kernel == STATUS_K_DETACHED) {
+		const char *why = status_kv_get(kv, "why");
+		const char *w = status_kv_get(kv, "policy.reason");
+		if (is(status_kv_get(kv, "policy.would_attach"), "true"))
+			snprintf(d->kernel_why, sizeof(d->kernel_why), "%s", why ? why : "");
+		else
+			snprintf(d->kernel_why, sizeof(d->kernel_why),
+				 "%s; the policy attaches nothing: %s", why ? why : "", w ? w : "");
+		d->kernel_err = *d->kernel_why ? d->kernel_why : NULL;
+	}
+	const char *vwhy = status_kv_get(kv, "verification.why");
+	d->verify_why = vwhy && *vwhy ? vwhy : NULL;
+
+	/* A layer counts only where it was seen to work: the kernel guard's
+	 * self-test passed; the library listed, loadable, and a canary started
+	 * now as nobody was refused (under --root there is no process to ask:
+	 * listed and loadable). */
+	bool under_root = m->o->root && *m->o->root;
+	d->pre_guards =
+		m->listed && m->loads &&
+		(m->canary == STATUS_C_REFUSED || (under_root && m->canary == STATUS_C_UNKNOWN));
+	bool k = d->kernel == STATUS_K_ATTACHED;
+	d->layer = k && d->pre_guards ? "kernel+preload"
+		   : k                ? "kernel"
+		   : d->pre_guards    ? "preload"
+				      : "none";
+	if (d->kernel == STATUS_K_ATTACHED || d->kernel == STATUS_K_AUDIT ||
+	    d->kernel == STATUS_K_UNVERIFIED)
+		kernel_encodings(d, kv);
+
+	/* A denying, verified guard cannot stop the events of the class that
+	 * were allocated before it (the kernel judges an event once, at its
+	 * allocation): enabled, one still panics the host, so it guards only
+	 * PARTLY until their processes restart.  On a host without the hazard
+	 * they are harmless, and none escapes. */
+	if (d->verdict == STATUS_HAZARD && k &&
+	    is(status_kv_get(kv, "existing.unguarded"), "true") &&
+	    is(status_kv_get(kv, "existing.known"), "true")) {
+		const char *hits = is(status_kv_get(kv, "existing.known"), "true")
+					   ? status_kv_get(kv, "existing.hits")
+					   : NULL;
+		d->partly = hits && *hits;
+		d->escaped_known = digits(hits);
+		d->escaped = d->escaped_known ? strtoull(hits, NULL, 10) : 0;
+		unsigned n = status_kv_count(kv, "existing.events");
+		size_t at = 0;
+		for (unsigned i = 0; i < n; i++) {
+			const char *pid = status_kv_row(kv, "existing.events", i, "pid");
+			const char *comm = status_kv_row(kv, "existing.events", i, "comm");
+			int w = snprintf(d->escaped_who + at, sizeof(d->escaped_who) - at,
+					 "%spid %s %s", i ? ", " : "", pid ? pid : "",
+					 comm ? comm : "");
+			if (w > 0 && (size_t)w < sizeof(d->escaped_who) - at)
+				at += (size_t)w;
+		}
+		if (d->escaped_known && d->escaped > n)
+			snprintf(d->escaped_who + at, sizeof(d->escaped_who) - at,
+				 ", %" PRIu64 " more", d->escaped - n);
+	}
+	d->containers_covered = k;
+	d->guarded = strcmp(d->layer, "none") != 0;
+	d->protected_ = d->guarded && !d->partly;
+	/* 3: the hazard and nothing guards, or events escape the guard; 4
+	 * (LSB's "status unknown"): no verdict, so nothing can say the host is
+	 * fine. */
+	d->exit = 0;
+	if (d->verdict == STATUS_HAZARD && !d->protected_)
+		d->exit = 3;
+	if (d->verdict == STATUS_UNKNOWN)
+		d->exit = 4;
+}

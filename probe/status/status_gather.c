@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The facts of `pmuguard status`, read once: the preload file and its
+ * entry, whether the loader takes the library, which running processes map
+ * it and which of the others hold perf event files, the canary, and the
+ * kernel layer's document.  What cannot be read is a fact with its reason.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "status.h"
+
+extern char **environ;
+
+/* --- KEY=VALUE documents ------------------------------------------------- */
+
+static void kv_parse(struct status_kv *kv, char *text)
+{
+	kv->text = text;
+	kv->len = text ? strlen(text) : 0;
+	for (size_t i = 0; i < kv->len; i++)
+		if (text[i] == '\n')
+			text[i] = '\0';
+}
+
+const char *status_kv_get(const struct status_kv *kv, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < kv->len; i += strlen(kv->text + i) + 1) {
+		const char *l = kv->text + i;
+		if (strncmp(l, key, kl) == 0 && l[kl] == '=')
+			return l + kl + 1;
+	}
+	return NULL;
+}
+
+const char *status_kv_row(const struct status_kv *kv, const char *array, unsigned i,
+			  const char *field)
+{
+	char key[256];
+	if (field)
+		snprintf(key, sizeof(key), "%s.%u.%s", array, i, field);
+	else
+		snprintf(key, sizeof(key), "%s.%u", array, i);
+	return status_kv_get(kv, key);
+}
+
+unsigned status_kv_count(const struct status_kv *kv, const char *array)
+{
+	size_t al = strlen(array);
+	unsigned n = 0;
+	for (size_t i = 0; i < kv->len; i += strlen(kv->text + i) + 1) {
+		const char *l = kv->text + i;
+		if (strncmp(l, array, al) != 0 || l[al] != '.')
+			continue;
+		char *end;
+		unsigned long idx = strtoul(l + al + 1, &end, 10);
+		if (end != l + al + 1 && (*end == '.' || *end == '=') && idx < 100000 &&
+		    idx + 1 > n)
+			n = (unsigned)idx + 1;
+	}
+	return n;
+}
+
+void status_kv_list(const struct status_kv *kv, const char *array, char *buf, size_t size)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	unsigned n = status_kv_count(kv, array);
+	for (unsigned i = 0; i < n; i++) {
+		const char *v = status_kv_row(kv, array, i, NULL);
+		int w = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", v ? v : "");
+		if (w < 0 || (size_t)w >= size - at)
+			return;
+		at += (size_t)w;
+	}
+}
+
+/* --- Children ---------------------------------------------------------- */
+
+/* Drop to nobody as setpriv(1) --reuid=65534 --regid=65534 --clear-groups
+ * --inh-caps=-all --no-new-privs would: a user with no file, group or
+ * privilege of its own.  0 or -errno. */
+static int become_nobody(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct c[2];
+	if (syscall(SYS_capget, &h, c) == 0) {
+		c[0].inheritable = c[1].inheritable = 0;
+		if (syscall(SYS_capset, &h, c) != 0)
+			return -errno;
+	}
+	if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -errno;
+	return 0;
+}
+
+static void close_from(int lowest)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, lowest, ~0U, 0) == 0)
+		return;
+#endif
+	for (int fd = lowest; fd < 1024; fd++)
+		close(fd);
+}
+
+int status_run(char *const argv[], char *const env[], bool with_err, bool drop_to_nobody,
+	       char **out)
+{
+	*out = NULL;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		dup2(null, 0);
+		dup2(p[1], 1);
+		dup2(with_err ? p[1] : null, 2);
+		close_from(3);
+		if (drop_to_nobody) {
+			int e = become_nobody();
+			if (e < 0) {
+				dprintf(2, "cannot become uid 65534: %s\n", strerror(-e));
+				_exit(126);
+			}
+		}
+		if (drop_to_nobody || env != environ) {
+			if (chdir("/") != 0)
+				_exit(126);
+		}
+		execve(argv[0], argv, env);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (buf && len + 1 >= cap) {
+			char *b = realloc(buf, cap * 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+			} else {
+				buf = b;
+				cap *= 2;
+			}
+		}
+		char sink[4096];
+		char *to = buf ? buf + len : sink;
+		size_t room = buf ? cap - len - 1 : sizeof(sink);
+		ssize_t n = read(p[0], to, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (buf)
+			len += (size_t)n;
+	}
+	close(p[0]);
+	if (buf)
+		buf[len] = '\0';
+	*out = buf;
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The first line of text into buf. */
+static void first_line(char *buf, size_t size, const char *text)
+{
+	size_t n = text ? strcspn(text, "\n") : 0;
+	snprintf(buf, size, "%.*s", (int)n, text ? text : "");
+}
+
+/* --- The preload --------------------------------------------------------- */
+
+/* Is lib one of the file's lines, exactly (ours always stands alone)? */
+static bool has_entry(const char *file, const char *lib)
+{
+	FILE *f = fopen(file, "re");
+	if (!f)
+		return false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool found = false;
+	while (!found && (n = getline(&line, &cap, f)) >= 0) {
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		found = strcmp(line, lib) == 0;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static void utc_iso(char *buf, size_t size, time_t t)
+{
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		buf[0] = '\0';
+}
+
+static void gather_preload(struct status_model *m)
+{
+	const struct status_opts *o = m->o;
+	snprintf(m->preload, sizeof(m->preload), "%s", o->preload);
+	snprintf(m->lib, sizeof(m->lib), "%s", o->lib ? o->lib : "");
+	const char *target = o->preload_target ? o->preload_target : o->preload;
+	m->listed = !o->preload_insane && *m->lib && has_entry(target, m->lib);
+	if (m->listed) {
+		struct stat st;
+		utc_iso(m->since, sizeof(m->since), stat(target, &st) == 0 ? st.st_mtime : 0);
+	}
+}
+
+/* The loader takes the library: /bin/true runs with it preloaded, and
+ * says nothing. */
+static void gather_loads(struct status_model *m)
+{
+	const struct status_opts *o = m->o;
+	struct stat st;
+	if (!*m->lib || !o->lib_at || stat(o->lib_at, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(m->load_why, sizeof(m->load_why), "%s%s does not exist",
+			 o->lib_at && *o->lib_at ? o->lib_at
+			 : o->root               ? o->root
+						 : "",
+			 o->lib_at && *o->lib_at ? "" : "libpmuguard.so");
+		return;
+	}
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 2, sizeof(*env));
+	char pre[PATH_MAX + 16];
+	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", o->lib_at);
+	size_t k = 0;
+	for (size_t i = 0; env && i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+			env[k++] = environ[i];
+	if (env)
+		env[k] = pre;
+	char *argv[] = {"/bin/true", NULL};
+	char *out = NULL;
+	int rc = env ? status_run(argv, env, true, false, &out) : -1;
+	free(env);
+	if (rc == 0 && out && !*out) {
+		m->loads = true;
+	} else {
+		first_line(m->load_why, sizeof(m->load_why), out);
+		if (!*m->load_why)
+			snprintf(m->load_why, sizeof(m->load_why),
+				 "/bin/true exited %d with it preloaded", rc);
+	}
+	free(out);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_pid(const struct dirent *e)
+{
+	return e->d_name[0] >= '0' && e->d_name[0] <= '9';
+}
+
+/* Does the maps file name the library (its resolved path, or lib after a
+ * blank)?  -1 where its first line cannot be read: not ours to read, gone,
+ * or empty (a kernel thread has no maps). */
+static int maps_names(const char *pid, const char *real, const char *lib)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char *line = NULL;
+	size_t cap = 0;
+	char spaced[PATH_MAX + 2];
+	snprintf(spaced, sizeof(spaced), " %s", lib);
+	int found = -1;
+	while (getline(&line, &cap, f) >= 0) {
+		found = 0;
+		if (strstr(line, real) || strstr(line, spaced)) {
+			found = 1;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static bool is_kthread(const char *pid)
+{
+	char path[300], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* gone: not counted */
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return true;
+	/* After "PID (COMM) ": state ppid pgrp session tty_nr tpgid flags. */
+	unsigned long flags = 0;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return true;
+	return flags & 0x00200000; /* PF_KTHREAD */
+}
+
+static unsigned perf_fds(const char *pid)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	unsigned n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char l[64];
+		ssize_t k = readlinkat(dirfd(d), e->d_name, l, sizeof(l) - 1);
+		if (k < 0)
+			continue;
+		l[k] = '\0';
+		n += strcmp(l, "anon_inode:[perf_event]") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The comm as a label: no newline, every byte that is not a graphic
+ * character a '?', "?" where empty. */
+static void comm_of(const char *pid, char *buf, size_t size)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	size_t at = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		char c[64];
+		ssize_t n = read(fd, c, sizeof(c));
+		close(fd);
+		for (ssize_t i = 0; i < n && at + 1 < size; i++) {
+			unsigned char ch = (unsigned char)c[i];
+			if (ch == '\n')
+				continue;
+			buf[at++] = ch > 0x20 && ch < 0x7f ? (char)ch : '?';
+		}
+	}
+	if (!at)
+		buf[at++] = '?';
+	buf[at] = '\0';
+}
+
+static void gather_processes(struct status_model *m)
+{
+	const struct status_opts *o = m->o;
+	if ((o->root && *o->root) || !*m->lib)
+		return;
+	char real[PATH_MAX];
+	if (!realpath(m->lib, real))
+		snprintf(real, sizeof(real), "%s", m->lib);
+	struct dirent **ents;
+	int n = scandir("/proc", &ents, is_pid, by_name);
+	if (n < 0)
+		return;
+	m->procs_scanned = true;
+	for (int i = 0; i < n; i++) {
+		const char *pid = ents[i]->d_name;
+		int r = maps_names(pid, real, m->lib);
+		if (r < 0) {
+			if (!is_kthread(pid))
+				m->unreadable++;
+		} else if (r) {
+			m->mapped++;
+		} else {
+			m->unmapped++;
+			unsigned k = perf_fds(pid);
+			struct status_risk *nr =
+				k ? realloc(m->risk, (m->n_risk + 1) * sizeof(*m->risk)) : NULL;
+			if (nr) {
+				m->risk = nr;
+				struct status_risk *x = &m->risk[m->n_risk++];
+				x->pid = strtol(pid, NULL, 10);
+				x->fds = k;
+				comm_of(pid, x->comm, sizeof(x->comm));
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+/* --- The canary ------------------------------------------------------ */
+
+static void gather_canary(struct status_model *m)
+{
+	const struct status_opts *o = m->o;
+	m->canary = STATUS_C_UNKNOWN;
+	if (o->root && *o->root) {
+		snprintf(m->canary_why, sizeof(m->canary_why),
+			 "not run under --root (the tree is not this host's)");
+		return;
+	}
+	/* A clean environment: PATH, and a sanitizer build's runtime options
+	 * (the tests'), nothing the guard reads. */
+	char *env[4] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL, NULL};
+	char asan[4096], ubsan[4096];
+	int k = 1;
+	const char *v = getenv("ASAN_OPTIONS");
+	if (v && *v) {
+		snprintf(asan, sizeof(asan), "ASAN_OPTIONS=%s", v);
+		env[k++] = asan;
+	}
+	v = getenv("UBSAN_OPTIONS");
+	if (v && *v) {
+		snprintf(ubsan, sizeof(ubsan), "UBSAN_OPTIONS=%s", v);
+		env[k++] = ubsan;
+	}
+	/* It starts in /: a command named relative to here is made absolute. */
+	char cmd[PATH_MAX];
+	if (o->pmuguard[0] != '/' && strchr(o->pmuguard, '/') && realpath(o->pmuguard, cmd))
+		;
+	else
+		snprintf(cmd, sizeof(cmd), "%s", o->pmuguard);
+	bool drop = o->me == 0;
+	snprintf(m->canary_as, sizeof(m->canary_as), "uid %u", drop ? 65534U : (unsigned)o->me);
+	char *argv[] = {cmd, "canary", NULL};
+	char *out = NULL;
+	int rc = status_run(argv, env, true, drop, &out);
+	struct status_kv kv;
+	char *copy = out ? strdup(out) : NULL;
+	kv_parse(&kv, copy);
+	status_kv_list(&kv, "policy.ignored", m->policy_bad, sizeof(m->policy_bad));
+	switch (rc) {
+	case 0: m->canary = STATUS_C_REFUSED; break;
+	case 3: {
+		m->canary = STATUS_C_REACHED;
+		const char *mapped = status_kv_get(&kv, "library_mapped");
+		if (mapped && strcmp(mapped, "false") == 0)
+			snprintf(m->canary_why, sizeof(m->canary_why),
+				 "the loader did not load the library for %s (unreadable to it, or "
+				 "not listed where it looks)",
+				 m->canary_as);
+		else
+			snprintf(m->canary_why, sizeof(m->canary_why),
+				 "the library let the hazard class through for %s (its policy or "
+				 "verdict: mode off or audit, lock, an unknown verdict)",
+				 m->canary_as);
+		break;
+	}
+	default: {
+		char line[STATUS_WHY / 2];
+		first_line(line, sizeof(line), out);
+		snprintf(m->canary_why, sizeof(m->canary_why),
+			 "pmuguard canary could not run as %s (exit %d): %s", m->canary_as, rc,
+			 line);
+	}
+	}
+	free(copy);
+	free(out);
+}
+
+/* --- The kernel layer ----------------------------------------------------- */
+
+static void gather_kernel(struct status_model *m)
+{
+	const struct status_opts *o = m->o;
+	m->kernel = STATUS_K_UNAVAILABLE;
+	m->kernel_asked = !(o->root && *o->root) || o->layer_given;
+	if (!m->kernel_asked || !o->pmuguard || !*o->pmuguard)
+		return;
+	char *argv[] = {(char *)o->pmuguard, "enforce", "status", "--keys", NULL};
+	char *out = NULL;
+	int rc = status_run(argv, environ, false, false, &out);
+	kv_parse(&m->enf, out);
+	m->kernel_exit = rc;
+	switch (rc) {
+	case 0:
+	case 7: /* attached, and events of the class opened before it exist */
+		m->kernel = STATUS_K_ATTACHED;
+		break;
+	case 8: /* attached, but its self-test failed: it does not run */
+		m->kernel = STATUS_K_UNVERIFIED;
+		break;
+	case 9: /* attached in audit mode: it counts and allows */
+		m->kernel = STATUS_K_AUDIT;
+		break;
+	case 6: m->kernel = STATUS_K_DETACHED; break;
+	case 5: return;
+	default: {
+		m->kernel = STATUS_K_UNKNOWN;
+		const char *e = status_kv_get(&m->enf, "error");
+		snprintf(m->kernel_err, sizeof(m->kernel_err),
+			 "pmuguard enforce status exited %d%s%s", rc, e && *e ? ": " : "",
+			 e && *e ? e : "");
+		return;
+	}
+	}
+	const char *schema = status_kv_get(&m->enf, "schema");
+	char want[16];
+	snprintf(want, sizeof(want), "%d", STATUS_ENF_SCHEMA);
+	if (!schema || strcmp(schema, want) != 0) {
+		m->kernel = STATUS_K_UNKNOWN;
+		snprintf(m->kernel_err, sizeof(m->kernel_err),
+			 "pmuguard enforce status --keys gave schema '%s', this script reads %d",
+			 schema ? schema : "", STATUS_ENF_SCHEMA);
+	}
+}
+
+/* --- The probe's answer --------------------------------------------------- */
+
+static void gather_probe_keys(struct status_model *m, char *keys)
+{
+	struct status_kv kv;
+	kv_parse(&kv, keys);
+	const char *g = status_kv_get(&kv, "guard_state");
+	m->probe_guard_unknown = g && strcmp(g, "unknown") == 0;
+	status_kv_list(&kv, "containers.runtimes", m->containers, sizeof(m->containers));
+	status_kv_list(&kv, "containers.evidence", m->containers_seen, sizeof(m->containers_seen));
+	unsigned n = status_kv_count(&kv, "containers.runtimes");
+	for (unsigned i = 0; i < n && m->n_containers < 8; i++) {
+		const char *v = status_kv_row(&kv, "containers.runtimes", i, NULL);
+		if (v)
+			m->container_list[m->n_containers++] = strdup(v);
+	}
+}
+
+void status_gather(struct status_model *m, const struct status_opts *o)
+{
+	m->o = o;
+	gather_preload(m);
+	gather_loads(m);
+	gather_processes(m);
+	gather_kernel(m);
+	gather_canary(m);
+	status_gather_log(m);
+}
+
+void status_gather_probe(struct status_model *m, int exit, char *keys)
+{
+	m->probe_exit = exit;
+	gather_probe_keys(m, keys);
+}
+
+void status_free(struct status_model *m, struct status_decision *d)
+{
+	free(m->risk);
+	free(m->enf.text);
+	free(m->lenc);
+	free(m->progs);
+	for (unsigned i = 0; i < m->n_containers; i++)
+		free(m->container_list[i]);
+	free(d->kenc);
+}

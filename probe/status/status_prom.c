@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `pmuguard status --textfile FILE`: the node_exporter textfile-collector
+ * metrics, from the same model and decision as the words and the document.
+ * Written through a temporary in FILE's directory, mode 0644, renamed over
+ * it: the collector reads the old file or the new one, never a torn one.
+ * The README's alerts ("Metrics and alerts") select these series.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "status.h"
+
+/* A label value: backslash, quote and newline escaped (the exposition
+ * format's three). */
+static void label(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void head(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void gauge(FILE *out, const char *name, const char *help, uint64_t v)
+{
+	head(out, name, "gauge", help);
+	fprintf(out, "%s %" PRIu64 "\n", name, v);
+}
+
+/* The lines of the last reprobe kept from the file this one replaces, so
+ * that the boot's reprobe and the timer's status share one file without a
+ * series twice. */
+static void keep_reprobe_lines(FILE *out, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) >= 0) {
+		const char *p = line;
+		if (!strncmp(p, "# HELP ", 7) || !strncmp(p, "# TYPE ", 7))
+			p += 7;
+		if (strncmp(p, "pmuguard_reprobe_", 17) != 0)
+			continue;
+		p += 17;
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+		if (n && (p[n] == ' ' || p[n] == '{'))
+			fputs(line, out);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* What every textfile starts with: the build, when it was written, and
+ * whether the last reprobe did its work.  Alert on time() -
+ * pmuguard_status_timestamp_seconds: a file nobody refreshes keeps its
+ * last state. */
+static void metrics_head(FILE *out, const char *path, const struct status_model *m,
+			 const struct status_reprobe *rp)
+{
+	long long now = (long long)time(NULL);
+	head(out, "pmuguard_build_info", "gauge", "The pmuguard this host runs.");
+	fputs("pmuguard_build_info{version=\"", out);
+	label(out, m->o->version ? m->o->version : "unknown");
+	fputs("\"} 1\n", out);
+	head(out, "pmuguard_status_timestamp_seconds", "gauge",
+	     "When pmuguard-fleet wrote this file.");
+	fprintf(out, "pmuguard_status_timestamp_seconds %lld\n", now);
+	if (rp && rp->exit >= 0) {
+		gauge(out, "pmuguard_reprobe_success",
+		      "1 if the last reprobe made the host match its verdict, 0 if it failed "
+		      "(pmuguard_reprobe_error_info says why).",
+		      rp->exit == 0);
+		head(out, "pmuguard_reprobe_timestamp_seconds", "gauge",
+		     "When the last reprobe ran.");
+		fprintf(out, "pmuguard_reprobe_timestamp_seconds %lld\n", now);
+		if (rp->exit != 0) {
+			head(out, "pmuguard_reprobe_error_info", "gauge",
+			     "Why the last reprobe failed.");
+			fprintf(out, "pmuguard_reprobe_error_info{exit=\"%d\",error=\"", rp->exit);
+			label(out, rp->error ? rp->error : "");
+			fputs("\"} 1\n", out);
+		}
+	} else {
+		keep_reprobe_lines(out, path);
+	}
+}
+
+static void metrics(FILE *out, const struct status_model *m, const struct status_decision *d)
+{
+	static const char *const states[] = {"hazard", "safe", "unknown"};
+	/* A 0/1 gauge is written only where it was checked: an unknown verdict
+	 * has its own series, never "hazard 0" or "unguarded 0". */
+	head(out, "pmuguard_verdict", "gauge",
+	     "The probe's verdict: 1 for the state it gave (hazard, safe or unknown).");
+	for (unsigned i = 0; i < 3; i++)
+		fprintf(out, "pmuguard_verdict{state=\"%s\"} %d\n", states[i],
+			(unsigned)d->verdict == i);
+	if (d->verdict != STATUS_UNKNOWN)
+		gauge(out, "pmuguard_hazard",
+		      "1 if pmuguard probe finds the fixed-counter-3 hazard, 0 if not (absent when "
+		      "the verdict is unknown).",
+		      d->verdict == STATUS_HAZARD);
+	gauge(out, "pmuguard_protected",
+	      "1 if a layer was seen to guard the host (the kernel guard's self-test passed; the "
+	      "preload refused a canary started as nobody) and no perf event of the class opened "
+	      "before the kernel guard escapes it, else 0.",
+	      d->protected_);
+	head(out, "pmuguard_layer_installed", "gauge",
+	     "1 for each layer that was seen to guard the host (kernel: pmuguard enforce, "
+	     "verified; preload: /etc/ld.so.preload, loadable).");
+	static const char *const layers[] = {"kernel", "preload"};
+	for (unsigned i = 0; i < 2; i++) {
+		fputs("pmuguard_layer_installed{layer=\"", out);
+		label(out, layers[i]);
+		fprintf(out, "\"} %d\n", strstr(d->layer, layers[i]) != NULL);
+	}
+	if (d->verdict != STATUS_UNKNOWN || d->guarded)
+		gauge(out, "pmuguard_unguarded",
+		      "1 if the host has the hazard and is not guarded: no layer guards it, or perf "
+		      "events opened before the kernel guard escape it (absent when the verdict is "
+		      "unknown and nothing guards).",
+		      d->exit == 3);
+	const struct status_kv *kv = &m->enf;
+	bool read = m->kernel == STATUS_K_ATTACHED || m->kernel == STATUS_K_AUDIT ||
+		    m->kernel == STATUS_K_UNVERIFIED || m->kernel == STATUS_K_DETACHED;
+	const char *verified = read ? status_kv_get(kv, "verified") : NULL;
+	const char *checked = read ? status_kv_get(kv, "verification.checked_utc") : NULL;
+	if (verified && !strcmp(verified, "true") && checked && *checked) {
+		const char *at = status_kv_get(kv, "verification.checked_at");
+		head(out, "pmuguard_kernel_verified_timestamp_seconds", "gauge",
+		     "When the kernel guard's self-test last passed (this run's check).");
+		fprintf(out, "pmuguard_kernel_verified_timestamp_seconds %s\n", at ? at : "");
+	}
+	const char *known = status_kv_get(kv, "existing.known");
+	const char *hits = status_kv_get(kv, "existing.hits");
+	if (d->kernel == STATUS_K_ATTACHED && known && !strcmp(known, "true") && hits && *hits) {
+		head(out, "pmuguard_kernel_existing_events", "gauge",
+		     "Perf events of the hazardous class opened before the kernel guard, which it "
+		     "does not guard (restart their processes).");
+		fprintf(out, "pmuguard_kernel_existing_events %s\n", d->partly ? hits : "0");
+	}
+	if (m->procs_scanned && m->listed && (m->unreadable == 0 || m->o->me == 0)) {
+		gauge(out, "pmuguard_preload_unmapped_processes",
+		      "Running processes that do not map the preloaded library (started before the "
+		      "install, or static).",
+		      m->unmapped);
+		gauge(out, "pmuguard_preload_at_risk_processes",
+		      "Of them, those holding perf event files now.", m->n_risk);
+	}
+	head(out, "pmuguard_kernel_calls_total", "counter",
+	     "perf_event_open calls the kernel guard denied or audited, by encoding (exact).");
+	for (unsigned i = 0; i < d->n_kenc; i++) {
+		fputs("pmuguard_kernel_calls_total{decision=\"", out);
+		label(out, d->kenc[i].decision);
+		fprintf(out, "\",pmu_type=\"%" PRIu32 "\",config=\"", d->kenc[i].pmu_type);
+		label(out, d->kenc[i].config);
+		fprintf(out, "\"} %" PRIu64 "\n", d->kenc[i].calls);
+	}
+	head(out, "pmuguard_preload_reports", "gauge",
+	     "Block reports of the preload this boot (one per encoding per process), by "
+	     "encoding.");
+	for (unsigned i = 0; i < m->n_lenc; i++) {
+		fputs("pmuguard_preload_reports{pmu_type=\"", out);
+		label(out, m->lenc[i].pmu_type);
+		fputs("\",config=\"", out);
+		label(out, m->lenc[i].config);
+		fprintf(out, "\"} %" PRIu64 "\n", m->lenc[i].reports);
+	}
+	if (m->log_counted)
+		gauge(out, "pmuguard_preload_reports_undelivered",
+		      "Block reports of the preload this boot that could not be delivered, as later "
+		      "reports of the same process say.",
+		      m->undelivered);
+	head(out, "pmuguard_preload_reports_countable", "gauge",
+	     "1 if the preload's reports reach a log this host can count, 0 if they are dropped "
+	     "or unreadable.");
+	fputs("pmuguard_preload_reports_countable{source=\"", out);
+	label(out, m->log_src);
+	fprintf(out, "\"} %d\n", m->log_counted);
+}
+
+int status_write_textfile(const char *path, const struct status_model *m,
+			  const struct status_decision *d, const struct status_reprobe *rp)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 8);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, n + 8, "%s.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+		free(tmp);
+		return e;
+	}
+	FILE *out = fdopen(fd, "w");
+	if (!out) {
+		int e = -errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return e;
+	}
+	metrics_head(out, path, m, rp);
+	metrics(out, m, d);
+	int e = 0;
+	if (fflush(out) != 0 || fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+		e = -errno;
+	if (fclose(out) != 0 && !e)
+		e = -errno;
+	if (!e && rename(tmp, path) != 0)
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	free(tmp);
+	return e;
+}

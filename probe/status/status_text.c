@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `pmuguard status` in words: the lines a person reads, one fact a line,
+ * each "PREFIX: ..." (pmuguard-fleet's own name where it asks).  Values
+ * from another pmuguard's --keys keep their \xHH escapes as text; a
+ * control character that still reaches a line is written as \xHH, so no
+ * value can drive the terminal or print a line of its own.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "status.h"
+
+__attribute__((format(printf, 3, 4))) static void say(FILE *out, const char *prefix,
+						      const char *fmt, ...)
+{
+	char line[4 * STATUS_LIST];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(out, "%s: ", prefix);
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('\n', out);
+}
+
+static const char *verdict_word(enum status_verdict v)
+{
+	return v == STATUS_HAZARD ? "hazard" : v == STATUS_SAFE ? "safe" : "unknown";
+}
+
+static const char *opt(const struct status_kv *kv, const char *key)
+{
+	const char *v = status_kv_get(kv, key);
+	return v && *v ? v : NULL;
+}
+
+static void protected_line(FILE *out, const char *P, const struct status_model *m,
+			   const struct status_decision *d)
+{
+	bool hazard = d->verdict == STATUS_HAZARD;
+	if (d->partly && hazard) {
+		if (d->escaped == 1)
+			say(out, P,
+			    "protected: PARTLY, by %s: 1 perf event of the hazardous class opened "
+			    "before the guard (%s) is not guarded; restart that process",
+			    d->layer, d->escaped_who);
+		else
+			say(out, P,
+			    "protected: PARTLY, by %s: %" PRIu64
+			    " perf events of the hazardous class "
+			    "opened before the guard (%s) are not guarded; restart those processes",
+			    d->layer, d->escaped, d->escaped_who);
+	} else if (d->guarded && hazard && *m->containers && !d->containers_covered) {
+		say(out, P,
+		    "protected: PARTLY, by %s: the containers of %s are not covered (they need the "
+		    "kernel layer)",
+		    d->layer, m->containers);
+	} else if (d->guarded) {
+		say(out, P, "protected: yes, by %s", d->layer);
+	} else if (hazard) {
+		say(out, P,
+		    "protected: NO: the host has the hazard and no layer was seen to guard it");
+	} else if (d->verdict == STATUS_SAFE) {
+		say(out, P, "protected: no layer, and none is needed (no hazard)");
+	} else {
+		say(out, P, "protected: no layer was seen to guard it, and the verdict is unknown");
+	}
+}
+
+static void preload_lines(FILE *out, const char *P, const struct status_model *m)
+{
+	const char *since = *m->since ? m->since : "?";
+	if (!m->listed) {
+		say(out, P, "preload: not installed (%s%s%s)", m->preload, *m->lib ? ", " : "",
+		    m->lib);
+		return;
+	}
+	bool under_root = m->o->root && *m->o->root;
+	if (m->loads && m->canary == STATUS_C_REFUSED)
+		say(out, P,
+		    "preload: installed since %s (%s, %s); a canary started now as %s was refused",
+		    since, m->preload, m->lib, m->canary_as);
+	else if (m->loads && under_root)
+		say(out, P, "preload: installed since %s (%s, %s); the loader takes it (%s)", since,
+		    m->preload, m->lib, m->canary_why);
+	else if (m->loads)
+		say(out, P,
+		    "preload: LISTED BUT A CANARY WAS NOT REFUSED: %s (%s, %s): it guards nothing "
+		    "for such a process",
+		    m->canary_why, m->preload, m->lib);
+	else
+		say(out, P, "preload: LISTED BUT NOT LOADED: %s (%s, %s): it guards nothing",
+		    m->load_why, m->preload, m->lib);
+	bool risk = false;
+	if (m->unreadable > 0 && m->o->me != 0) {
+		say(out, P,
+		    "preload: %u running processes could not be read as uid %u (other users'): "
+		    "which processes map the library is unknown; run status as root to count them "
+		    "all",
+		    m->unreadable, (unsigned)m->o->me);
+		risk = true;
+	} else if (m->procs_scanned) {
+		char tail[96] = "";
+		if (m->unreadable)
+			snprintf(tail, sizeof(tail), "; %u could not be read even as root",
+				 m->unreadable);
+		say(out, P,
+		    "preload: %u running processes map it; %u do not (started before the install, "
+		    "static, or another loader): those stay unguarded by the preload until they "
+		    "restart%s",
+		    m->mapped, m->unmapped, tail);
+		risk = true;
+	}
+	for (unsigned i = 0; risk && i < m->n_risk; i++)
+		say(out, P,
+		    "preload:   at risk now: pid %ld (%s) holds %u perf event file(s) and does not "
+		    "map the library",
+		    m->risk[i].pid, m->risk[i].comm, m->risk[i].fds);
+}
+
+static void kernel_lines(FILE *out, const char *P, const struct status_model *m,
+			 const struct status_decision *d)
+{
+	const struct status_kv *kv = &m->enf;
+	switch (d->kernel) {
+	case STATUS_K_ATTACHED: {
+		const char *at = opt(kv, "verification.checked_utc");
+		const char *since = opt(kv, "started_utc"), *den = opt(kv, "totals.denied");
+		const char *aud = opt(kv, "totals.audited");
+		say(out, P,
+		    "kernel: attached and verified %s%s%s(self-test), since %s; denied %s, audited %s "
+		    "(pmuguard enforce status)",
+		    at ? "at " : "", at ? at : "", at ? " " : "", since ? since : "?",
+		    den ? den : "?", aud ? aud : "?");
+		if (d->partly)
+			say(out, P,
+			    "kernel: NOT GUARDED: %s perf event(s) of the hazardous class allocated "
+			    "before the guard (%s): the kernel judged them then, so enabled they still "
+			    "reach the counter; restart their processes (pmuguard enforce status lists "
+			    "them)",
+			    opt(kv, "existing.hits"), d->escaped_who);
+		break;
+	}
+	case STATUS_K_AUDIT:
+		say(out, P,
+		    "kernel: attached in audit mode (verified): it counts and allows, so it guards "
+		    "nothing");
+		break;
+	case STATUS_K_UNVERIFIED:
+		say(out, P, "kernel: ATTACHED BUT NOT VERIFIED: %s: it guards nothing",
+		    d->verify_why ? d->verify_why : "the self-test failed");
+		break;
+	case STATUS_K_DETACHED:
+		if (d->kernel_err)
+			say(out, P, "kernel: not attached (%s)", d->kernel_err);
+		else
+			say(out, P, "kernel: not attached");
+		break;
+	case STATUS_K_UNAVAILABLE:
+		say(out, P,
+		    "kernel: not available (built without enforce, or not asked for under --root)");
+		break;
+	case STATUS_K_UNKNOWN:
+		say(out, P, "kernel: unknown: %s", d->kernel_err ? d->kernel_err : "");
+		break;
+	}
+}
+
+void status_render_text(FILE *out, const char *P, const struct status_model *m,
+			const struct status_decision *d)
+{
+	protected_line(out, P, m, d);
+	say(out, P, "layer: %s", d->layer);
+	say(out, P, "version: pmuguard %s", m->o->version ? m->o->version : "unknown");
+	preload_lines(out, P, m);
+	kernel_lines(out, P, m, d);
+	if (*m->containers) {
+		if (d->containers_covered)
+			say(out, P,
+			    "containers: %s running (%s): covered by the kernel layer only (the "
+			    "preload does not reach into containers)",
+			    m->containers, m->containers_seen);
+		else
+			say(out, P,
+			    "containers: %s running (%s): NOT covered: the preload does not reach "
+			    "into containers; only the kernel layer does (pmuguard enforce start, or "
+			    "the DaemonSet)",
+			    m->containers, m->containers_seen);
+	}
+	if (*m->policy_bad)
+		say(out, P, "policy: not understood: %s (pmuguard.conf(5))", m->policy_bad);
+	if (d->verdict == STATUS_UNKNOWN)
+		say(out, P, "probe verdict: unknown (pmuguard probe exited %d)", m->probe_exit);
+	else
+		say(out, P, "probe verdict: %s", verdict_word(d->verdict));
+	for (unsigned i = 0; i < m->n_progs; i++) {
+		const struct status_prog *p = &m->progs[i];
+		if (!strcmp(p->layer, "kernel"))
+			say(out, P,
+			    "blocked this boot: %s, %" PRIu64
+			    " time(s) (kernel layer: the follower's "
+			    "entries, from root)",
+			    p->program, p->reports);
+		else
+			say(out, P,
+			    "blocked this boot: %s, %" PRIu64
+			    " report(s) (%s layer: the process's own "
+			    "reports, which any user can write)",
+			    p->program, p->reports, p->layer);
+	}
+	say(out, P, "preload reports go to: %s", m->reports_to);
+	if (!m->log_counted) {
+		say(out, P, "preload blocks reported since boot: unknown (%s)", m->log_why);
+	} else {
+		say(out, P,
+		    "preload blocks reported since boot: %" PRIu64
+		    " (one per encoding per process; from %s)",
+		    m->blocks, m->log_src);
+		if (m->undelivered)
+			say(out, P,
+			    "preload reports not delivered (the log was full or away), as later "
+			    "reports say: %" PRIu64,
+			    m->undelivered);
+	}
+}
