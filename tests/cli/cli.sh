@@ -143,6 +143,54 @@ PY
 		fail "a byte that is not UTF-8"
 	echo "ok: UTF-8 kept, invalid bytes replaced, no padding, schema $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["schema"])' "$tmp/j")"
 	;;
+status-pinned)
+	# pmuguard status, whole, as the reports are pinned: text, JSON,
+	# keys, metrics and exit code in a few worlds (tests/cli/status/,
+	# worlds.sh; pin-status.sh re-pins).  Any changed word fails here,
+	# with its diff; the JSON is what status.schema.json says, and the
+	# keys are the JSON flattened (one document, two renderers).
+	: "${LIB:?}"
+	here=$(cd "$(dirname "$0")" && pwd)
+	mkdir "$tmp/status"
+	"$here/status/worlds.sh" "$PMUGUARD" "$LIB" "$FIXTURES" "$tmp/status"
+	bad=0
+	for f in "$here"/status/pinned/*; do
+		name=${f##*/}
+		diff -u --label "$name (pinned)" --label "$name (printed)" "$f" "$tmp/status/$name" ||
+			{ echo "FAIL: $name differs from its pin"; bad=1; }
+	done
+	python3 - "$tmp/status" <<'PY' || bad=1
+import glob, json, sys
+for j in glob.glob(sys.argv[1] + "/*.one-line.json"):
+    raw = open(j, encoding="utf-8").read()
+    doc = json.loads(raw)
+    flat = []
+    def walk(p, v):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(p + [k], x)
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(p + [str(i)], x)
+        else:
+            s = "" if v is None else ("true" if v is True else "false" if v is False else str(v))
+            flat.append(".".join(p) + "=" + s)
+    walk([], doc)
+    keys = j.replace(".one-line.json", ".keys")
+    want = [l.replace("host=HOST", "host=" + doc["host"]) for l in open(keys).read().splitlines()]
+    root = [l for l in flat if l.startswith("preload.file=")][0].split("=", 1)[1]
+    root = root[: -len("/etc/ld.so.preload")]
+    got = [l.replace(root, "ROOT") for l in flat]
+    assert got == want, (j, set(got) ^ set(want))
+    # The status document as it has always been printed: ", " and ": ".
+    assert raw.startswith('{"schema": 2, "version": '), raw[:40]
+PY
+	schema=$here/../../probe/report/schema
+	python3 "$here/../e2e/schema-check.py" "$schema" "$tmp"/status/*.one-line.json >"$tmp/schema.out" ||
+		[ $? = 77 ] || { cat "$tmp/schema.out"; echo "FAIL: a status document is not what its schema says"; bad=1; }
+	[ "$bad" = 0 ] || fail "pmuguard status differs from its pins (tests/cli/status/pin-status.sh BUILD re-pins)"
+	echo "ok: pmuguard status in $(ls "$here"/status/pinned/*.rc | wc -l) worlds is as pinned"
+	;;
 reports-pinned)
 	# Whole reports, as lscpu's tests pin their dumps: every fixture folder
 	# holds report.txt (`probe --snapshot NAME`) and report.json (its --json,
