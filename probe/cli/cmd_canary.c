@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pmuguard canary: this process's own answer to the hazard class, as every
- * process on the host meets it.  `pmuguard-fleet status` starts it as an
+ * process on the host meets it.  `pmuguard status` starts it as an
  * unprivileged user with a clean environment, so that the preload is
  * counted only where it was seen to refuse: the policy (mode, lock,
  * snapshot), the verdict, and whether the loader loads the library for
@@ -71,7 +71,7 @@ int cmd_canary(int argc, char **argv)
 		      "Ask, from this process, whether a guard in it refuses the hazard class:\n"
 		      "harmless perf_event_open calls (a group descriptor that cannot exist, so\n"
 		      "the kernel allocates nothing) that the preload answers as it would answer\n"
-		      "a tool. pmuguard-fleet status runs it as an unprivileged user with a clean\n"
+		      "a tool. pmuguard status runs it as an unprivileged user with a clean\n"
 		      "environment. Prints key=value lines.\n"
 		      "\n"
 		      "Exit: 0 refused (a guard in the process answered); 3 nothing refused it;\n"

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
+#include "settings.h"
 #include "status.h"
 
 /* Where a package puts the library, as the loader reads it. */
@@ -31,9 +33,31 @@ static const char *const lib_dirs[] = {
 	"/usr/local/lib",
 };
 
-/* The probe's verdict, as `pmuguard probe --check --keys` gives it: in a
- * child of this process, so that a snapshot it cannot read (which ends the
- * probe, exit 1) is an unknown verdict here, not the end of status. */
+/* The probe's gather and verdict, as `pmuguard probe --check --keys` runs
+ * them: the facts the guard reads (PMUGUARD_SNAPSHOT, the policy file's
+ * snapshot, else this machine), the report's keys on stdout, exit 3 on the
+ * hazard.  In a child, whose die() on a snapshot it cannot read (exit 1)
+ * is an unknown verdict here, not the end of status. */
+static int probe_child(void)
+{
+	struct report_input *in = calloc(1, sizeof(*in));
+	struct report *r = calloc(1, sizeof(*r));
+	if (!in || !r)
+		die_errno("out of memory");
+	struct guard_settings set = {0};
+	struct guard_cli cli = {.mode = -1};
+	cli_settings(&set, &cli, true, NULL);
+	in->this_machine = true; /* a pinned snapshot is still this machine's */
+	if (set.snapshot)
+		in->snapshot = cli_snapshot_path(set.snapshot, set.snapshot_dir);
+	report_gather(in);
+	report_build(r, in);
+	r->version = PMUGUARD_VERSION;
+	cli_utc_now(r->generated_at, sizeof(r->generated_at));
+	report_render_keys(stdout, r);
+	return r->hazard ? EXIT_HAZARD : EXIT_OK;
+}
+
 static void probe_verdict(struct status_model *m)
 {
 	int p[2];
@@ -51,9 +75,7 @@ static void probe_verdict(struct status_model *m)
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		dup2(p[1], 1);
 		dup2(null, 2);
-		char *argv[] = {"probe", "--check", "--keys", NULL};
-		optind = 0;
-		int rc = cmd_probe(3, argv);
+		int rc = probe_child();
 		fflush(stdout);
 		_exit(rc);
 	}

@@ -537,7 +537,7 @@ static void gather_kernel(struct status_model *m)
 	if (!schema || strcmp(schema, want) != 0) {
 		m->kernel = STATUS_K_UNKNOWN;
 		snprintf(m->kernel_err, sizeof(m->kernel_err),
-			 "pmuguard enforce status --keys gave schema '%s', this script reads %d",
+			 "pmuguard enforce status --keys gave schema '%s', pmuguard status reads %d",
 			 schema ? schema : "", STATUS_ENF_SCHEMA);
 	}
 }

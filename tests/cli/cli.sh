@@ -189,7 +189,7 @@ PY
 	python3 "$here/../e2e/schema-check.py" "$schema" "$tmp"/status/*.one-line.json >"$tmp/schema.out" ||
 		[ $? = 77 ] || { cat "$tmp/schema.out"; echo "FAIL: a status document is not what its schema says"; bad=1; }
 	[ "$bad" = 0 ] || fail "pmuguard status differs from its pins (tests/cli/status/pin-status.sh BUILD re-pins)"
-	echo "ok: pmuguard status in $(ls "$here"/status/pinned/*.rc | wc -l) worlds is as pinned"
+	echo "ok: pmuguard status in $(find "$here/status/pinned" -name "*.rc" | wc -l) worlds is as pinned"
 	;;
 reports-pinned)
 	# Whole reports, as lscpu's tests pin their dumps: every fixture folder
