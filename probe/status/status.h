@@ -63,6 +63,8 @@ struct status_kv {
 	char *text; /* the lines, '\n' replaced by '\0' */
 	size_t len;
 };
+/* text (malloc'd, or NULL) as a document: its lines split in place. */
+void status_kv_parse(struct status_kv *kv, char *text);
 /* The value of key, NULL where absent; "" where null. */
 const char *status_kv_get(const struct status_kv *kv, const char *key);
 /* ARRAY.I.FIELD's value (or ARRAY.I with field NULL). */

@@ -28,7 +28,7 @@ extern char **environ;
 
 /* --- KEY=VALUE documents ------------------------------------------------- */
 
-static void kv_parse(struct status_kv *kv, char *text)
+void status_kv_parse(struct status_kv *kv, char *text)
 {
 	kv->text = text;
 	kv->len = text ? strlen(text) : 0;
@@ -464,7 +464,7 @@ static void gather_canary(struct status_model *m)
 	int rc = status_run(argv, env, true, drop, &out);
 	struct status_kv kv;
 	char *copy = out ? strdup(out) : NULL;
-	kv_parse(&kv, copy);
+	status_kv_parse(&kv, copy);
 	status_kv_list(&kv, "policy.ignored", m->policy_bad, sizeof(m->policy_bad));
 	switch (rc) {
 	case 0: m->canary = STATUS_C_REFUSED; break;
@@ -507,7 +507,7 @@ static void gather_kernel(struct status_model *m)
 	char *argv[] = {(char *)o->pmuguard, "enforce", "status", "--keys", NULL};
 	char *out = NULL;
 	int rc = status_run(argv, environ, false, false, &out);
-	kv_parse(&m->enf, out);
+	status_kv_parse(&m->enf, out);
 	m->kernel_exit = rc;
 	switch (rc) {
 	case 0:
@@ -536,9 +536,10 @@ static void gather_kernel(struct status_model *m)
 	snprintf(want, sizeof(want), "%d", STATUS_ENF_SCHEMA);
 	if (!schema || strcmp(schema, want) != 0) {
 		m->kernel = STATUS_K_UNKNOWN;
-		snprintf(m->kernel_err, sizeof(m->kernel_err),
-			 "pmuguard enforce status --keys gave schema '%s', pmuguard status reads %d",
-			 schema ? schema : "", STATUS_ENF_SCHEMA);
+		snprintf(
+			m->kernel_err, sizeof(m->kernel_err),
+			"pmuguard enforce status --keys gave schema '%s', pmuguard status reads %d",
+			schema ? schema : "", STATUS_ENF_SCHEMA);
 	}
 }
 
@@ -547,7 +548,7 @@ static void gather_kernel(struct status_model *m)
 static void gather_probe_keys(struct status_model *m, char *keys)
 {
 	struct status_kv kv;
-	kv_parse(&kv, keys);
+	status_kv_parse(&kv, keys);
 	const char *g = status_kv_get(&kv, "guard_state");
 	m->probe_guard_unknown = g && strcmp(g, "unknown") == 0;
 	status_kv_list(&kv, "containers.runtimes", m->containers, sizeof(m->containers));
