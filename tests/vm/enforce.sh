@@ -236,6 +236,12 @@ EOF
 	guarded metrics "pmuguard-metrics.service, hardened, writes the textfile: the kernel guard seen to work, the boot's reprobe kept" \
 		eval 'rc_is metrics 0 && grep -qx "pmuguard_protected 1" "$dir/metrics.prom" &&
 			grep -qx "pmuguard_reprobe_success 1" "$dir/metrics.prom"'
+	# The README's alerts against the file the real unit wrote after a real
+	# kernel denial: each selects the series it is meant to.
+	guarded alerts "every README alert on these series selects one in the file written after a real kernel denial (decision=\"denied\", config=\"0x400\")" \
+		eval 'grep -q "^pmuguard_kernel_calls_total{decision=\"denied\",pmu_type=\"4\",config=\"0x400\"} [1-9]" "$dir/metrics.prom" &&
+			python3 "$here/../e2e/alerts.py" "$here/../../README.md" "$dir/metrics.prom" pmuguard_kernel_calls_total \
+				pmuguard_unguarded pmuguard_status_timestamp_seconds pmuguard_verdict pmuguard_reprobe_success'
 	guarded upgrade "an upgrade keeps the enabled follower and the metrics timer running, the follower restarted on the new binary (pid $(cat "$dir/pid.before" 2>/dev/null) -> $(cat "$dir/pid.after" 2>/dev/null)), still guarded" \
 		eval 'rc_is upgrade 0 && rc_is active-upgraded 0 && [ "$(grep -c "^active$" "$dir/active-upgraded.out")" = 2 ] &&
 			[ -s "$dir/pid.after" ] && [ "$(cat "$dir/pid.after")" != 0 ] &&
