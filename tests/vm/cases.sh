@@ -33,8 +33,8 @@ group=${1:?usage: cases.sh [--tap] GROUP}
 vm_setup
 # What every job sees (boot), and how its checks read (guarded).
 # shellcheck disable=SC2034 # read by boot() through job_vars
-VMDIR=$here
-job_vars=(PMUGUARD LIB PEO GOPEO VMDIR)
+VMDIR=$here FLEET=$(cd "$here/../../scripts" && pwd)/pmuguard-fleet
+job_vars=(PMUGUARD LIB PEO GOPEO VMDIR FLEET)
 guarded_word=guarded
 
 # Checks over $dir/CASE.{out,err,rc} that only the preload's cases need:
@@ -252,6 +252,8 @@ cp /tmp/daemon.txt fleet-daemon.err
 $(conf yes)
 step fleet-lock env PMUGUARD_MODE=off $ev
 cp /tmp/syslog.txt syslog.txt
+step fleet-metrics sh "\$FLEET" status --layer preload --lib "\$LIB" --pmuguard "\$PMUGUARD" \
+	--syslog-file /tmp/syslog.txt --textfile "\$PWD/fleet.prom"
 EOF
 	survived
 	fleet_ok() { # CASE: guarded, and fd 2 untouched by the shim
@@ -267,6 +269,12 @@ EOF
 		eval 'not_supported fleet-daemon r0400 && counted fleet-daemon instructions && ! err_has fleet-daemon "^pmuguard"'
 	guarded fleet-lock "lock = yes: PMUGUARD_MODE=off in the environment is ignored, r0400 <not supported>" \
 		fleet_ok fleet-lock
+	# The README's alerts against the textfile status wrote from these
+	# real blocks: each selects the series it is meant to.
+	guarded fleet-metrics "every README alert on the preload's series selects one in the file written from these real blocks" \
+		eval 'grep -q "^pmuguard_preload_reports{pmu_type=\"4\",config=\"0x400\"} [1-9]" "$dir/fleet.prom" &&
+			python3 "$here/../e2e/alerts.py" "$here/../../README.md" "$dir/fleet.prom" pmuguard_preload_reports \
+				pmuguard_verdict pmuguard_status_timestamp_seconds'
 	if grep -qsF "$LIB" /etc/ld.so.preload; then
 		tap_not_ok "fleet: the host's /etc/ld.so.preload names the library: the VM wrote the host"
 	else
