@@ -96,6 +96,14 @@ struct status_prog {
 	char program[17 * 4];
 	uint64_t reports;
 };
+/* A program the kernel guard denied, from its own map (written by the
+ * kernel, read by root): the last program of each (uid, encoding). */
+struct status_kprog {
+	char program[17 * 4]; /* as enforce status gives it, \xHH kept */
+	uint64_t uid;
+	char config[24];
+	uint64_t calls;
+};
 
 /* Every fact, gathered once. */
 struct status_model {
@@ -165,6 +173,8 @@ struct status_decision {
 	bool containers_covered;
 	struct status_kenc *kenc;
 	unsigned n_kenc;
+	struct status_kprog *kprogs; /* at most STATUS_LABELS_MAX, most calls first */
+	unsigned n_kprogs;
 	int exit; /* 0, 3 or 4 (LSB) */
 };
 

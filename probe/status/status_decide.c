@@ -69,6 +69,46 @@ static void kernel_encodings(struct status_decision *d, const struct status_kv *
 	qsort(d->kenc, d->n_kenc, sizeof(*d->kenc), by_kenc);
 }
 
+static int by_calls(const void *a, const void *b)
+{
+	const struct status_kprog *x = a, *y = b;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	int c = strcmp(x->program, y->program);
+	return c ? c : strcmp(x->config, y->config);
+}
+
+/* Who the kernel guard denied, by program, from its own map: exact and
+ * written by the kernel (bpf_get_current_comm), unlike a journal entry,
+ * so it names the kernel layer's blocks where the follower does not run.
+ * The map keeps the last program of each (uid, encoding) only. */
+static void kernel_programs(struct status_decision *d, const struct status_kv *kv)
+{
+	unsigned n = status_kv_count(kv, "by_encoding");
+	d->kprogs = calloc(n ? n : 1, sizeof(*d->kprogs));
+	if (!d->kprogs)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		const char *dec = status_kv_row(kv, "by_encoding", i, "decision");
+		const char *uid = status_kv_row(kv, "by_encoding", i, "uid");
+		const char *cfg = status_kv_row(kv, "by_encoding", i, "config");
+		const char *calls = status_kv_row(kv, "by_encoding", i, "calls");
+		const char *comm = status_kv_row(kv, "by_encoding", i, "last_comm");
+		if (!is(dec, "denied") || !digits(uid) || !digits(calls) || !comm || !*comm ||
+		    !cfg || strncmp(cfg, "0x", 2) != 0 || !cfg[2] || strlen(cfg) > 18 ||
+		    strspn(cfg + 2, "0123456789abcdef") != strlen(cfg + 2))
+			continue;
+		struct status_kprog *k = &d->kprogs[d->n_kprogs++];
+		snprintf(k->program, sizeof(k->program), "%s", comm);
+		k->uid = strtoull(uid, NULL, 10);
+		snprintf(k->config, sizeof(k->config), "0x%llx", strtoull(cfg, NULL, 16));
+		k->calls = strtoull(calls, NULL, 10);
+	}
+	qsort(d->kprogs, d->n_kprogs, sizeof(*d->kprogs), by_calls);
+	if (d->n_kprogs > STATUS_LABELS_MAX)
+		d->n_kprogs = STATUS_LABELS_MAX;
+}
+
 void status_decide(struct status_decision *d, const struct status_model *m)
 {
 	memset(d, 0, sizeof(*d));
@@ -112,8 +152,10 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 		   : d->pre_guards    ? "preload"
 				      : "none";
 	if (d->kernel == STATUS_K_ATTACHED || d->kernel == STATUS_K_AUDIT ||
-	    d->kernel == STATUS_K_UNVERIFIED)
+	    d->kernel == STATUS_K_UNVERIFIED) {
 		kernel_encodings(d, kv);
+		kernel_programs(d, kv);
+	}
 
 	/* A denying, verified guard cannot stop the events of the class that
 	 * were allocated before it (the kernel judges an event once, at its

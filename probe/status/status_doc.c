@@ -176,6 +176,16 @@ static void kernel(const struct doc *d, const struct status_model *m,
 		end(d);
 	}
 	end(d);
+	begin(d, "blocked_by_program", REPORT_NODE_ARRAY);
+	for (unsigned i = 0; i < dd->n_kprogs; i++) {
+		begin(d, NULL, REPORT_NODE_OBJECT);
+		str(d, "program", dd->kprogs[i].program);
+		num(d, "uid", dd->kprogs[i].uid);
+		str(d, "config", dd->kprogs[i].config);
+		num(d, "calls", dd->kprogs[i].calls);
+		end(d);
+	}
+	end(d);
 	end(d);
 }
 

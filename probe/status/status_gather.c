@@ -587,4 +587,5 @@ void status_free(struct status_model *m, struct status_decision *d)
 	for (unsigned i = 0; i < m->n_containers; i++)
 		free(m->container_list[i]);
 	free(d->kenc);
+	free(d->kprogs);
 }

@@ -2,14 +2,16 @@
 /*
  * `pmuguard status` in words: the lines a person reads, one fact a line,
  * each "PREFIX: ..." (pmuguard-fleet's own name where it asks).  Values
- * from another pmuguard's --keys keep their \xHH escapes as text; a
- * control character that still reaches a line is written as \xHH, so no
- * value can drive the terminal or print a line of its own.
+ * from another pmuguard's --keys keep their \xHH escapes as text (a
+ * backslash passes); every other byte the one rule (log_plain_len()) does
+ * not pass is written as \xHH, so no value can drive the terminal or
+ * print a line of its own.
  */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
+#include "log.h"
 #include "status.h"
 
 __attribute__((format(printf, 3, 4))) static void say(FILE *out, const char *prefix,
@@ -21,11 +23,14 @@ __attribute__((format(printf, 3, 4))) static void say(FILE *out, const char *pre
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	fprintf(out, "%s: ", prefix);
-	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\x%02x", *p);
-		else
-			fputc(*p, out);
+	for (const unsigned char *p = (const unsigned char *)line; *p;) {
+		size_t n = *p == '\\' ? 1 : log_plain_len(p);
+		if (n) {
+			fwrite(p, 1, n, out);
+			p += n;
+		} else {
+			fprintf(out, "\\x%02x", *p++);
+		}
 	}
 	fputc('\n', out);
 }
@@ -215,6 +220,19 @@ void status_render_text(FILE *out, const char *P, const struct status_model *m,
 			    "reports, which any user can write)",
 			    p->program, p->reports, p->layer);
 	}
+	/* Where the follower's entries named none (it does not run, or no
+	 * journal), the guard's own map names the last program of each user
+	 * and encoding it denied. */
+	bool journal_kernel = false;
+	for (unsigned i = 0; i < m->n_progs; i++)
+		journal_kernel |= !strcmp(m->progs[i].layer, "kernel");
+	for (unsigned i = 0; !journal_kernel && i < d->n_kprogs; i++)
+		say(out, P,
+		    "blocked by the kernel guard: %s (uid %" PRIu64 "), config %s, %" PRIu64
+		    " time(s) (the guard's own map: the last program of that user and "
+		    "encoding)",
+		    d->kprogs[i].program, d->kprogs[i].uid, d->kprogs[i].config,
+		    d->kprogs[i].calls);
 	say(out, P, "preload reports go to: %s", m->reports_to);
 	if (!m->log_counted) {
 		say(out, P, "preload blocks reported since boot: unknown (%s)", m->log_why);

@@ -174,6 +174,9 @@ for j in glob.glob(sys.argv[1] + "/*.one-line.json"):
                 walk(p + [str(i)], x)
         else:
             s = "" if v is None else ("true" if v is True else "false" if v is False else str(v))
+            # --keys writes a backslash and a control character as \xHH.
+            s = "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7f or c == "\\" else c
+                        for c in s)
             flat.append(".".join(p) + "=" + s)
     walk([], doc)
     keys = j.replace(".one-line.json", ".keys")

@@ -159,3 +159,30 @@ Test(status, kernel_counts_are_summed_by_encoding_and_checked)
 	cr_assert_eq(d.kenc[0].calls, 6);
 	status_free(&m, &d);
 }
+
+Test(status, kernel_blocks_are_named_from_the_guards_map)
+{
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 3, 0,
+	      "schema=1\nprotects=true\nverified=true\n"
+	      "by_encoding.0.decision=denied\nby_encoding.0.uid=1000\nby_encoding.0.pmu_type=4\n"
+	      "by_encoding.0.config=0x0400\nby_encoding.0.calls=2\nby_encoding.0.last_comm=toplev\n"
+	      "by_encoding.1.decision=denied\nby_encoding.1.uid=0\nby_encoding.1.pmu_type=4\n"
+	      "by_encoding.1.config=0x8000\nby_encoding.1.calls=5\nby_encoding.1.last_comm=perf\n"
+	      /* Audited, or naming no program: not a block to name. */
+	      "by_encoding.2.decision=audited\nby_encoding.2.uid=0\nby_encoding.2.pmu_type=4\n"
+	      "by_encoding.2.config=0x400\nby_encoding.2.calls=9\nby_encoding.2.last_comm=x\n"
+	      "by_encoding.3.decision=denied\nby_encoding.3.uid=0\nby_encoding.3.pmu_type=4\n"
+	      "by_encoding.3.config=0x400\nby_encoding.3.calls=9\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.n_kprogs, 2);
+	cr_assert_str_eq(d.kprogs[0].program, "perf", "most calls first");
+	cr_assert_str_eq(d.kprogs[0].config, "0x8000");
+	cr_assert_eq(d.kprogs[0].uid, 0);
+	cr_assert_str_eq(d.kprogs[1].program, "toplev");
+	cr_assert_str_eq(d.kprogs[1].config, "0x400");
+	cr_assert_eq(d.kprogs[1].uid, 1000);
+	cr_assert_eq(d.kprogs[1].calls, 2);
+	status_free(&m, &d);
+}

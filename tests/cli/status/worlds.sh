@@ -33,9 +33,9 @@ attached | existing)
 		started=1764676800 started_utc=2025-12-02T12:00:00Z why= attach=lsm mode=auto \\
 		enforce=true core_types.0=4 totals.denied=7 totals.audited=0 totals.reports_lost=0 \\
 		by_encoding.0.decision=denied by_encoding.0.uid=0 by_encoding.0.pmu_type=4 \\
-		by_encoding.0.config=0x0400 by_encoding.0.calls=5 by_encoding.1.decision=denied \\
+		by_encoding.0.config=0x0400 by_encoding.0.calls=5 'by_encoding.0.last_comm=perf\\x1b[0m' by_encoding.1.decision=denied \\
 		by_encoding.1.uid=1000 by_encoding.1.pmu_type=4 by_encoding.1.config=0x400 \\
-		by_encoding.1.calls=1 by_encoding.2.decision=denied by_encoding.2.uid=0 \\
+		by_encoding.1.calls=1 by_encoding.1.last_comm=toplev by_encoding.2.decision=denied by_encoding.2.uid=0 \\
 		by_encoding.2.pmu_type=4 by_encoding.2.config=0x8000 by_encoding.2.calls=1 \\
 		existing.known=true
 	if [ "\$STUB" = existing ]; then
