@@ -537,8 +537,12 @@ check-quiet)
 help-exit-codes)
 	# Every exit code of every command is in its --help.
 	status 0 "$PMUGUARD" --help
-	for c in 0 1 2 3 4 5 6 7 8; do
+	for c in 0 1 2 3 4 5 6 7 8 9; do
 		grep -q "^  $c  " "$tmp/out" || fail "pmuguard --help does not list exit code $c"
+	done
+	# Every command the dispatcher takes is in the list (status was missing).
+	for c in probe snapshot run check enforce canary status; do
+		grep -q "^  $c " "$tmp/out" || fail "pmuguard --help does not list the command $c"
 	done
 	for c in '126 CMD not' '127 CMD not found'; do
 		grep -q "$c" "$tmp/out" || fail "pmuguard --help does not list run's $c"
