@@ -67,6 +67,8 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 			known = false;
 		}
 	}
+	if (!ok && c->bad_lines > 0 && c->bad_lines <= 4)
+		c->more_bad[c->bad_lines - 1] = lineno;
 	if (!ok && c->bad_lines++ == 0) {
 		/* What was not understood: the value of a known key, else the
 		 * key, else the line (no '='). */
@@ -102,12 +104,25 @@ static void say_bad(struct guard_conf *c, const char *path)
 	    : c->bad_kind == GUARD_CONF_BAD_KEY ? " (unknown key '"
 						: " (no key = value: '");
 	at = put(c->bad_tail, 0, sizeof(c->bad_tail), "'): that line only; the rest applies");
+	/* The next ones by line number (the first four), so that each can be
+	 * found: "; not understood either: lines 5, 9 and 3 more". */
 	if (c->bad_lines > 1) {
-		num[probe_utoa(num, (uint64_t)(c->bad_lines - 1))] = '\0';
-		at = put(c->bad_tail, at, sizeof(c->bad_tail), " (");
-		at = put(c->bad_tail, at, sizeof(c->bad_tail), num);
-		put(c->bad_tail, at, sizeof(c->bad_tail),
-		    c->bad_lines > 2 ? " more such lines)" : " more such line)");
+		int named = c->bad_lines - 1 < 4 ? c->bad_lines - 1 : 4;
+		at = put(c->bad_tail, at, sizeof(c->bad_tail),
+			 named > 1 ? "; not understood either: lines " : "; not understood either: line ");
+		for (int i = 0; i < named; i++) {
+			if (i)
+				at = put(c->bad_tail, at, sizeof(c->bad_tail),
+					 i == named - 1 && c->bad_lines - 1 == named ? " and " : ", ");
+			num[probe_utoa(num, (uint64_t)c->more_bad[i])] = '\0';
+			at = put(c->bad_tail, at, sizeof(c->bad_tail), num);
+		}
+		if (c->bad_lines - 1 > named) {
+			num[probe_utoa(num, (uint64_t)(c->bad_lines - 1 - named))] = '\0';
+			at = put(c->bad_tail, at, sizeof(c->bad_tail), " and ");
+			at = put(c->bad_tail, at, sizeof(c->bad_tail), num);
+			put(c->bad_tail, at, sizeof(c->bad_tail), " more");
+		}
 	}
 }
 

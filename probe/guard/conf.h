@@ -38,12 +38,14 @@ struct guard_conf {
 	int first_bad;  /* line number of the first of them */
 	/* The first of them said as systemd says it, for the one line that
 	 * reports it (settings.c): "PATH:N (unknown key '", the key or value
-	 * as written (cut at 31 bytes), and "'): that line only ..." with how
-	 * many more there are.  Made by guard_conf_read(). */
+	 * as written (cut at 31 bytes), and "'): that line only ..." with the
+	 * line numbers of the next four and how many more there are.  Made by
+	 * guard_conf_read(). */
 	enum { GUARD_CONF_BAD_KEY, GUARD_CONF_BAD_VALUE, GUARD_CONF_BAD_LINE } bad_kind;
 	char bad_where[192];
 	char bad_word[32];
-	char bad_tail[96];
+	char bad_tail[128];
+	int more_bad[4]; /* the line numbers of the next ones, named in bad_tail */
 };
 
 /* Parse one line (no newline needed, never reads past len). */

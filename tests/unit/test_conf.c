@@ -53,6 +53,37 @@ Test(conf, garbage_is_counted_and_ignored)
 	cr_assert_not(c.lock);
 }
 
+/* Each line not understood can be found: the first named with its key,
+ * the next four by number, the rest counted. */
+static void tail_of(const char *text, struct guard_conf *c)
+{
+	char path[] = "/tmp/pmuguard-conf-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	cr_assert_eq(guard_conf_read(c, path), 0);
+	unlink(path);
+}
+
+Test(conf, every_line_not_understood_is_named)
+{
+	struct guard_conf c;
+	tail_of("mode = auto\nmdoe = off\nslots = substitue\nlock = yes\n", &c);
+	cr_assert_eq(c.bad_lines, 2);
+	cr_assert(strstr(c.bad_where, ":2 (unknown key '"), "%s", c.bad_where);
+	cr_assert_str_eq(c.bad_word, "mdoe");
+	cr_assert_str_eq(c.bad_tail,
+			 "'): that line only; the rest applies; not understood either: line 3");
+	cr_assert(c.lock, "the rest still applies");
+	tail_of("a\nb\nc\nmode = auto\nd\ne\nf\ng\n", &c);
+	cr_assert_eq(c.bad_lines, 7);
+	cr_assert(strstr(c.bad_tail, "; not understood either: lines 2, 3, 5, 6 and 2 more"), "%s",
+		  c.bad_tail);
+	tail_of("a\nb\nc\n", &c);
+	cr_assert(strstr(c.bad_tail, "; not understood either: lines 2 and 3"), "%s", c.bad_tail);
+}
+
 Test(conf, missing_file_is_empty_not_an_error)
 {
 	struct guard_conf c;
