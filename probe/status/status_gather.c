@@ -433,7 +433,7 @@ static void gather_canary(struct status_model *m)
 	m->canary = STATUS_C_UNKNOWN;
 	if (o->root && *o->root) {
 		snprintf(m->canary_why, sizeof(m->canary_why),
-			 "not run under --root (the tree is not this host's)");
+			 "no canary ran: the tree under --root is not this host's");
 		return;
 	}
 	/* A clean environment: PATH, and a sanitizer build's runtime options

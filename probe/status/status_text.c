@@ -93,7 +93,8 @@ static void preload_lines(FILE *out, const char *P, const struct status_model *m
 		    "preload: installed since %s (%s, %s); a canary started now as %s was refused",
 		    since, m->preload, m->lib, m->canary_as);
 	else if (m->loads && under_root)
-		say(out, P, "preload: installed since %s (%s, %s); the loader takes it (%s)", since,
+		say(out, P,
+		    "preload: installed since %s (%s, %s); the loader takes the library; %s", since,
 		    m->preload, m->lib, m->canary_why);
 	else if (m->loads)
 		say(out, P,
@@ -233,6 +234,10 @@ void status_render_text(FILE *out, const char *P, const struct status_model *m,
 		    "encoding)",
 		    d->kprogs[i].program, d->kprogs[i].uid, d->kprogs[i].config,
 		    d->kprogs[i].calls);
+	/* A healthy host with no preload listed has no reports to place or
+	 * count: those lines would only be noise (the JSON keeps them). */
+	if (d->verdict == STATUS_SAFE && !m->listed && (!m->log_counted || !m->blocks))
+		return;
 	say(out, P, "preload reports go to: %s", m->reports_to);
 	if (!m->log_counted) {
 		say(out, P, "preload blocks reported since boot: unknown (%s)", m->log_why);
