@@ -199,6 +199,12 @@ step catalog-block journalctl --dump-catalog 7cd40d08058b4d219f41289bb6a12067
 step reprobe systemctl start pmuguard-reprobe.service
 step metrics systemctl start pmuguard-metrics.service
 cp /var/lib/prometheus/node-exporter/pmuguard.prom metrics.prom 2>/dev/null
+# Where node_exporter's directory does not exist, the unit says so once a
+# boot, not at each of the timer's runs.
+echo PMUGUARD_FLEET_TEXTFILE=/nonexistent/pmuguard.prom >/etc/default/pmuguard-fleet
+step metrics-nodir sh -c 'systemctl start pmuguard-metrics.service && systemctl start pmuguard-metrics.service'
+journalctl -b --no-pager -o cat -u pmuguard-metrics.service >metrics-nodir.journal 2>&1
+rm -f /etc/default/pmuguard-fleet
 systemctl show -p MainPID --value pmuguard-enforce.service >pid.before
 step upgrade dpkg -i "$DEB2"
 systemctl show -p MainPID --value pmuguard-enforce.service >pid.after
@@ -236,6 +242,8 @@ EOF
 	guarded metrics "pmuguard-metrics.service, hardened, writes the textfile: the kernel guard seen to work, the boot's reprobe kept" \
 		eval 'rc_is metrics 0 && grep -qx "pmuguard_protected 1" "$dir/metrics.prom" &&
 			grep -qx "pmuguard_reprobe_success 1" "$dir/metrics.prom"'
+	guarded metrics-nodir "without node_exporter's directory the metrics unit succeeds and says so once, not at every run" \
+		eval 'rc_is metrics-nodir 0 && [ "$(grep -c "does not exist: no metrics written" "$dir/metrics-nodir.journal")" = 1 ]'
 	# The README's alerts against the file the real unit wrote after a real
 	# kernel denial: each selects the series it is meant to.
 	guarded alerts "every README alert on these series selects one in the file written after a real kernel denial (decision=\"denied\", config=\"0x400\")" \
