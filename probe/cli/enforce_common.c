@@ -104,17 +104,18 @@ void hint(int err)
 	    !strstr(buf, "[none]"))
 		cli_line(stderr, "pmuguard: enforce: kernel lockdown is on (%s)", buf);
 	else if (geteuid() == 0)
-		fputs("pmuguard: enforce: refused to root: this kernel (its lockdown, a security "
-		      "module or its build) does not let BPF trampoline or LSM programs load\n",
+		fputs("pmuguard: enforce: refused although run as root: this kernel (its lockdown, "
+		      "a security module or its build) does not let BPF trampoline or LSM programs "
+		      "load\n",
 		      stderr);
 }
 
 const char *hit_word(enum guard_hit hit)
 {
-	return hit == GUARD_HIT_SLOTS	 ? "slots"
+	return hit == GUARD_HIT_SLOTS    ? "slots"
 	       : hit == GUARD_HIT_METRIC ? "metric"
-	       : hit == GUARD_HIT_FIXED	 ? "fixed"
-				       : "none";
+	       : hit == GUARD_HIT_FIXED  ? "fixed"
+					 : "none";
 }
 
 /* A counted key's class: the program counts hits only, so any table and
@@ -338,4 +339,3 @@ void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 	report_doc_end(doc);
 	report_doc_end(doc);
 }
-
