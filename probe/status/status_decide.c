@@ -20,6 +20,13 @@ static bool digits(const char *s)
 	return s && *s && strspn(s, "0123456789") == strlen(s);
 }
 
+/* An encoding as enforce status writes it: 0x and at most 16 hex digits. */
+static bool hex_config(const char *s)
+{
+	return s && strncmp(s, "0x", 2) == 0 && s[2] && strlen(s) <= 18 &&
+	       strspn(s + 2, "0123456789abcdef") == strlen(s + 2);
+}
+
 static int by_kenc(const void *a, const void *b)
 {
 	const struct status_kenc *x = a, *y = b;
@@ -46,10 +53,8 @@ static void kernel_encodings(struct status_decision *d, const struct status_kv *
 		const char *ty = status_kv_row(kv, "by_encoding", i, "pmu_type");
 		const char *cfg = status_kv_row(kv, "by_encoding", i, "config");
 		const char *calls = status_kv_row(kv, "by_encoding", i, "calls");
-		if (!(is(dec, "denied") || is(dec, "audited")) || !digits(ty) || !digits(calls))
-			continue;
-		if (!cfg || strncmp(cfg, "0x", 2) != 0 || !cfg[2] ||
-		    strspn(cfg + 2, "0123456789abcdef") != strlen(cfg + 2) || strlen(cfg) > 18)
+		if (!(is(dec, "denied") || is(dec, "audited")) || !digits(ty) || !digits(calls) ||
+		    !hex_config(cfg))
 			continue;
 		struct status_kenc k = {0};
 		snprintf(k.decision, sizeof(k.decision), "%s", dec);
@@ -95,8 +100,7 @@ static void kernel_programs(struct status_decision *d, const struct status_kv *k
 		const char *calls = status_kv_row(kv, "by_encoding", i, "calls");
 		const char *comm = status_kv_row(kv, "by_encoding", i, "last_comm");
 		if (!is(dec, "denied") || !digits(uid) || !digits(calls) || !comm || !*comm ||
-		    !cfg || strncmp(cfg, "0x", 2) != 0 || !cfg[2] || strlen(cfg) > 18 ||
-		    strspn(cfg + 2, "0123456789abcdef") != strlen(cfg + 2))
+		    !hex_config(cfg))
 			continue;
 		struct status_kprog *k = &d->kprogs[d->n_kprogs++];
 		snprintf(k->program, sizeof(k->program), "%s", comm);
