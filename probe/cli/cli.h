@@ -82,6 +82,16 @@ int cmd_enforce(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 
+struct status_model;
+struct status_decision;
+struct status_opts;
+/* This host's status model, observed and decided (status_observe.c): the
+ * probe's verdict in a child (the settings' facts: PMUGUARD_SNAPSHOT, the
+ * policy's snapshot, else this machine), then ../status/'s gatherers and
+ * its one decision.  For status, and the agent's textfile. */
+void cli_status_observe(struct status_model *m, struct status_decision *d,
+			const struct status_opts *o);
+
 struct guard_settings;
 struct guard_cli;
 struct guard_env;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pmuguard status: is this host protected, by which layer (seen to work),
- * verified when, what was blocked.  This file parses the arguments, runs
- * the probe's verdict, and hands the one model (../status/status.h) to a
- * renderer: words, the document (--json, --keys), the textfile.
+ * verified when, what was blocked.  This file parses the arguments, has
+ * the one model (../status/status.h) observed (status_observe.c), and
+ * hands it to a renderer: words, the document (--json, --keys), the
+ * textfile.
  * `pmuguard-fleet status` is this command.
  */
 #include <errno.h>
@@ -32,83 +33,6 @@ static const char *const lib_dirs[] = {
 	"/usr/local/lib64",
 	"/usr/local/lib",
 };
-
-/* The probe's gather and verdict, as `pmuguard probe --check --keys` runs
- * them: the facts the guard reads (PMUGUARD_SNAPSHOT, the policy file's
- * snapshot, else this machine), the report's keys on stdout, exit 3 on the
- * hazard.  In a child, whose die() on a snapshot it cannot read (exit 1)
- * is an unknown verdict here, not the end of status. */
-static int probe_child(void)
-{
-	struct report_input *in = calloc(1, sizeof(*in));
-	struct report *r = calloc(1, sizeof(*r));
-	if (!in || !r)
-		die_errno("out of memory");
-	struct guard_settings set = {0};
-	struct guard_cli cli = {.mode = -1};
-	cli_settings(&set, &cli, true, NULL);
-	in->this_machine = true; /* a pinned snapshot is still this machine's */
-	if (set.snapshot)
-		in->snapshot = cli_snapshot_path(set.snapshot, set.snapshot_dir);
-	report_gather(in);
-	report_build(r, in);
-	r->version = PMUGUARD_VERSION;
-	cli_utc_now(r->generated_at, sizeof(r->generated_at));
-	report_render_keys(stdout, r);
-	return r->hazard ? EXIT_HAZARD : EXIT_OK;
-}
-
-static void probe_verdict(struct status_model *m)
-{
-	int p[2];
-	m->probe_exit = -1;
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		dup2(p[1], 1);
-		dup2(null, 2);
-		int rc = probe_child();
-		fflush(stdout);
-		_exit(rc);
-	}
-	close(p[1]);
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap);
-	ssize_t n;
-	while (buf) {
-		if (len + 1 >= cap) {
-			char *b = realloc(buf, cap *= 2);
-			if (!b) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = b;
-		}
-		n = read(p[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	if (buf)
-		buf[len] = '\0';
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	status_gather_probe(m, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), buf);
-	free(buf);
-}
 
 struct walk_arg {
 	const struct status_model *m;
@@ -269,9 +193,7 @@ int cmd_status(int argc, char **argv)
 	struct status_decision *d = calloc(1, sizeof(*d));
 	if (!m || !d)
 		die_errno("out of memory");
-	probe_verdict(m);
-	status_gather(m, &o);
-	status_decide(d, m);
+	cli_status_observe(m, d, &o);
 
 	if (textfile) {
 		int e = status_write_textfile(textfile, m, d, &rp);

@@ -44,6 +44,12 @@ struct status_opts {
 	const char *syslog_file;    /* --syslog-file */
 	const char *version;        /* pmuguard's */
 	uid_t me;
+	/* The node's kernel layer alone: the view from a pod (the agent's
+	 * textfile).  A pod's /etc/ld.so.preload, processes and journal are
+	 * its own, so nothing of the preload is gathered or written; the
+	 * kernel guard is the node's, and on a container host the only layer
+	 * that reaches the containers. */
+	bool kernel_only;
 };
 
 enum status_verdict { STATUS_HAZARD, STATUS_SAFE, STATUS_UNKNOWN };

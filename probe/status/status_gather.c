@@ -501,7 +501,7 @@ static void gather_kernel(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
 	m->kernel = STATUS_K_UNAVAILABLE;
-	m->kernel_asked = !(o->root && *o->root) || o->layer_given;
+	m->kernel_asked = !(o->root && *o->root) || o->layer_given || o->kernel_only;
 	if (!m->kernel_asked || !o->pmuguard || !*o->pmuguard)
 		return;
 	char *argv[] = {(char *)o->pmuguard, "enforce", "status", "--keys", NULL};
@@ -564,6 +564,11 @@ static void gather_probe_keys(struct status_model *m, char *keys)
 void status_gather(struct status_model *m, const struct status_opts *o)
 {
 	m->o = o;
+	if (o->kernel_only) {
+		m->canary = STATUS_C_UNKNOWN;
+		gather_kernel(m);
+		return;
+	}
 	gather_preload(m);
 	gather_loads(m);
 	gather_processes(m);

@@ -125,8 +125,11 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 	head(out, "pmuguard_layer_installed", "gauge",
 	     "1 for each layer that was seen to guard the host (kernel: pmuguard enforce, "
 	     "verified; preload: /etc/ld.so.preload, loadable).");
+	/* Kernel-only (a pod's view): the preload's series are not the
+	 * node's, so they are left out, never written as 0. */
+	bool preload = !m->o->kernel_only;
 	static const char *const layers[] = {"kernel", "preload"};
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < (preload ? 2U : 1U); i++) {
 		fputs("pmuguard_layer_installed{layer=\"", out);
 		label(out, layers[i]);
 		fprintf(out, "\"} %d\n", strstr(d->layer, layers[i]) != NULL);
@@ -173,6 +176,8 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		label(out, d->kenc[i].config);
 		fprintf(out, "\"} %" PRIu64 "\n", d->kenc[i].calls);
 	}
+	if (!preload)
+		return;
 	head(out, "pmuguard_preload_reports", "gauge",
 	     "Block reports of the preload this boot (one per encoding per process), by "
 	     "encoding.");

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "status.h"
 
@@ -184,5 +185,61 @@ Test(status, kernel_blocks_are_named_from_the_guards_map)
 	cr_assert_str_eq(d.kprogs[1].config, "0x400");
 	cr_assert_eq(d.kprogs[1].uid, 1000);
 	cr_assert_eq(d.kprogs[1].calls, 2);
+	status_free(&m, &d);
+}
+
+/* The textfile of model m into a temporary directory; its text (malloc'd). */
+static char *textfile_of(const struct status_model *m, const struct status_decision *d)
+{
+	char dir[] = "/tmp/pmuguard-status-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char path[sizeof(dir) + 16];
+	snprintf(path, sizeof(path), "%s/p.prom", dir);
+	cr_assert_eq(status_write_textfile(path, m, d, NULL), 0);
+	FILE *f = fopen(path, "re");
+	cr_assert_not_null(f);
+	char *text = calloc(1, 65536);
+	cr_assert_not_null(text);
+	size_t n = fread(text, 1, 65535, f);
+	text[n] = '\0';
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+	return text;
+}
+
+Test(status, kernel_only_textfile_has_the_kernel_and_no_preload_series)
+{
+	/* A pod's view (the agent's --textfile): the node's kernel guard,
+	 * verified and denying, counted; nothing of the pod's own preload. */
+	static const struct status_opts pod = {.version = "test", .kernel_only = true};
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 3, 0,
+	      "schema=1\nprotects=true\nverified=true\nexisting.known=true\nexisting.hits=0\n"
+	      "existing.unguarded=false\n"
+	      "by_encoding.0.decision=denied\nby_encoding.0.pmu_type=4\nby_encoding.0.config=0x400\n"
+	      "by_encoding.0.calls=2\n");
+	m.o = &pod;
+	status_decide(&d, &m);
+	char *t = textfile_of(&m, &d);
+	cr_assert_not_null(strstr(t, "\npmuguard_protected 1\n"), "%s", t);
+	cr_assert_not_null(strstr(t, "\npmuguard_unguarded 0\n"), "%s", t);
+	cr_assert_not_null(strstr(t, "\npmuguard_layer_installed{layer=\"kernel\"} 1\n"), "%s", t);
+	cr_assert_not_null(
+		strstr(t, "\npmuguard_kernel_calls_total{decision=\"denied\",pmu_type=\"4\","
+			  "config=\"0x400\"} 2\n"),
+		"%s", t);
+	/* The same HELP as a host's (which names both layers), no series. */
+	cr_assert_null(strstr(t, "\npmuguard_preload"), "a pod's view has no preload series:\n%s",
+		       t);
+	cr_assert_null(strstr(t, "layer=\"preload\""), "%s", t);
+	free(t);
+	/* The host's view of the same model keeps them. */
+	m.o = &opts;
+	t = textfile_of(&m, &d);
+	cr_assert_not_null(strstr(t, "pmuguard_layer_installed{layer=\"preload\"} 0\n"), "%s", t);
+	cr_assert_not_null(strstr(t, "pmuguard_preload_reports_countable{"), "%s", t);
+	free(t);
 	status_free(&m, &d);
 }
