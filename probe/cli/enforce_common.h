@@ -5,7 +5,8 @@
  * the pieces of the guard's state that start, status, ready and the agent
  * all say (enforce_common.c).  One file per verb group beside it: enforce_start.c
  * (start, stop), enforce_status.c (status, ready), enforce_follow.c
- * (follow, agent); cmd_enforce.c dispatches from its verb table.
+ * (follow, agent), enforce_textfile.c (the agent's metrics); cmd_enforce.c
+ * dispatches from its verb table.
  */
 #ifndef PMUGUARD_ENFORCE_COMMON_H
 #define PMUGUARD_ENFORCE_COMMON_H
@@ -111,5 +112,18 @@ void start_run(struct start_model *m, int mode, const char *snapshot, unsigned a
 void start_data(const struct start_model *m, enum form form, const char *event);
 void start_refused_say(const struct start_model *m, enum form form);
 void start_free(struct start_model *m);
+
+/* ---- the agent (enforce_follow.c, enforce_textfile.c) ---------------------- */
+
+/* A lifecycle line of follow --json and the agent's log:
+ * {"schema":1,"event":EVENT,"time":...,KEY:VALUE}. */
+void enf_life_json(const char *event, const char *key, const char *value);
+/* --textfile: the node's series written by a child from now on, every
+ * interval seconds and soon after agent_textfile_refresh(); 0 or -errno. */
+int agent_textfile_start(const char *path, unsigned interval, const char *snapshot);
+/* A denial was reported: have the file say so soon. */
+void agent_textfile_refresh(void);
+/* The writer stopped and reaped (nothing where none was started). */
+void agent_textfile_stop(void);
 
 #endif

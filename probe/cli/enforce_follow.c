@@ -2,6 +2,7 @@
 /*
  * pmuguard enforce follow [--json]      (also: pmuguard enforce --follow)
  * pmuguard enforce agent [--mode M] [--snapshot DIR] [--attach A] [--remove-on-exit]
+ *                        [--textfile FILE [--textfile-interval SECONDS]]
  *
  * follow reports the kernel program's decisions, once per process and
  * encoding, with the reason kept in its rodata; the agent is start, then
@@ -9,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,7 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
 	 * as a plain stdout line it would read as one more preload report. */
 	if (fo->json) {
 		event_json(fo, e, &d, comm, &l);
+		agent_textfile_refresh(); /* the agent's: its count, soon */
 		return;
 	}
 	struct log_report r;
@@ -176,7 +179,7 @@ static void on_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* A lifecycle line of follow --json and the agent: {"schema":1,"event":...}. */
+/* A lifecycle line of follow --json and the agent (enforce_common.h). */
 struct life_doc {
 	const char *event, *when, *key, *value;
 };
@@ -190,7 +193,7 @@ static void life_walk(const struct report_sink *doc, const void *arg)
 		report_doc_str(doc, a->key, a->value);
 }
 
-static void life_json(const char *event, const char *key, const char *value)
+void enf_life_json(const char *event, const char *key, const char *value)
 {
 	char when[32];
 	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
@@ -214,7 +217,7 @@ static int follow_loop(struct enf_status *st, bool json)
 		fo.policy = (struct guard_policy){.reason = st->cfg.reason};
 		guard_once_forget(&fo.once);
 		if (json)
-			life_json("following", "attach", enf_attach_name(st->attach));
+			enf_life_json("following", "attach", enf_attach_name(st->attach));
 		else
 			cli_line(stdout, "pmuguard: enforce: %s (%s, mode %s)", verb,
 				 enf_attach_name(st->attach),
@@ -234,7 +237,7 @@ static int follow_loop(struct enf_status *st, bool json)
 				rc = EXIT_OK; /* stopped just after the replace */
 		} else if (err == -ENOENT) {
 			if (json)
-				life_json("stopped", "why", "unpinned: no more denials to follow");
+				enf_life_json("stopped", "why", "unpinned: no more denials to follow");
 			else
 				cli_line(
 					stdout,
@@ -285,12 +288,17 @@ int enforce_agent(int argc, char **argv)
 		{"snapshot", required_argument, NULL, 's'},
 		{"attach", required_argument, NULL, 'a'},
 		{"remove-on-exit", no_argument, NULL, 'R'},
+		{"textfile", required_argument, NULL, 'T'},
+		{"textfile-interval", required_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
 	struct start_opts so = START_OPTS_INIT;
 	bool remove = false;
+	const char *textfile = NULL;
+	unsigned long interval = 300; /* pmuguard-metrics.timer's on a host */
+	char *end;
 	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -300,6 +308,21 @@ int enforce_agent(int argc, char **argv)
 			break;
 		case 'R':
 			remove = true;
+			break;
+		case 'T':
+			if (optarg[0] != '/' || optarg[strlen(optarg) - 1] == '/')
+				die_usage("enforce agent: --textfile must be an absolute file "
+					  "name, not '%s'",
+					  optarg);
+			textfile = optarg;
+			break;
+		case 'I':
+			errno = 0;
+			interval = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || interval < 1 || interval > 86400)
+				die_usage("enforce agent: --textfile-interval is 1 to 86400 "
+					  "seconds, not '%s'",
+					  optarg);
 			break;
 		case 'h':
 			fputs(enforce_usage, stdout);
@@ -314,9 +337,9 @@ int enforce_agent(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	int sec = enf_securityfs_mount();
 	if (sec > 0)
-		life_json("mounted", "securityfs", ENF_SECURITYFS ": the pod had no LSM list");
+		enf_life_json("mounted", "securityfs", ENF_SECURITYFS ": the pod had no LSM list");
 	else if (sec < 0)
-		life_json("no-lsm-list", "why", strerror(-sec)); /* the self-test decides */
+		enf_life_json("no-lsm-list", "why", strerror(-sec)); /* the self-test decides */
 
 	struct start_model m;
 	start_run(&m, so.mode, so.snapshot, so.attach, false);
@@ -325,9 +348,18 @@ int enforce_agent(int argc, char **argv)
 	int rc = m.rc;
 	enum outcome outcome = m.outcome;
 	bool guarding = outcome != OUT_NOTHING && outcome != OUT_REFUSED;
+	char facts[PATH_MAX];
+	snprintf(facts, sizeof(facts), "%s", m.pl.set.snapshot ? m.pl.set.snapshot : "");
 	start_free(&m);
 	if (outcome == OUT_REFUSED)
 		return rc;
+	/* After the start, which verified the guard: the file's first state
+	 * is the one the pod's log just gave. */
+	if (textfile) {
+		int err = agent_textfile_start(textfile, (unsigned)interval, facts);
+		if (err)
+			enf_life_json("textfile-failed", "why", strerror(-err));
+	}
 	if (guarding) {
 		struct enf_status *st = calloc(1, sizeof(*st));
 		if (!st)
@@ -340,15 +372,16 @@ int enforce_agent(int argc, char **argv)
 		while (!stopping)
 			sleep(60); /* a signal ends the sleep */
 	}
+	agent_textfile_stop();
 	if (!stopping)
 		return rc; /* unpinned by someone else, or an error: said above */
 	if (remove && guarding) {
 		char why[512] = "";
 		int err = enf_stop(ENF_PIN_DIR, why, sizeof(why));
-		life_json("exit", "guard", err ? why : "removed (--remove-on-exit)");
+		enf_life_json("exit", "guard", err ? why : "removed (--remove-on-exit)");
 		return err ? EXIT_INTERNAL : EXIT_OK;
 	}
-	life_json("exit", "guard",
+	enf_life_json("exit", "guard",
 		  guarding ? "left in place, pinned in " ENF_PIN_DIR ": `pmuguard enforce stop` "
 			     "removes it"
 			   : "none was needed on this node");
