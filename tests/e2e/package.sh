@@ -742,6 +742,7 @@ with maxUnavailable: "one"|s/maxUnavailable: 1$/maxUnavailable: "one"/
 with maxUnavailable: 150%|s/maxUnavailable: 1$/maxUnavailable: "150%"/
 with periodSeconds given twice|/^ *periodSeconds: 30$/p
 with mountPropagation misspelt|s/mountPropagation:/mountPropogation:/
+with the textfile's hostPath type misspelt|s/type: DirectoryOrCreate$/type: DirectoryorCreate/
 EOF
 	;;
 agent-image)

@@ -16,7 +16,10 @@
 // Then what the kernel guard needs of the DaemonSet: the host mounts, the
 // readiness probe on `enforce ready`, the capabilities (and no
 // privileged, no_new_privs), the bpffs mount's propagation, a rollout of
-// one node at a time, and a node affinity on the canary's label alone.
+// one node at a time, and a node affinity on the canary's label alone;
+// and of its metrics: --textfile a .prom file in a writable hostPath
+// directory, the only writable mount besides the bpffs, on a read-only
+// root.
 // --self-test also breaks each of those in turn, misspells fields, and
 // fails unless the check then fails.
 import { readFileSync } from "node:fs";
@@ -133,6 +136,8 @@ function apiRules(ds) {
   return errors;
 }
 
+const sc0 = (c) => c.securityContext ?? {};
+
 function check(docs) {
   const errors = [];
   for (const d of docs) {
@@ -164,6 +169,28 @@ function check(docs) {
   const bpf = (c.volumeMounts ?? []).find((x) => x.mountPath === "/sys/fs/bpf");
   if (bpf && bpf.mountPropagation !== "HostToContainer")
     errors.push("/sys/fs/bpf must be mounted with mountPropagation: HostToContainer");
+  // The node's metrics: --textfile names a .prom file (node_exporter's
+  // textfile collector reads no other) in a directory that is a writable
+  // hostPath mount, DirectoryOrCreate or Directory; and the root is
+  // read-only, so the writable places are the pin's bpffs and that one
+  // directory, nothing else.
+  if (sc0(c).readOnlyRootFilesystem !== true) errors.push("readOnlyRootFilesystem: true is missing");
+  const a = c.args ?? [];
+  const at = a.indexOf("--textfile");
+  const textfile = at >= 0 ? a[at + 1] ?? "" : "";
+  const dir = textfile.slice(0, textfile.lastIndexOf("/"));
+  const tm = (c.volumeMounts ?? []).find((x) => x.mountPath === dir);
+  const tv = tm && vols[tm.name];
+  if (!textfile) errors.push("no --textfile: the node's pmuguard_* series reach no node_exporter");
+  else if (!/^\/.+\/[^/]+\.prom$/.test(textfile))
+    errors.push(`--textfile ${textfile}: an absolute name ending in .prom (the textfile collector reads *.prom only)`);
+  else if (!tm || !tv?.hostPath) errors.push(`--textfile ${textfile}: its directory ${dir} is not a host mount`);
+  else if (tm.readOnly) errors.push(`--textfile ${textfile}: its directory ${dir} is mounted read-only`);
+  else if (!["DirectoryOrCreate", "Directory"].includes(tv.hostPath.type))
+    errors.push(`the textfile volume's hostPath type must be DirectoryOrCreate or Directory, not ${tv.hostPath.type ?? "unset"}`);
+  for (const m of c.volumeMounts ?? [])
+    if (!m.readOnly && m.mountPath !== "/sys/fs/bpf" && m.mountPath !== dir)
+      errors.push(`${m.mountPath} is mounted read-write: only the bpffs and the textfile's directory need to be`);
   const cmd = c.readinessProbe?.exec?.command ?? [];
   if (cmd.join(" ") !== "/usr/bin/pmuguard enforce ready")
     errors.push("no readiness probe on `pmuguard enforce ready` (verified)");
@@ -214,6 +241,7 @@ if (selfTest) {
   const ds = (docs) => docs.find((d) => d.kind === "DaemonSet");
   const bpffs = (docs) => agent(docs).volumeMounts.find((m) => m.mountPath === "/sys/fs/bpf");
   const rename = (o, from, to) => { o[to] = o[from]; delete o[from]; };
+  const textfileMount = (docs) => agent(docs).volumeMounts.find((m) => m.mountPath === "/var/lib/prometheus/node-exporter");
   const mutations = {
     ...Object.fromEntries(
       Object.keys(HOST_MOUNTS).map((p) => [`without the ${p} mount`, (docs) => {
@@ -241,6 +269,22 @@ if (selfTest) {
         { matchExpressions: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: ["m6i.large"] }] });
     },
     "with Bidirectional in an unprivileged container (the API refuses it)": (docs) => { bpffs(docs).mountPropagation = "Bidirectional"; },
+    "without readOnlyRootFilesystem": (docs) => { delete agent(docs).securityContext.readOnlyRootFilesystem; },
+    "without --textfile": (docs) => { agent(docs).args = []; },
+    "with a textfile the collector skips (pmuguard.txt)": (docs) => {
+      agent(docs).args = ["--textfile", "/var/lib/prometheus/node-exporter/pmuguard.txt"];
+    },
+    "with the textfile's directory mounted read-only": (docs) => { textfileMount(docs).readOnly = true; },
+    "with the textfile's directory not mounted": (docs) => {
+      agent(docs).volumeMounts = agent(docs).volumeMounts.filter((m) => m !== textfileMount(docs));
+    },
+    "with the textfile's hostPath type unset (anything goes, a file too)": (docs) => {
+      delete ds(docs).spec.template.spec.volumes.find((v) => v.name === textfileMount(docs).name).hostPath.type;
+    },
+    "with a wider writable host mount (/var/lib)": (docs) => {
+      ds(docs).spec.template.spec.volumes.push({ name: "varlib", hostPath: { path: "/var/lib", type: "Directory" } });
+      agent(docs).volumeMounts.push({ name: "varlib", mountPath: "/var/lib" });
+    },
   };
   let bad = 0;
   for (const [name, mutate] of Object.entries(mutations)) {
