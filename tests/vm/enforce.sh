@@ -32,8 +32,10 @@
 #   enforce-fixed456 a Clearwater Forest guest's fixed counters 4-6: the
 #                    topdown events denied in the kernel, unguarded it dies
 #   enforce-containers the agent's image under podman (the DaemonSet's
-#                    capabilities): a second container's static program
-#                    gets ENOENT, the guard outlives the agent's container,
+#                    capabilities, a read-only root): a second container's
+#                    static program gets ENOENT, the agent's --textfile
+#                    on the host says protected and counts the denial (the
+#                    README's alerts), the guard outlives the agent's container,
 #                    and perf in a container of its own is not guarded by
 #                    the host's preload (the kernel dies; fleet status says)
 #   enforce-systemd  the .deb under the host's own systemd as PID 1: the
@@ -665,12 +667,18 @@ EOF
 	boot enforce-containers m6i-old < <(
 		pod_setup
 		cat <<EOF
-step agent-run \$P run -d --name agent --network none \$AGENT_CAPS -v /sys/fs/bpf:/sys/fs/bpf -v /tmp/pmuguard-facts:/facts:ro \$IMG --snapshot /facts
+mkdir -p /tmp/node-exporter
+step agent-run \$P run -d --name agent --network none --read-only \$AGENT_CAPS -v /sys/fs/bpf:/sys/fs/bpf -v /tmp/pmuguard-facts:/facts:ro -v /tmp/node-exporter:/var/lib/prometheus/node-exporter \$IMG --snapshot /facts --textfile /var/lib/prometheus/node-exporter/pmuguard.prom
 for _ in \$(seq 100); do "\$PMUGUARD" enforce ready >/dev/null 2>&1 && break; sleep 0.2; done
 step ready-host "\$PMUGUARD" enforce ready
 step ready-pod \$P run --rm --network none \$AGENT_CAPS -v /sys/fs/bpf:/sys/fs/bpf -v /tmp/pmuguard-facts:/facts:ro --entrypoint /usr/bin/pmuguard \$IMG enforce ready
+for _ in \$(seq 150); do grep -qx 'pmuguard_protected 1' /tmp/node-exporter/pmuguard.prom 2>/dev/null && break; sleep 0.2; done
+cp /tmp/node-exporter/pmuguard.prom textfile-start.prom 2>/dev/null
 step pod-victim $victim
 for _ in \$(seq 100); do \$P logs agent 2>/dev/null | grep -q '"event":"denied"' && break; sleep 0.1; done
+for _ in \$(seq 300); do grep -q '^pmuguard_kernel_calls_total{decision="denied",pmu_type="4",config="0x400"} [1-9]' /tmp/node-exporter/pmuguard.prom 2>/dev/null && break; sleep 0.1; done
+cp /tmp/node-exporter/pmuguard.prom textfile-denied.prom 2>/dev/null
+ls -A /tmp/node-exporter >textfile-dir.out
 step agent-stop \$P stop -t 20 agent
 \$P logs agent >agent.log 2>agent.err
 step status-after "\$PMUGUARD" enforce status --json
@@ -697,6 +705,21 @@ den = [l for l in lines if l["event"] == "denied"]
 assert den and den[0]["comm"] == "peo-enable" and den[0]["counter"] == 3 and den[0]["config"] == "0x400", den
 assert ev[-1] == "exit" and "left in place" in lines[-1]["guard"], lines[-1]
 assert "mounted" in ev or "no-lsm-list" not in ev, ev' "$dir/agent.log"
+	# The node's metrics, as the DaemonSet has them written (--textfile in
+	# node_exporter's directory, a host mount; a read-only root): the
+	# kernel layer seen to guard the node, none of the pod's preload, and
+	# the README's alerts against the file after a real denial.
+	guarded textfile-start "the agent's --textfile on the host after its start: pmuguard_protected 1, the kernel layer, no preload series" \
+		eval 'grep -qx "pmuguard_protected 1" "$dir/textfile-start.prom" &&
+			grep -qx "pmuguard_layer_installed{layer=\"kernel\"} 1" "$dir/textfile-start.prom" &&
+			grep -qx "pmuguard_unguarded 0" "$dir/textfile-start.prom" &&
+			! grep -Eq "^pmuguard_preload|layer=\"preload\"" "$dir/textfile-start.prom"'
+	guarded textfile-denied "the agent's --textfile after the second container's denial: decision=\"denied\", config=\"0x400\"; every README alert on these series selects one; nothing but pmuguard.prom in the directory" \
+		eval 'grep -q "^pmuguard_kernel_calls_total{decision=\"denied\",pmu_type=\"4\",config=\"0x400\"} [1-9]" "$dir/textfile-denied.prom" &&
+			python3 "$here/../e2e/alerts.py" "$here/../../README.md" "$dir/textfile-denied.prom" pmuguard_kernel_calls_total \
+				pmuguard_unguarded pmuguard_status_timestamp_seconds pmuguard_verdict &&
+			[ "$(cat "$dir/textfile-dir.out")" = pmuguard.prom ] &&
+			grep -q "\"event\":\"textfile\",.*\"path\":\"/var/lib/prometheus/node-exporter/pmuguard.prom\"" "$dir/agent.log"'
 	guarded status-after "after the agent's container exits, enforce status on the host: attached and verified" \
 		eval 'rc_is status-after 0 && json_ok status-after "j[\"verified\"] is True and j[\"attached\"] is True"'
 	guarded pod-victim-after "after the agent's container exits, the second container still gets ENOENT" pod_denied pod-victim-after
