@@ -45,6 +45,28 @@ void enf_doc_print(enum form form, report_walker *walk, const void *arg)
 	fflush(stdout); /* follow's and the agent's lines are read as they come */
 }
 
+/* A lifecycle line of follow --json and the agent (enforce_common.h). */
+struct life_doc {
+	const char *event, *when, *key, *value;
+};
+
+static void life_walk(const struct report_sink *doc, const void *arg)
+{
+	const struct life_doc *a = arg;
+	report_doc_str(doc, "event", a->event);
+	report_doc_str(doc, "time", a->when);
+	if (a->key)
+		report_doc_str(doc, a->key, a->value);
+}
+
+void enf_life_json(const char *event, const char *key, const char *value)
+{
+	char when[32];
+	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
+	const struct life_doc a = {event, when, key, value};
+	enf_doc_print(FORM_JSON, life_walk, &a);
+}
+
 void form_set(enum form *form, enum form want, const char *sub)
 {
 	if (*form != FORM_TEXT && *form != want)

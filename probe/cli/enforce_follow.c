@@ -179,28 +179,6 @@ static void on_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* A lifecycle line of follow --json and the agent (enforce_common.h). */
-struct life_doc {
-	const char *event, *when, *key, *value;
-};
-
-static void life_walk(const struct report_sink *doc, const void *arg)
-{
-	const struct life_doc *a = arg;
-	report_doc_str(doc, "event", a->event);
-	report_doc_str(doc, "time", a->when);
-	if (a->key)
-		report_doc_str(doc, a->key, a->value);
-}
-
-void enf_life_json(const char *event, const char *key, const char *value)
-{
-	char when[32];
-	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
-	const struct life_doc a = {event, when, key, value};
-	enf_doc_print(FORM_JSON, life_walk, &a);
-}
-
 /* Follow the attached program (st, open) until stop or a signal. */
 static int follow_loop(struct enf_status *st, bool json)
 {
@@ -237,7 +215,8 @@ static int follow_loop(struct enf_status *st, bool json)
 				rc = EXIT_OK; /* stopped just after the replace */
 		} else if (err == -ENOENT) {
 			if (json)
-				enf_life_json("stopped", "why", "unpinned: no more denials to follow");
+				enf_life_json("stopped", "why",
+					      "unpinned: no more denials to follow");
 			else
 				cli_line(
 					stdout,
@@ -269,7 +248,6 @@ int enforce_follow(int argc, char **argv)
 	free(st);
 	return rc;
 }
-
 
 /* ---- agent, ready: the node agent of a DaemonSet --------------------------- */
 
@@ -303,12 +281,8 @@ int enforce_agent(int argc, char **argv)
 		switch (ch) {
 		case 'm':
 		case 's':
-		case 'a':
-			start_option(ch, optarg, &so);
-			break;
-		case 'R':
-			remove = true;
-			break;
+		case 'a': start_option(ch, optarg, &so); break;
+		case 'R': remove = true; break;
 		case 'T':
 			if (optarg[0] != '/' || optarg[strlen(optarg) - 1] == '/')
 				die_usage("enforce agent: --textfile must be an absolute file "
@@ -324,11 +298,8 @@ int enforce_agent(int argc, char **argv)
 					  "seconds, not '%s'",
 					  optarg);
 			break;
-		case 'h':
-			fputs(enforce_usage, stdout);
-			return EXIT_OK;
-		default:
-			die_bad_option("enforce agent", argv, "m:s:a:h");
+		case 'h': fputs(enforce_usage, stdout); return EXIT_OK;
+		default: die_bad_option("enforce agent", argv, "m:s:a:h");
 		}
 	}
 	if (optind < argc)
@@ -382,9 +353,10 @@ int enforce_agent(int argc, char **argv)
 		return err ? EXIT_INTERNAL : EXIT_OK;
 	}
 	enf_life_json("exit", "guard",
-		  guarding ? "left in place, pinned in " ENF_PIN_DIR ": `pmuguard enforce stop` "
-			     "removes it"
-			   : "none was needed on this node");
+		      guarding ? "left in place, pinned in " ENF_PIN_DIR
+				 ": `pmuguard enforce stop` "
+				 "removes it"
+			       : "none was needed on this node");
 	return EXIT_OK;
 }
 

@@ -2,195 +2,23 @@
 /*
  * The facts of `pmuguard status`, read once: the preload file and its
  * entry, whether the loader takes the library, which running processes map
- * it and which of the others hold perf event files, the canary, and the
- * kernel layer's document.  What cannot be read is a fact with its reason.
+ * it and which of the others hold perf event files, the canary and the
+ * kernel layer's document (children run by status_run.c, their documents
+ * read by status_kv.c).  What cannot be read is a fact with its reason.
  */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/capability.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "status.h"
 
 extern char **environ;
-
-/* --- KEY=VALUE documents ------------------------------------------------- */
-
-void status_kv_parse(struct status_kv *kv, char *text)
-{
-	kv->text = text;
-	kv->len = text ? strlen(text) : 0;
-	for (size_t i = 0; i < kv->len; i++)
-		if (text[i] == '\n')
-			text[i] = '\0';
-}
-
-const char *status_kv_get(const struct status_kv *kv, const char *key)
-{
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < kv->len; i += strlen(kv->text + i) + 1) {
-		const char *l = kv->text + i;
-		if (strncmp(l, key, kl) == 0 && l[kl] == '=')
-			return l + kl + 1;
-	}
-	return NULL;
-}
-
-const char *status_kv_row(const struct status_kv *kv, const char *array, unsigned i,
-			  const char *field)
-{
-	char key[256];
-	if (field)
-		snprintf(key, sizeof(key), "%s.%u.%s", array, i, field);
-	else
-		snprintf(key, sizeof(key), "%s.%u", array, i);
-	return status_kv_get(kv, key);
-}
-
-unsigned status_kv_count(const struct status_kv *kv, const char *array)
-{
-	size_t al = strlen(array);
-	unsigned n = 0;
-	for (size_t i = 0; i < kv->len; i += strlen(kv->text + i) + 1) {
-		const char *l = kv->text + i;
-		if (strncmp(l, array, al) != 0 || l[al] != '.')
-			continue;
-		char *end;
-		unsigned long idx = strtoul(l + al + 1, &end, 10);
-		if (end != l + al + 1 && (*end == '.' || *end == '=') && idx < 100000 &&
-		    idx + 1 > n)
-			n = (unsigned)idx + 1;
-	}
-	return n;
-}
-
-void status_kv_list(const struct status_kv *kv, const char *array, char *buf, size_t size)
-{
-	size_t at = 0;
-	buf[0] = '\0';
-	unsigned n = status_kv_count(kv, array);
-	for (unsigned i = 0; i < n; i++) {
-		const char *v = status_kv_row(kv, array, i, NULL);
-		int w = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", v ? v : "");
-		if (w < 0 || (size_t)w >= size - at)
-			return;
-		at += (size_t)w;
-	}
-}
-
-/* --- Children ---------------------------------------------------------- */
-
-/* Drop to nobody as setpriv(1) --reuid=65534 --regid=65534 --clear-groups
- * --inh-caps=-all --no-new-privs would: a user with no file, group or
- * privilege of its own.  0 or -errno. */
-static int become_nobody(void)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct c[2];
-	if (syscall(SYS_capget, &h, c) == 0) {
-		c[0].inheritable = c[1].inheritable = 0;
-		if (syscall(SYS_capset, &h, c) != 0)
-			return -errno;
-	}
-	if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
-	    setresuid(65534, 65534, 65534) != 0)
-		return -errno;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -errno;
-	return 0;
-}
-
-static void close_from(int lowest)
-{
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, lowest, ~0U, 0) == 0)
-		return;
-#endif
-	for (int fd = lowest; fd < 1024; fd++)
-		close(fd);
-}
-
-int status_run(char *const argv[], char *const env[], bool with_err, bool drop_to_nobody,
-	       char **out)
-{
-	*out = NULL;
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		dup2(null, 0);
-		dup2(p[1], 1);
-		dup2(with_err ? p[1] : null, 2);
-		close_from(3);
-		if (drop_to_nobody) {
-			int e = become_nobody();
-			if (e < 0) {
-				dprintf(2, "cannot become uid 65534: %s\n", strerror(-e));
-				_exit(126);
-			}
-		}
-		if (drop_to_nobody || env != environ) {
-			if (chdir("/") != 0)
-				_exit(126);
-		}
-		execve(argv[0], argv, env);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[1]);
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (buf && len + 1 >= cap) {
-			char *b = realloc(buf, cap * 2);
-			if (!b) {
-				free(buf);
-				buf = NULL;
-			} else {
-				buf = b;
-				cap *= 2;
-			}
-		}
-		char sink[4096];
-		char *to = buf ? buf + len : sink;
-		size_t room = buf ? cap - len - 1 : sizeof(sink);
-		ssize_t n = read(p[0], to, room);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (buf)
-			len += (size_t)n;
-	}
-	close(p[0]);
-	if (buf)
-		buf[len] = '\0';
-	*out = buf;
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 /* The first line of text into buf. */
 static void first_line(char *buf, size_t size, const char *text)
