@@ -82,7 +82,8 @@ deb)
 	[ "$(id -u)" = 0 ] || skip "installing the package needs root (in a private mount namespace)"
 	build_deb "$tmp/deb"
 	dpkg-deb -c "$deb" >"$tmp/contents"
-	for f in ./usr/bin/pmuguard ./usr/sbin/pmuguard-fleet ./usr/share/man/man1/pmuguard.1.gz \
+	for f in ./usr/bin/pmuguard ./usr/sbin/pmuguard-fleet ./usr/share/pmuguard/fleet/lock.sh \
+		./usr/share/pmuguard/fleet/cli.sh ./usr/share/man/man1/pmuguard.1.gz \
 		./usr/share/man/man8/pmuguard-fleet.8.gz ./usr/share/man/man5/pmuguard.conf.5.gz \
 		./usr/share/doc/pmuguard/README.md.gz \
 		./lib/systemd/system/pmuguard-reprobe.service ./lib/systemd/system/pmuguard-enforce.service \
@@ -97,7 +98,7 @@ deb)
 	done
 	! grep -E '/snapshots/.*/(expected|report\.(txt|json)|enforce-start\.json)$' "$tmp/contents" ||
 		fail "the package ships the tests' pins with the reference snapshots"
-	ok "built $(basename "$deb") with the command, library, fleet script, man pages, README, units, journald catalog, role, SSM document, reference snapshots, JSON schemas"
+	ok "built $(basename "$deb") with the command, library, fleet script and its parts, man pages, README, units, journald catalog, role, SSM document, reference snapshots, JSON schemas"
 	# Built with the distribution's hardening flags, the preloaded library
 	# still imports nothing (what every process on a host pays at start)
 	# and keeps full RELRO and the CET marking.
@@ -251,7 +252,8 @@ MAC
 	grep -q 'meson test .*--suite unit' "$tmp/out" || fail "%check did not run the unit suite"
 	rpmf=$(ls "$tmp"/top/RPMS/*/pmuguard-"$ver"-1*.rpm)
 	rpm -qlp "$rpmf" >"$tmp/contents" 2>/dev/null
-	for f in /usr/bin/pmuguard /usr/sbin/pmuguard-fleet /usr/share/man/man1/pmuguard.1 \
+	for f in /usr/bin/pmuguard /usr/sbin/pmuguard-fleet /usr/share/pmuguard/fleet/lock.sh \
+		/usr/share/pmuguard/fleet/cli.sh /usr/share/man/man1/pmuguard.1 \
 		/usr/share/man/man8/pmuguard-fleet.8 /usr/share/man/man5/pmuguard.conf.5 \
 		/usr/lib/systemd/system/pmuguard-reprobe.service /usr/lib/systemd/system-preset/50-pmuguard.preset \
 		/usr/lib/systemd/system/pmuguard-metrics.timer /usr/lib/systemd/system/pmuguard-metrics.service \

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
+#
+# pmuguard-fleet: /etc/ld.so.preload, edited atomically under the lock.
+#
+# The script sets PRELOAD (DIR/etc/ld.so.preload as named), PRELOAD_DIR,
+# BACKUP, LIB (the entry, as the loader reads it) and LIB_AT (where that is
+# on this host).  preload_target, under the lock, sets TARGET (the file
+# the loader reads through PRELOAD: PRELOAD itself, or the regular file at
+# the end of its links) and TARGET_DIR, once for the run.
+
+MAX_LINKS=8
+
+# Follow PRELOAD's symbolic links to the file the loader reads.  A link is
+# followed only to a sane place: at most MAX_LINKS links, each in a
+# directory only root (or this user) can change, so no other user can
+# re-point the chain between our look and our rename; ending in a regular
+# file that exists (not a directory, a FIFO, a device, not our backup), in
+# a directory as safe; under --root, every step inside ROOT (an absolute
+# target is read as ROOT/target, as the loader in that root would; a link
+# to a directory above the target is resolved as here, so one that leaves
+# ROOT is refused).  Prints that file, or the reason and returns 1.
+resolve_preload() {
+	[ -L "$PRELOAD" ] || { printf '%s\n' "$PRELOAD"; return 0; }
+	p=$PRELOAD
+	n=0
+	while :; do
+		# (p is always under ROOTC: the directory is walked inside DIR.)
+		q=${p#"$ROOTC"}
+		# (The reason alone: the link that led out is this chain's.)
+		d=$(root_walk 1 "${q%/*}") || { printf '%s\n' "$d" | head -n 1; return 1; }
+		[ -d "${d:-/}" ] || { echo "it is dangling: the directory of $p does not exist"; return 1; }
+		why=$(dir_check "${d:-/}" 0 "$ME") || { echo "it goes through $why"; return 1; }
+		p=$d/${p##*/}
+		[ -L "$p" ] || break
+		n=$((n + 1))
+		[ "$n" -le "$MAX_LINKS" ] || { echo "it is a loop, or a chain of more than $MAX_LINKS links"; return 1; }
+		t=$(readlink "$p") || { echo "cannot read the link $p"; return 1; }
+		case $t in */ | */. | */.. | . | ..) echo "the link $p names a directory ($t), not a file" && return 1 ;; esac
+		case $t in
+		/*) p=$ROOTC$t ;;
+		*) p=$d/$t ;;
+		esac
+	done
+	[ -e "$p" ] || { echo "it is dangling: $p does not exist"; return 1; }
+	[ -f "$p" ] || { echo "$p is not a regular file"; return 1; }
+	[ "$p" != "$(phys_dir "$BACKUP")/${BACKUP##*/}" ] || { echo "it leads to our own backup $p"; return 1; }
+	printf '%s\n' "$p"
+}
+
+# Under the lock, once: the link is read, and kept to the rename; a
+# temporary left by a run that was killed is removed (no other run has
+# one open then).  Exit 1 where the link leads nowhere sane.
+TARGET=
+preload_target() {
+	[ -z "$TARGET" ] || return 0
+	TARGET=$(resolve_preload) ||
+		die "$PRELOAD is a symbolic link to no sane place: $TARGET; nothing changed (a link must lead, through at most $MAX_LINKS links in directories only root can write${ROOT:+ and inside $ROOT}, to a regular file)"
+	TARGET_DIR=${TARGET%/*}
+	TARGET_DIR=${TARGET_DIR:-/}
+	rm -f "$PRELOAD".pmuguard-new "$PRELOAD".pmuguard-new.* "$TARGET".pmuguard-new.* "$BACKUP".new.*
+}
+
+# PRELOAD as messages name it: with the file it leads to, if a link.
+preload_name() {
+	if [ "$TARGET" = "$PRELOAD" ]; then echo "$PRELOAD"; else echo "$PRELOAD (a link to $TARGET)"; fi
+}
+
+# Is LIB one of the file's entries?  Entries are separated by whitespace
+# (or colons) in ld.so.preload; ours always stands alone on its line.
+# (Before preload_target, where only the kernel layer is asked for, the
+# file as the loader reads PRELOAD.)
+has_entry() {
+	[ -n "$LIB" ] && [ -f "${TARGET:-$PRELOAD}" ] && grep -qxF "$LIB" "${TARGET:-$PRELOAD}"
+}
+
+# Run a program with the library preloaded; it must exit 0 and the loader
+# must print nothing (a library it cannot load is only a warning to it).
+loads_cleanly() {
+	out=$(LD_PRELOAD="$LIB_AT" "$@" 2>&1 >/dev/null 9>&-) || return 1
+	[ -z "$out" ]
+}
+
+# Rename NEW over TARGET (PRELOAD, or the file its link leads to: never
+# over the link), durably: the temporary and the directory are synced
+# before the rename, the directory again after it.
+commit_new() {
+	fsync_path "$NEW"
+	fsync_path "$TARGET_DIR"
+	mv -f "$NEW" "$TARGET" || die "cannot rename $NEW over $TARGET; $PRELOAD unchanged"
+	NEW=
+	fsync_path "$TARGET_DIR"
+}
+
+preload_install() {
+	preload_target
+	if has_entry; then
+		info "preload: already installed: $(preload_name) lists $LIB"
+		return 0
+	fi
+	[ -n "$LIB" ] || die "libpmuguard.so is not installed under ${ROOT:-/}usr/lib*/pmuguard (give --lib PATH)"
+	[ -f "$LIB_AT" ] || die "$LIB_AT does not exist; $PRELOAD unchanged"
+	# Prove the library loads before any process depends on it.  A
+	# setuid-free dynamic binary of the base system, then /bin/true.
+	for prog in /bin/true "/usr/bin/env true"; do
+		# shellcheck disable=SC2086 # the command is meant to split
+		loads_cleanly $prog || die "$LIB_AT does not load cleanly into $prog; $PRELOAD unchanged"
+	done
+	info "the library loads cleanly into /bin/true and env"
+	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
+	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
+	{
+		# Ours first, so it interposes before anything else; then the old
+		# file byte for byte, so uninstall can restore it exactly.
+		printf '%s\n' "$LIB"
+		if [ -f "$TARGET" ]; then cat "$TARGET"; fi
+	} >"$NEW" || die "cannot write $NEW; $PRELOAD unchanged"
+	if [ -f "$TARGET" ]; then
+		# The backup too is written aside and renamed: a kill leaves the
+		# old backup or the new one.  It is a plain copy beside PRELOAD,
+		# even where PRELOAD is a link.
+		bak=$(mktemp "$BACKUP.new.XXXXXX") || die "cannot back up $PRELOAD; unchanged"
+		if ! cp -p "$TARGET" "$bak" || ! mv -f "$bak" "$BACKUP"; then
+			rm -f "$bak"
+			die "cannot back up $PRELOAD to $BACKUP; unchanged"
+		fi
+		info "backed up the old file to $BACKUP"
+	fi
+	commit_new
+	say "installed: $(preload_name) now lists $LIB"
+	say "note: only processes started from now on load it; those already running stay unguarded until they restart (pmuguard-fleet status names the ones holding perf events)"
+	if [ -z "$ROOT" ] && ! /bin/true; then
+		say "processes fail with the new preload: rolling back"
+		preload_uninstall
+		exit 1
+	fi
+}
+
+preload_uninstall() {
+	preload_target
+	if ! has_entry; then
+		info "preload: not installed: $(preload_name) does not list ${LIB:-libpmuguard.so}"
+		return 0
+	fi
+	# Drop exactly the lines that are our entry; keep every other byte (sed,
+	# unlike grep, keeps a last line without its newline as it was).
+	esc=$(printf '%s' "$LIB" | sed 's/[][\.*^$/]/\\&/g')
+	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
+	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
+	sed "/^$esc\$/d" "$TARGET" >"$NEW" || die "cannot write $NEW; $PRELOAD unchanged"
+	if [ -s "$NEW" ]; then
+		commit_new
+		say "uninstalled: removed $LIB from $(preload_name)"
+	elif [ "$TARGET" != "$PRELOAD" ]; then
+		# The link and its file are another tool's: keep both; an empty
+		# list preloads nothing.
+		commit_new
+		say "uninstalled: $(preload_name) listed only $LIB and is empty now"
+	else
+		rm -f "$NEW" "$PRELOAD"
+		NEW=
+		fsync_path "$PRELOAD_DIR"
+		say "uninstalled: $PRELOAD listed only $LIB and is gone"
+	fi
+}
