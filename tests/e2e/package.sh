@@ -163,6 +163,12 @@ ls /usr/share/man/man1/pmuguard.1.gz
 for t in $adt; do AUTOPKGTEST_TMP=$tmp/autopkgtest/tmp sh $tmp/autopkgtest/\$t; done
 PMUGUARD_SNAPSHOT=m6i-16xlarge /usr/sbin/pmuguard-fleet install --layer preload
 grep -c libpmuguard /etc/ld.so.preload
+# The admin's install starts pmuguard-metrics.service itself, where systemd
+# runs (pmuguard-fleet(8)); the stand-in marks it.  That start is the
+# command's, not the package's: cleared, so the check below sees only
+# what the maintainer scripts started.
+mark=$tmp/sandbox-state/systemctl-active/pmuguard-metrics.service
+if [ -e \$mark ]; then echo "install refreshed the metrics"; rm \$mark; fi
 # A failing uninstall fails the removal: the entry and the library stay.
 printf '#!/bin/sh\nexit 1\n' >/usr/local/bin/flock
 chmod 755 /usr/local/bin/flock
@@ -194,6 +200,8 @@ SH
 	done
 	grep -qx 'pmuguard-metrics.timer stop' "$tmp/asked.remove" ||
 		fail "removal did not ask to stop pmuguard-metrics.timer; policy-rc.d was asked: $(tr '\n' ';' <"$tmp/asked.remove")"
+	grep -q 'install refreshed the metrics' "$tmp/out" ||
+		fail "pmuguard-fleet install did not start pmuguard-metrics.service"
 	[ -z "$(ls "$tmp/sandbox-state/systemctl-active" 2>/dev/null)" ] ||
 		fail "a unit was started in the sandbox: $(ls "$tmp/sandbox-state/systemctl-active")"
 	ok "policy-rc.d was asked to start pmuguard-metrics.timer on install ($(tr '\n' ';' <"$tmp/asked.install")) and upgrade ($(tr '\n' ';' <"$tmp/asked.upgrade")), to stop it on removal, never to start the follower or the re-probe; it refused, and nothing started"
