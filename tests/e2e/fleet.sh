@@ -631,6 +631,41 @@ lock-wait-names-the-holder)
 	waits install "process $holder (flock)"
 	ok "a wait for the lock is said on stderr, under --quiet too, naming the holder's pid and command (or that it cannot be told)"
 	;;
+lock-held-across-the-probe)
+	# The lock is taken once, before the probe, and held to the end (as
+	# apt's daily script takes its own): a run waits for another's before
+	# it decides anything, so no run acts on a verdict another run's
+	# change made stale.  Even a healthy host's install, which changes
+	# nothing, waits; and nothing is printed before the wait ends.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	lock=$root/run/pmuguard/fleet.lock
+	for world in "$ICX" "$M6I"; do
+		"$FLEET" uninstall --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || fail "uninstall: exit $?"
+		[ -f "$lock" ] || fail "no lock file at $lock"
+		setsid flock "$lock" sleep 60 &
+		holder=$!
+		for _ in $(seq 200); do flock -n "$lock" true || break; sleep 0.05; done
+		! flock -n "$lock" true || fail "the holder never took the lock"
+		: >"$tmp/err"
+		PMUGUARD_SNAPSHOT=$world "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>"$tmp/err" &
+		run=$!
+		# Until it says it waits, or ends: a generous bound on a busy machine.
+		for _ in $(seq 1200); do
+			if [ -s "$tmp/err" ] || ! kill -0 "$run" 2>/dev/null; then break; fi
+			sleep 0.05
+		done
+		grep -q "waiting for the lock $lock" "$tmp/err" ||
+			fail "${world##*/}: install did not wait for the lock: $(cat "$tmp/err" "$tmp/out")"
+		[ ! -s "$tmp/out" ] || fail "${world##*/}: install probed before it held the lock: $(cat "$tmp/out")"
+		kill -- "-$holder"
+		wait "$holder" 2>/dev/null || :
+		wait "$run" || fail "${world##*/}: install failed once the lock was free (exit $?)"
+		grep -q 'probe verdict' "$tmp/out" || fail "${world##*/}: install did not probe once it held the lock"
+	done
+	ok "install waits for another run's lock before it probes (a healthy host's too), and probes once it holds it"
+	;;
 layer-choice)
 	# install --layer auto takes the kernel guard where it attaches, the
 	# preload where the kernel refuses; --layer kernel fails (4) without
