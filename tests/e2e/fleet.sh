@@ -1661,6 +1661,21 @@ SH
 		fail "the audit does not say the host's policy still answers"
 	ok "lock = yes: the host's policy still answers the audited tree's calls"
 	;;
+status-quiet-prints-nothing)
+	# --quiet: the exit code (and, with --textfile, the metrics) alone.
+	root=$tmp/root
+	mkdir -p "$root/etc"
+	set +e
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" status --quiet --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" = 3 ] || fail "status --quiet on an unguarded hazardous tree exited $r, not 3"
+	[ ! -s "$tmp/out" ] || fail "status --quiet printed: $(cat "$tmp/out")"
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" status -q --root "$root" --pmuguard "$PMUGUARD" --textfile "$tmp/q.prom" >"$tmp/out" 2>&1 || :
+	[ ! -s "$tmp/out" ] && grep -qx 'pmuguard_unguarded 1' "$tmp/q.prom" ||
+		fail "status -q --textfile printed, or wrote no metrics: $(cat "$tmp/out")"
+	ok "status --quiet prints nothing: the exit code and the metrics alone"
+	;;
 changes-refresh-the-metrics)
 	# install, reprobe and uninstall start the metrics unit where systemd
 	# runs, so that the file says the change now, not up to 5 minutes
