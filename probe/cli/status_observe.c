@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +51,7 @@ static void probe_verdict(struct status_model *m)
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return;
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(p[0]);
@@ -56,47 +59,33 @@ static void probe_verdict(struct status_model *m)
 		return;
 	}
 	if (pid == 0) {
+		/* A process group of its own, that the deadline can kill whole;
+		 * gone with status. */
+		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+			_exit(126);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		dup2(p[1], 1);
-		dup2(null, 2);
+		if (null < 0 || dup2(p[1], 1) < 0 || dup2(null, 2) < 0)
+			_exit(126);
 		int rc = probe_child();
 		fflush(stdout);
 		_exit(rc);
 	}
 	close(p[1]);
-	size_t len = 0, cap = 8192;
-	char *buf = malloc(cap);
-	ssize_t n;
-	while (buf) {
-		if (len + 1 >= cap) {
-			char *b = realloc(buf, cap *= 2);
-			if (!b) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = b;
-		}
-		n = read(p[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	if (buf)
-		buf[len] = '\0';
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	status_gather_probe(m, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), buf);
+	/* The same bounds as every child of status (status_run.c): one that
+	 * hangs or floods is killed, and its verdict is unknown. */
+	char *buf = NULL;
+	int rc = status_child_collect(pid, p[0], &buf, NULL);
+	status_gather_probe(m, rc < 0 ? -1 : rc, buf);
 	free(buf);
 }
 
 void cli_status_observe(struct status_model *m, struct status_decision *d,
 			const struct status_opts *o)
 {
+	/* SIGCHLD ignored is inherited across exec, and then the kernel reaps
+	 * our children and no wait sees their exit: an answer lost. */
+	signal(SIGCHLD, SIG_DFL);
 	probe_verdict(m);
 	status_gather(m, o);
 	status_decide(d, m);

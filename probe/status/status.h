@@ -189,13 +189,34 @@ struct status_decision {
  * fact (a reason), never an error. */
 void status_gather(struct status_model *m, const struct status_opts *o);
 void status_gather_log(struct status_model *m);
+/* The journal's parts of status_gather_log, on journalctl -o export
+ * streams (len bytes, modified in place, text[len] writable): the
+ * preload's block reports counted into m, and the programs blocked.  0,
+ * or -EBADMSG (a stream cut short), -ENOMEM: then nothing is counted. */
+int status_log_count_export(struct status_model *m, char *text, size_t len);
+int status_log_programs_export(struct status_model *m, char *block, size_t block_len, char *kernel,
+			       size_t kernel_len);
 /* The probe's answer: `probe --check`'s exit, and its --keys document
  * (keys is modified). */
 void status_gather_probe(struct status_model *m, int exit, char *keys);
-/* Run argv (argv[0] a path) with env; its stdout (and stderr where
- * with_err) into *out (malloc'd, NUL-terminated); its exit status, or -1. */
+/* A child's bounds: a minute (the self-test may take some seconds), 16 MiB
+ * of output.  PMUGUARD_STATUS_CHILD_DEADLINE_MS may only shorten the
+ * first (status_child_deadline_ms()). */
+#define STATUS_CHILD_DEADLINE_MS 60000
+#define STATUS_CHILD_OUTPUT_MAX (16u << 20)
+int status_child_deadline_ms(void);
+/* Run argv (argv[0] a path) with env, in a session of its own; its stdout
+ * (and stderr where with_err) into *out (malloc'd, NUL-terminated, its
+ * length in *len where len is not NULL: the output may hold NULs).  Its
+ * exit status, or -errno where it gave no answer: -ETIMEDOUT past the
+ * deadline, -EFBIG past the output cap (killed with its process group),
+ * -ECHILD where it could not be waited for; *out is then NULL. */
 int status_run(char *const argv[], char *const env[], bool with_err, bool drop_to_nobody,
-	       char **out);
+	       char **out, size_t *len);
+/* The reading half of status_run, for a child forked elsewhere that leads
+ * its own process group and writes to fd: the same bounds and answers.
+ * Closes fd and reaps pid. */
+int status_child_collect(pid_t pid, int fd, char **out, size_t *len);
 void status_free(struct status_model *m, struct status_decision *d);
 
 /* The one decision: a pure function of the model. */

@@ -97,7 +97,7 @@ static void gather_loads(struct status_model *m)
 		env[k] = pre;
 	char *argv[] = {"/bin/true", NULL};
 	char *out = NULL;
-	int rc = env ? status_run(argv, env, true, false, &out) : -1;
+	int rc = env ? status_run(argv, env, true, false, &out, NULL) : -1;
 	free(env);
 	if (rc == 0 && out && !*out) {
 		m->loads = true;
@@ -289,7 +289,7 @@ static void gather_canary(struct status_model *m)
 	snprintf(m->canary_as, sizeof(m->canary_as), "uid %u", drop ? 65534U : (unsigned)o->me);
 	char *argv[] = {cmd, "canary", NULL};
 	char *out = NULL;
-	int rc = status_run(argv, env, true, drop, &out);
+	int rc = status_run(argv, env, true, drop, &out, NULL);
 	struct status_kv kv;
 	char *copy = out ? strdup(out) : NULL;
 	status_kv_parse(&kv, copy);
@@ -334,7 +334,7 @@ static void gather_kernel(struct status_model *m)
 		return;
 	char *argv[] = {(char *)o->pmuguard, "enforce", "status", "--keys", NULL};
 	char *out = NULL;
-	int rc = status_run(argv, environ, false, false, &out);
+	int rc = status_run(argv, environ, false, false, &out, NULL);
 	status_kv_parse(&m->enf, out);
 	m->kernel_exit = rc;
 	switch (rc) {

@@ -7,6 +7,8 @@
  * one: labels are checked and capped, and a kernel-layer entry counts only
  * from root (_UID=0, what the follower runs as).
  */
+#include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -36,8 +38,16 @@ static bool root_look(const struct status_model *m, const char *path, char *buf,
 	size_t n = strcmp(rr, "/") == 0 ? 0 : strlen(rr);
 	if (strncmp(rp, rr, n) == 0 && (rp[n] == '/' || rp[n] == '\0'))
 		return true;
-	fprintf(stderr, "pmuguard: status: ignoring %s: it leads out of --root %s, to %s\n", buf,
-		root, rp);
+	/* The paths come from the tree: through the one escaper, so that a
+	 * name in it cannot drive the terminal or forge a line. */
+	struct logline l = {0};
+	log_str(&l, "pmuguard: status: ignoring ");
+	log_str_safe(&l, buf);
+	log_str(&l, ": it leads out of --root ");
+	log_str_safe(&l, root);
+	log_str(&l, ", to ");
+	log_str_safe(&l, rp);
+	log_emit(&l, 2);
 	return false;
 }
 
@@ -64,8 +74,10 @@ static bool on_path(const char *name, char *buf, size_t size)
 
 /* --- journalctl -o export -------------------------------------------------- */
 
-/* One entry's fields, as NUL-terminated "KEY=VALUE" (a binary field's
- * value as it is, cut at its first NUL). */
+/* One entry's fields, as NUL-terminated values ("-" where absent); a value
+ * that is not plain text (a binary field, a NUL) with its control bytes
+ * made '?', so that it never equals a word we look for nor passes as a
+ * label, and the program it names shows as sanitised. */
 struct entry {
 	bool cursor;
 	const char *f[5];
@@ -81,74 +93,87 @@ static const char *entry_get(const struct entry *e, const char *name)
 	return NULL;
 }
 
-/* Walk text (export format, modified in place), calling fn per entry. */
-static void export_walk(char *text, const char *const *names, unsigned nn,
-			void (*fn)(void *ctx, const struct entry *e), void *ctx)
+static void entry_set(struct entry *e, const char *name, size_t name_len, char *value)
 {
-	if (!text)
-		return;
+	if (name_len == 8 && memcmp(name, "__CURSOR", 8) == 0)
+		e->cursor = true;
+	for (unsigned i = 0; i < e->nf; i++)
+		if (strlen(e->names[i]) == name_len && memcmp(e->names[i], name, name_len) == 0)
+			e->f[i] = value;
+}
+
+static void untrusted(char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			v[i] = '?';
+}
+
+/* Walk len bytes of export format (modified in place; text[len] must be
+ * writable), calling fn per entry.  By length, never by NUL: a field is
+ * NAME=VALUE\n, or, where journalctl found a control byte in the value
+ * (any user can send one), NAME\n, a little-endian 64-bit size, the data
+ * and \n: skipped by exactly that size.  0, or -EBADMSG where the stream
+ * is cut short or malformed (then nothing it holds is a count). */
+static int export_walk(char *text, size_t len, const char *const *names, unsigned nn,
+		       void (*fn)(void *ctx, const struct entry *e), void *ctx)
+{
 	struct entry e = {0};
 	for (unsigned i = 0; i < nn; i++)
 		e.names[i] = names[i];
 	e.nf = nn;
-	char *p = text;
+	char *p = text, *end = text + len;
 	for (;;) {
-		if (!*p || *p == '\n') {
+		if (p == end || *p == '\n') {
 			if (e.cursor)
 				fn(ctx, &e);
 			e.cursor = false;
 			for (unsigned i = 0; i < nn; i++)
 				e.f[i] = NULL;
-			if (!*p)
-				return;
+			if (p == end)
+				return 0;
 			p++;
 			continue;
 		}
-		char *nl = strchr(p, '\n');
-		char *eq = memchr(p, '=', nl ? (size_t)(nl - p) : strlen(p));
-		if (!eq && nl) {
-			/* A binary field: NAME\n, a little-endian 64-bit size, the
-			 * data, \n. */
-			*nl = '\0';
-			unsigned char *s = (unsigned char *)nl + 1;
-			uint64_t len = 0;
-			size_t avail = strnlen((char *)s, 8);
-			if (avail < 8)
-				return;
-			for (int i = 7; i >= 0; i--)
-				len = len << 8 | s[i];
-			char *data = (char *)s + 8;
-			if (len > strlen(data))
-				return;
-			for (unsigned i = 0; i < nn; i++)
-				if (strcmp(p, names[i]) == 0)
-					e.f[i] = NULL; /* binary: not a value we read */
-			p = data + len + (data[len] == '\n');
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *eol = nl ? nl : end;
+		char *eq = memchr(p, '=', (size_t)(eol - p));
+		if (eq) {
+			char *v = eq + 1;
+			size_t vn = (size_t)(eol - v);
+			if (memchr(v, '\0', vn))
+				untrusted(v, vn);
+			*eol = '\0';
+			entry_set(&e, p, (size_t)(eq - p), v);
+			p = nl ? nl + 1 : end;
 			continue;
 		}
-		if (nl)
-			*nl = '\0';
-		if (eq) {
-			*eq = '\0';
-			if (strcmp(p, "__CURSOR") == 0)
-				e.cursor = true;
-			for (unsigned i = 0; i < nn; i++)
-				if (strcmp(p, names[i]) == 0)
-					e.f[i] = eq + 1;
-		}
-		if (!nl)
-			p += strlen(p);
-		else
-			p = nl + 1;
+		if (!nl || end - (nl + 1) < 8)
+			return -EBADMSG;
+		const unsigned char *s = (const unsigned char *)nl + 1;
+		uint64_t n = 0;
+		for (int i = 7; i >= 0; i--)
+			n = n << 8 | s[i];
+		char *data = nl + 1 + 8;
+		if (n >= (uint64_t)(end - data) || data[n] != '\n')
+			return -EBADMSG;
+		untrusted(data, (size_t)n);
+		data[n] = '\0';
+		entry_set(&e, p, (size_t)(nl - p), data);
+		p = data + n + 1;
 	}
 }
 
-static char *journal(const struct status_model *m, const char *fields, const char *const *match)
+/* journalctl's export of this boot's entries that match: its exit status
+ * (0 where it answered), or -errno where it gave no answer (status_run);
+ * the output in *out, *len. */
+static int journal(const char *fields, const char *const *match, char **out, size_t *len)
 {
-	(void)m;
+	*out = NULL;
+	*len = 0;
 	char jc[PATH_MAX];
 	if (!on_path("journalctl", jc, sizeof(jc)))
-		return NULL;
+		return -ENOENT;
 	char of[256];
 	snprintf(of, sizeof(of), "--output-fields=%s", fields);
 	char *argv[12] = {jc, "-b", "-q", "--no-pager", "-o", "export", of};
@@ -156,16 +181,39 @@ static char *journal(const struct status_model *m, const char *fields, const cha
 	for (unsigned i = 0; match[i]; i++)
 		argv[n++] = (char *)match[i];
 	argv[n] = NULL;
-	char *out = NULL;
-	int rc = status_run(argv, environ, false, false, &out);
-	if (rc != 0 && fields && strstr(fields, "PMUGUARD_DECISION")) {
+	int rc = status_run(argv, environ, false, false, out, len);
+	if (rc > 0) {
 		/* --output-fields needs systemd 236: an older one prints all. */
-		free(out);
+		free(*out);
 		for (unsigned i = 6; i < n; i++)
 			argv[i] = argv[i + 1];
-		rc = status_run(argv, environ, false, false, &out);
+		rc = status_run(argv, environ, false, false, out, len);
 	}
-	return out;
+	return rc;
+}
+
+/* Can this user read every entry of the journal?  journalctl -q hides
+ * "insufficient permissions" and shows a user only its own entries: a
+ * count from them would be a low count, not a count. */
+static bool journal_readable(const struct status_model *m)
+{
+	if (m->o->me == 0)
+		return true;
+	/* systemd's tmpfiles.d/systemd.conf and journald's ACLs: the groups
+	 * that may read the system journal. */
+	static const char *const groups[] = {"systemd-journal", "adm", "wheel"};
+	gid_t mine[NGROUPS_MAX + 1];
+	int n = getgroups(NGROUPS_MAX, mine);
+	if (n < 0)
+		n = 0;
+	mine[n++] = getegid();
+	for (unsigned g = 0; g < 3; g++) {
+		struct group *gr = getgrnam(groups[g]);
+		for (int i = 0; gr && i < n; i++)
+			if (mine[i] == gr->gr_gid)
+				return true;
+	}
+	return false;
 }
 
 /* --- The reports: deny TYPE CONFIG, and what each could not deliver --------- */
@@ -173,7 +221,8 @@ static char *journal(const struct status_model *m, const char *fields, const cha
 struct reports {
 	struct status_model *m;
 	char (*keys)[48]; /* "TYPE CONFIG" of each denial that names them */
-	size_t n;
+	size_t n, cap;
+	int err; /* -ENOMEM where one could not be kept: then no count */
 };
 
 static bool all_in(const char *s, const char *set)
@@ -193,10 +242,17 @@ static void add_report(struct reports *r, const char *decision, const char *type
 	bool sane = all_in(type, "0123456789") && strlen(type) <= 10 &&
 		    strncmp(config, "0x", 2) == 0 && all_in(config + 2, "0123456789abcdef") &&
 		    strlen(config) <= 18;
-	char(*k)[48] = realloc(r->keys, (r->n + 1) * sizeof(*r->keys));
-	if (!k)
-		return;
-	r->keys = k;
+	if (r->n == r->cap) {
+		/* Grown geometrically: forged reports are many. */
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		char(*k)[48] = reallocarray(r->keys, cap, sizeof(*r->keys));
+		if (!k) {
+			r->err = -ENOMEM;
+			return;
+		}
+		r->keys = k;
+		r->cap = cap;
+	}
 	if (sane)
 		snprintf(r->keys[r->n++], 48, "%s %s", type, config);
 	else
@@ -274,14 +330,29 @@ static int by_string(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-/* Count by label, most first (then by label), at most STATUS_LABELS_MAX
- * named: the rest (and "other") folded into "other". */
-static void count_reports(struct status_model *m, struct reports *r)
+/* Most reports first, then by label (type, then config: the order of the
+ * "TYPE CONFIG" keys, a blank sorting before any character of a label). */
+static int by_reports_then_label(const void *a, const void *b)
 {
+	const struct status_lenc *x = a, *y = b;
+	if (x->reports != y->reports)
+		return x->reports > y->reports ? -1 : 1;
+	int c = strcmp(x->pmu_type, y->pmu_type);
+	return c ? c : strcmp(x->config, y->config);
+}
+
+/* Count by label, most first (then by label), at most STATUS_LABELS_MAX
+ * named: the rest (and "other") folded into "other".  Sorted, then counted
+ * by runs: n log n however many labels forged reports bring.  0 or
+ * -ENOMEM. */
+static int count_reports(struct status_model *m, struct reports *r)
+{
+	if (r->err)
+		return r->err;
 	qsort(r->keys, r->n, sizeof(*r->keys), by_string);
 	struct status_lenc *l = calloc(r->n + 1, sizeof(*l));
 	if (!l)
-		return;
+		return -ENOMEM;
 	unsigned nl = 0;
 	for (size_t i = 0; i < r->n;) {
 		size_t j = i;
@@ -291,13 +362,7 @@ static void count_reports(struct status_model *m, struct reports *r)
 		l[nl++].reports = j - i;
 		i = j;
 	}
-	/* Stable by count: equal counts stay in label order. */
-	for (unsigned i = 1; i < nl; i++)
-		for (unsigned j = i; j > 0 && l[j].reports > l[j - 1].reports; j--) {
-			struct status_lenc t = l[j];
-			l[j] = l[j - 1];
-			l[j - 1] = t;
-		}
+	qsort(l, nl, sizeof(*l), by_reports_then_label);
 	uint64_t rest = 0;
 	unsigned out = 0;
 	for (unsigned i = 0; i < nl; i++) {
@@ -314,13 +379,29 @@ static void count_reports(struct status_model *m, struct reports *r)
 	}
 	m->lenc = l;
 	m->n_lenc = out;
+	return 0;
+}
+
+int status_log_count_export(struct status_model *m, char *text, size_t len)
+{
+	static const char *const names[] = {"PMUGUARD_DECISION", "PMUGUARD_TYPE", "PMUGUARD_CONFIG",
+					    "PMUGUARD_UNDELIVERED"};
+	struct reports r = {.m = m};
+	int e = export_walk(text, len, names, 4, journal_report, &r);
+	if (!e)
+		e = count_reports(m, &r);
+	if (e)
+		m->undelivered = 0; /* counted only from a stream read whole */
+	free(r.keys);
+	return e;
 }
 
 /* --- Blocked, by program (the journal only) -------------------------------- */
 
 struct progs {
 	struct status_prog *p;
-	unsigned n;
+	unsigned n, cap;
+	int err;
 };
 
 static void journal_program(void *ctx, const struct entry *e)
@@ -335,26 +416,36 @@ static void journal_program(void *ctx, const struct entry *e)
 		layer = "kernel";
 	else if (strcmp(layer, "preload") != 0 && strcmp(layer, "seccomp") != 0)
 		layer = "unknown";
-	char prog[17];
+	if (ps->n == ps->cap) {
+		/* Collected, then sorted and counted by runs (programs_count):
+		 * no search per entry, and geometric growth, however many
+		 * names forged reports bring. */
+		unsigned cap = ps->cap ? ps->cap * 2 : 256;
+		struct status_prog *np = reallocarray(ps->p, cap, sizeof(*np));
+		if (!np) {
+			ps->err = -ENOMEM;
+			return;
+		}
+		ps->p = np;
+		ps->cap = cap;
+	}
+	struct status_prog *o = &ps->p[ps->n++];
 	const char *src = p ? p : "-";
 	size_t k = 0;
 	for (; src[k] && k < 16; k++) {
 		unsigned char ch = (unsigned char)src[k];
-		prog[k] = ch > 0x20 && ch < 0x7f ? (char)ch : '?';
+		o->program[k] = ch > 0x20 && ch < 0x7f ? (char)ch : '?';
 	}
-	prog[k] = '\0';
-	for (unsigned i = 0; i < ps->n; i++)
-		if (!strcmp(ps->p[i].layer, layer) && !strcmp(ps->p[i].program, prog)) {
-			ps->p[i].reports++;
-			return;
-		}
-	struct status_prog *np = realloc(ps->p, (ps->n + 1) * sizeof(*np));
-	if (!np)
-		return;
-	ps->p = np;
-	snprintf(np[ps->n].layer, sizeof(np[ps->n].layer), "%s", layer);
-	snprintf(np[ps->n].program, sizeof(np[ps->n].program), "%s", prog);
-	np[ps->n++].reports = 1;
+	o->program[k] = '\0';
+	snprintf(o->layer, sizeof(o->layer), "%s", layer);
+	o->reports = 1;
+}
+
+static int by_label(const void *a, const void *b)
+{
+	const struct status_prog *x = a, *y = b;
+	int c = strcmp(x->layer, y->layer);
+	return c ? c : strcmp(x->program, y->program);
 }
 
 static int by_count_then_label(const void *a, const void *b)
@@ -362,22 +453,38 @@ static int by_count_then_label(const void *a, const void *b)
 	const struct status_prog *x = a, *y = b;
 	if (x->reports != y->reports)
 		return x->reports > y->reports ? -1 : 1;
-	int c = strcmp(x->layer, y->layer);
-	return c ? c : strcmp(x->program, y->program);
+	return by_label(a, b);
 }
 
-static void gather_programs(struct status_model *m)
+/* One row per (layer, program), summed. */
+static void programs_count(struct progs *ps)
+{
+	qsort(ps->p, ps->n, sizeof(*ps->p), by_label);
+	unsigned out = 0;
+	for (unsigned i = 0; i < ps->n; i++) {
+		if (out && by_label(&ps->p[out - 1], &ps->p[i]) == 0)
+			ps->p[out - 1].reports += ps->p[i].reports;
+		else
+			ps->p[out++] = ps->p[i];
+	}
+	ps->n = out;
+}
+
+int status_log_programs_export(struct status_model *m, char *block, size_t block_len, char *kernel,
+			       size_t kernel_len)
 {
 	struct progs ps = {0};
 	static const char *const names[] = {"MESSAGE_ID", "PMUGUARD_LAYER", "PMUGUARD_PROGRAM"};
-	static const char *const block[] = {"MESSAGE_ID=" LOG_MSGID_BLOCK, NULL};
-	static const char *const kernel[] = {"MESSAGE_ID=" LOG_MSGID_KERNEL, "_UID=0", NULL};
-	char *out = journal(m, "MESSAGE_ID,PMUGUARD_LAYER,PMUGUARD_PROGRAM", block);
-	export_walk(out, names, 3, journal_program, &ps);
-	free(out);
-	out = journal(m, "MESSAGE_ID,PMUGUARD_LAYER,PMUGUARD_PROGRAM", kernel);
-	export_walk(out, names, 3, journal_program, &ps);
-	free(out);
+	int e = export_walk(block, block_len, names, 3, journal_program, &ps);
+	if (!e)
+		e = export_walk(kernel, kernel_len, names, 3, journal_program, &ps);
+	if (!e)
+		e = ps.err;
+	if (e) {
+		free(ps.p);
+		return e;
+	}
+	programs_count(&ps);
 	qsort(ps.p, ps.n, sizeof(*ps.p), by_count_then_label);
 	/* At most STATUS_LABELS_MAX named; the rest by layer as "(others)". */
 	static const char *const layers[] = {"kernel", "preload", "seccomp", "unknown"};
@@ -398,6 +505,31 @@ static void gather_programs(struct status_model *m)
 	m->progs = ps.p;
 	m->n_progs = out_n;
 	m->progs_known = true;
+	return 0;
+}
+
+/* journalctl's failure as the reason nothing is counted: unknown, never 0. */
+static void journal_failed(struct status_model *m, int rc)
+{
+	if (rc < 0)
+		snprintf(m->log_why, sizeof(m->log_why), "journalctl gave no answer: %s",
+			 strerror(-rc));
+	else
+		snprintf(m->log_why, sizeof(m->log_why), "journalctl exited %d", rc);
+}
+
+static void gather_programs(struct status_model *m)
+{
+	static const char *const block[] = {"MESSAGE_ID=" LOG_MSGID_BLOCK, NULL};
+	static const char *const kernel[] = {"MESSAGE_ID=" LOG_MSGID_KERNEL, "_UID=0", NULL};
+	static const char fields[] = "MESSAGE_ID,PMUGUARD_LAYER,PMUGUARD_PROGRAM";
+	char *b = NULL, *k = NULL;
+	size_t bn = 0, kn = 0;
+	/* Unknown (progs_known false) where either cannot be read whole. */
+	if (journal(fields, block, &b, &bn) == 0 && journal(fields, kernel, &k, &kn) == 0)
+		status_log_programs_export(m, b, bn, k, kn);
+	free(b);
+	free(k);
 }
 
 void status_gather_log(struct status_model *m)
@@ -448,27 +580,35 @@ void status_gather_log(struct status_model *m)
 			 "cannot be counted",
 			 root);
 	}
-	if (strcmp(m->log_src, "none") != 0) {
-		m->log_counted = true;
+	if (!strcmp(m->log_src, "journal") && !journal_readable(m)) {
+		snprintf(m->log_src, sizeof(m->log_src), "none");
+		snprintf(m->log_why, sizeof(m->log_why),
+			 "this user reads only its own journal entries (not root, nor in group "
+			 "systemd-journal, adm or wheel): the reports cannot be counted");
+		return;
+	}
+	if (!strcmp(m->log_src, "journal")) {
+		static const char *const match[] = {"MESSAGE_ID=" LOG_MSGID_BLOCK,
+						    "PMUGUARD_LAYER=preload", NULL};
+		char *out = NULL;
+		size_t len = 0;
+		int rc = journal("PMUGUARD_DECISION,PMUGUARD_TYPE,PMUGUARD_CONFIG,"
+				 "PMUGUARD_UNDELIVERED",
+				 match, &out, &len);
+		int e = rc == 0 ? status_log_count_export(m, out, len) : 0;
+		free(out);
+		if (rc != 0)
+			journal_failed(m, rc);
+		else if (e)
+			snprintf(m->log_why, sizeof(m->log_why),
+				 "journalctl's export could not be read: %s", strerror(-e));
+		/* Counted only where it was read whole. */
+		m->log_counted = rc == 0 && e == 0;
+		gather_programs(m);
+	} else if (strcmp(m->log_src, "none") != 0) {
 		struct reports r = {.m = m};
-		if (!strcmp(m->log_src, "journal")) {
-			static const char *const names[] = {"PMUGUARD_DECISION", "PMUGUARD_TYPE",
-							    "PMUGUARD_CONFIG",
-							    "PMUGUARD_UNDELIVERED"};
-			static const char *const match[] = {"MESSAGE_ID=" LOG_MSGID_BLOCK,
-							    "PMUGUARD_LAYER=preload", NULL};
-			char *out = journal(m,
-					    "PMUGUARD_DECISION,PMUGUARD_TYPE,PMUGUARD_CONFIG,"
-					    "PMUGUARD_UNDELIVERED",
-					    match);
-			export_walk(out, names, 4, journal_report, &r);
-			free(out);
-		} else {
-			syslog_reports(&r, m->log_src + 5);
-		}
-		count_reports(m, &r);
+		syslog_reports(&r, m->log_src + 5);
+		m->log_counted = count_reports(m, &r) == 0;
 		free(r.keys);
 	}
-	if (!strcmp(m->log_src, "journal"))
-		gather_programs(m);
 }

@@ -194,6 +194,60 @@ PY
 	[ "$bad" = 0 ] || fail "pmuguard status differs from its pins (tests/cli/status/pin-status.sh BUILD re-pins)"
 	echo "ok: pmuguard status in $(find "$here/status/pinned" -name "*.rc" | wc -l) worlds is as pinned"
 	;;
+status-child-deadline)
+	# A child of status that never answers (here the kernel layer's
+	# `enforce status --keys`, which sleeps) is killed at the deadline,
+	# with what it started, and its layer is unknown: status itself ends.
+	# PMUGUARD_STATUS_CHILD_DEADLINE_MS may only shorten the minute.
+	root=$tmp/root
+	mkdir -p "$root/etc"
+	cat >"$tmp/stub" <<SH
+#!/bin/sh
+[ "\$1 \${2:-} \${3:-}" = "enforce status --keys" ] || exec "$PMUGUARD" "\$@"
+echo \$\$ >"$tmp/stub.pid"
+echo schema=1
+echo attached=true
+sleep 1000 &
+exec sleep 1000
+SH
+	chmod 755 "$tmp/stub"
+	rc=0
+	PMUGUARD_STATUS_CHILD_DEADLINE_MS=500 PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge timeout 60 \
+		"$PMUGUARD" status --json --root "$root" --layer kernel --pmuguard "$tmp/stub" \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" != 124 ] || fail "status waited on a child that never answers"
+	[ -s "$tmp/stub.pid" ] || fail "the stub never ran: $(cat "$tmp/err")"
+	python3 - "$tmp/out" <<'PY' || fail "the kernel layer of a child killed at the deadline: $(cat "$tmp/out" "$tmp/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kernel"]["state"] == "unknown", d["kernel"]
+assert d["kernel"]["not_attached_because"], d["kernel"]
+PY
+	# Its process group (the stub and the sleep it left behind) is gone.
+	pg=$(cat "$tmp/stub.pid")
+	for _ in $(seq 200); do kill -0 -- "-$pg" 2>/dev/null || break; sleep 0.05; done
+	! kill -0 -- "-$pg" 2>/dev/null || fail "the child's process group $pg outlived status"
+	echo "ok: a child past the deadline is killed with its group; the kernel layer is unknown (exit $rc)"
+	;;
+status-sigchld-ignored)
+	# SIGCHLD ignored is inherited across exec; then no wait sees a child's
+	# exit.  status answers the same as with the default disposition.
+	root=$tmp/root
+	mkdir -p "$root/etc"
+	run() {
+		PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge SOURCE_DATE_EPOCH=0 python3 -c '
+import os, signal, sys
+if sys.argv[1] == "ign":
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[2], sys.argv[2:])' "$1" "$PMUGUARD" status --keys --root "$root" >"$tmp/$1" 2>&1 || echo "rc=$?" >>"$tmp/$1"
+		grep -v '^host=' "$tmp/$1" >"$tmp/$1.k"
+	}
+	run dfl
+	run ign
+	grep -qx 'verdict=hazard' "$tmp/dfl.k" || fail "no hazard verdict on the m6i: $(cat "$tmp/dfl")"
+	diff -u "$tmp/dfl.k" "$tmp/ign.k" || fail "status with SIGCHLD ignored differs"
+	echo "ok: with SIGCHLD ignored, status answers as with it default"
+	;;
 reports-pinned)
 	# Whole reports, as lscpu's tests pin their dumps: every fixture folder
 	# holds report.txt (`probe --snapshot NAME`) and report.json (its --json,

@@ -1,14 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * status_decide(): the verdict, the layer, PARTLY and the exit code of
- * `pmuguard status`, from models built here (no host is read).
+ * `pmuguard status`, from models built here (no host is read); the
+ * journal's export parsed from streams built here; a child's bounds.
  */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "status.h"
+
+extern char **environ;
+
+/* The preload's MESSAGE_ID (probe/guard/log.h, LOG_MSGID_BLOCK). */
+#define LOG_MSGID_BLOCK_TEST "7cd40d08058b4d219f41289bb6a12067"
 
 static struct status_opts opts = {.version = "test", .me = 0};
 
@@ -242,4 +253,238 @@ Test(status, kernel_only_textfile_has_the_kernel_and_no_preload_series)
 	cr_assert_not_null(strstr(t, "pmuguard_preload_reports_countable{"), "%s", t);
 	free(t);
 	status_free(&m, &d);
+}
+
+/* --- The journal's export, as journalctl writes it ------------------------ */
+
+/* A stream being built: text, and binary fields with their length. */
+struct stream {
+	char *p;
+	size_t n;
+	FILE *f;
+};
+
+static void stream_open(struct stream *s)
+{
+	s->p = NULL;
+	s->n = 0;
+	s->f = open_memstream(&s->p, &s->n);
+	cr_assert(s->f);
+}
+
+/* NAME\n, the size as 8 bytes little-endian, the data, \n: journalctl's
+ * form for a value with a control byte (or a NUL) in it. */
+static void binary_field(struct stream *s, const char *name, const char *data, size_t len)
+{
+	fprintf(s->f, "%s\n", name);
+	for (int i = 0; i < 8; i++)
+		fputc((int)((uint64_t)len >> (8 * i) & 0xff), s->f);
+	fwrite(data, 1, len, s->f);
+	fputc('\n', s->f);
+}
+
+static char *stream_close(struct stream *s, size_t *len)
+{
+	fclose(s->f);
+	*len = s->n;
+	return s->p; /* open_memstream keeps a NUL after the data */
+}
+
+static void report_entry(struct stream *s, int i, const char *type, const char *config)
+{
+	fprintf(s->f,
+		"__CURSOR=s=x;i=%x\nPMUGUARD_DECISION=deny\nPMUGUARD_TYPE=%s\n"
+		"PMUGUARD_CONFIG=%s\n\n",
+		i, type, config);
+}
+
+Test(status_log, a_binary_field_and_a_nul_do_not_hide_later_reports)
+{
+	struct stream s;
+	stream_open(&s);
+	/* Forged: the type with a control byte, the config with a NUL. */
+	fprintf(s.f, "__CURSOR=s=x;i=1\nPMUGUARD_DECISION=deny\n");
+	binary_field(&s, "PMUGUARD_TYPE", "4\x01", 2);
+	binary_field(&s, "PMUGUARD_CONFIG", "0x400\0\n\n__CURSOR=x", 19);
+	fprintf(s.f, "\n");
+	/* A decision with a control byte is no denial's. */
+	fprintf(s.f, "__CURSOR=s=x;i=2\n");
+	binary_field(&s, "PMUGUARD_DECISION", "deny\x01", 5);
+	fprintf(s.f, "PMUGUARD_TYPE=4\nPMUGUARD_CONFIG=0x400\n\n");
+	/* The real reports after them. */
+	report_entry(&s, 3, "4", "0x400");
+	report_entry(&s, 4, "4", "0x400");
+	size_t len;
+	char *text = stream_close(&s, &len);
+	struct status_model m = {.o = &opts};
+	cr_assert_eq(status_log_count_export(&m, text, len), 0);
+	cr_assert_eq(m.blocks, 3, "blocks %llu", (unsigned long long)m.blocks);
+	cr_assert_eq(m.n_lenc, 2);
+	cr_assert_str_eq(m.lenc[0].pmu_type, "4");
+	cr_assert_str_eq(m.lenc[0].config, "0x400");
+	cr_assert_eq(m.lenc[0].reports, 2);
+	cr_assert_str_eq(m.lenc[1].pmu_type, "other");
+	cr_assert_eq(m.lenc[1].reports, 1);
+	free(m.lenc);
+	free(text);
+}
+
+Test(status_log, a_stream_cut_short_counts_nothing)
+{
+	struct stream s;
+	stream_open(&s);
+	report_entry(&s, 1, "4", "0x400");
+	fprintf(s.f, "__CURSOR=s=x;i=2\nPMUGUARD_CONFIG\n\x10");
+	size_t len;
+	char *text = stream_close(&s, &len);
+	struct status_model m = {.o = &opts};
+	cr_assert_eq(status_log_count_export(&m, text, len), -EBADMSG);
+	cr_assert_eq(m.blocks, 0);
+	cr_assert_eq(m.undelivered, 0);
+	free(text);
+}
+
+Test(status_log, a_binary_program_is_sanitised_and_later_programs_counted)
+{
+	struct stream b, k;
+	stream_open(&b);
+	fprintf(b.f, "__CURSOR=s=x;i=1\nMESSAGE_ID=" LOG_MSGID_BLOCK_TEST "\n"
+		     "PMUGUARD_LAYER=preload\n");
+	binary_field(&b, "PMUGUARD_PROGRAM", "ev\x01l\0x", 6);
+	fprintf(b.f, "\n__CURSOR=s=x;i=2\nMESSAGE_ID=" LOG_MSGID_BLOCK_TEST "\n");
+	binary_field(&b, "PMUGUARD_LAYER", "preload\x01", 8);
+	fprintf(b.f, "PMUGUARD_PROGRAM=perf\n\n");
+	fprintf(b.f, "__CURSOR=s=x;i=3\nMESSAGE_ID=" LOG_MSGID_BLOCK_TEST "\n"
+		     "PMUGUARD_LAYER=preload\nPMUGUARD_PROGRAM=perf\n\n");
+	stream_open(&k);
+	size_t bn, kn;
+	char *bt = stream_close(&b, &bn), *kt = stream_close(&k, &kn);
+	struct status_model m = {.o = &opts};
+	cr_assert_eq(status_log_programs_export(&m, bt, bn, kt, kn), 0);
+	cr_assert(m.progs_known);
+	cr_assert_eq(m.n_progs, 3);
+	for (unsigned i = 0; i < 3; i++)
+		cr_assert_eq(m.progs[i].reports, 1);
+	/* By count, then layer, then program. */
+	cr_assert_str_eq(m.progs[0].layer, "preload");
+	cr_assert_str_eq(m.progs[0].program, "ev?l?x");
+	cr_assert_str_eq(m.progs[1].layer, "preload");
+	cr_assert_str_eq(m.progs[1].program, "perf");
+	cr_assert_str_eq(m.progs[2].layer, "unknown", "a layer with a control byte is no layer");
+	free(m.progs);
+	free(bt);
+	free(kt);
+}
+
+/* Forged reports are many: 50,000 distinct labels and programs are sorted
+ * and counted by runs (the time is logged, not asserted). */
+Test(status_log, fifty_thousand_distinct_labels_are_counted_and_folded, .timeout = 60)
+{
+	enum { N = 50000 };
+	struct stream s, b, k;
+	stream_open(&s);
+	stream_open(&b);
+	stream_open(&k);
+	for (int i = 0; i < N; i++) {
+		char cfg[24];
+		snprintf(cfg, sizeof(cfg), "0x%x", 0x10000 + i);
+		/* Counts rise with the label: the worst order for a sort by
+		 * insertion. */
+		report_entry(&s, i, "4", cfg);
+		fprintf(b.f,
+			"__CURSOR=s=x;i=%x\nMESSAGE_ID=" LOG_MSGID_BLOCK_TEST
+			"\nPMUGUARD_LAYER=preload\nPMUGUARD_PROGRAM=p%d\n\n",
+			i, i);
+	}
+	for (int i = 0; i < 3; i++)
+		report_entry(&s, N + i, "4", "0x400");
+	size_t len, bn, kn;
+	char *text = stream_close(&s, &len), *bt = stream_close(&b, &bn),
+	     *kt = stream_close(&k, &kn);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct status_model m = {.o = &opts};
+	cr_assert_eq(status_log_count_export(&m, text, len), 0);
+	cr_assert_eq(status_log_programs_export(&m, bt, bn, kt, kn), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_log_info("50,000 labels and programs counted in %.3f s",
+		    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	cr_assert_eq(m.blocks, N + 3);
+	cr_assert_eq(m.n_lenc, STATUS_LABELS_MAX + 1);
+	cr_assert_str_eq(m.lenc[0].config, "0x400");
+	cr_assert_eq(m.lenc[0].reports, 3);
+	cr_assert_str_eq(m.lenc[1].config, "0x10000", "equal counts in label order");
+	cr_assert_str_eq(m.lenc[STATUS_LABELS_MAX].config, "other");
+	cr_assert_eq(m.lenc[STATUS_LABELS_MAX].reports, N - (STATUS_LABELS_MAX - 1));
+	cr_assert_eq(m.n_progs, STATUS_LABELS_MAX + 1);
+	cr_assert_str_eq(m.progs[STATUS_LABELS_MAX].program, "(others)");
+	cr_assert_eq(m.progs[STATUS_LABELS_MAX].reports, N - STATUS_LABELS_MAX);
+	free(m.lenc);
+	free(m.progs);
+	free(text);
+	free(bt);
+	free(kt);
+}
+
+/* --- A child of status: bounded in time and output ------------------------- */
+
+Test(status_run, a_child_past_the_deadline_is_killed_with_its_group, .timeout = 60)
+{
+	char dir[] = "/tmp/status-run-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char pidf[64], script[256];
+	snprintf(pidf, sizeof(pidf), "%s/pid", dir);
+	snprintf(script, sizeof(script), "echo $$ >%s; echo partial; sleep 1000 & exec sleep 1000",
+		 pidf);
+	setenv("PMUGUARD_STATUS_CHILD_DEADLINE_MS", "300", 1);
+	char *argv[] = {"/bin/sh", "-c", script, NULL};
+	char *out = (char *)1;
+	size_t len = 1;
+	int rc = status_run(argv, environ, false, false, &out, &len);
+	cr_assert_eq(rc, -ETIMEDOUT, "rc %d", rc);
+	cr_assert_null(out, "a document cut short is not a document");
+	cr_assert_eq(len, 0);
+	FILE *f = fopen(pidf, "r");
+	cr_assert(f);
+	int pg = 0;
+	cr_assert_eq(fscanf(f, "%d", &pg), 1);
+	fclose(f);
+	/* The sleep it left behind is killed too (init reaps it: wait for it). */
+	for (int i = 0; i < 2000 && kill(-pg, 0) == 0; i++)
+		usleep(5000);
+	cr_assert_eq(kill(-pg, 0), -1, "process group %d outlived the deadline", pg);
+	unlink(pidf);
+	rmdir(dir);
+}
+
+Test(status_run, a_flood_is_cut_and_no_answer, .timeout = 60)
+{
+	char *argv[] = {"/bin/sh", "-c", "exec head -c 17000000 /dev/zero", NULL};
+	char *out = NULL;
+	size_t len = 0;
+	int rc = status_run(argv, environ, false, false, &out, &len);
+	cr_assert_eq(rc, -EFBIG, "rc %d", rc);
+	cr_assert_null(out);
+}
+
+Test(status_run, output_with_nuls_keeps_its_length)
+{
+	char *argv[] = {"/usr/bin/printf", "a\\0b\\n", NULL};
+	char *out = NULL;
+	size_t len = 0;
+	cr_assert_eq(status_run(argv, environ, false, false, &out, &len), 0);
+	cr_assert_eq(len, 4);
+	cr_assert_eq(memcmp(out, "a\0b\n", 4), 0);
+	free(out);
+}
+
+Test(status_run, sigchld_ignored_is_no_exit_status)
+{
+	signal(SIGCHLD, SIG_IGN);
+	char *argv[] = {"/bin/true", NULL};
+	char *out = NULL;
+	int rc = status_run(argv, environ, false, false, &out, NULL);
+	signal(SIGCHLD, SIG_DFL);
+	cr_assert_eq(rc, -ECHILD, "rc %d: a lost exit is unknown, never 0", rc);
+	cr_assert_null(out);
 }
