@@ -1335,6 +1335,50 @@ assert any('config="other"' in l for l in series), series
 PY
 	ok "a user's journal entries never name a kernel block, and 200 forged encodings and programs are folded"
 	;;
+journal-binary-field-hides-no-report)
+	# journalctl writes a value with a control byte in export's binary form
+	# (the stand-in does as it does).  Any user can send one: a forged
+	# denial whose config and program hold \x01 (and a NUL), sent before
+	# the real reports, is one "other" block and hides none after it.
+	cat >"$tmp/forge.py" <<'PY'
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(b"MESSAGE=blocked\nMESSAGE_ID=7cd40d08058b4d219f41289bb6a12067\nPMUGUARD_LAYER=preload\n"
+         b"PMUGUARD_DECISION=deny\nPMUGUARD_TYPE=4\nPMUGUARD_CONFIG=0x400\x01\n"
+         b"PMUGUARD_PROGRAM=ev\x01l\x00x\n", "/run/systemd/journal/socket")
+PY
+	cat >"$tmp/script" <<SH
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+set -e
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+python3 $tmp/forge.py
+for _ in \$(seq 200); do grep -q 'PMUGUARD_CONFIG' $tmp/sb/journal && break; sleep 0.05; done
+unset LD_PRELOAD
+PMUGUARD_SNAPSHOT=$M6I $PEO_DYN 4:0x400 4:0x8000 >/dev/null
+python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"MESSAGE=entries end\n", "/run/systemd/journal/socket")'
+for _ in \$(seq 600); do grep -q 'entries end' $tmp/sb/journal && break; sleep 0.05; done
+PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/st.json
+PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal journalctl -b -q -o export PMUGUARD_LAYER=preload >$tmp/export
+SH
+	m6i_host
+	SANDBOX_JOURNAL=1 sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	grep -qa '^PMUGUARD_CONFIG$' "$tmp/export" || fail "the stand-in wrote no binary field: $(cat -v "$tmp/export")"
+	python3 - "$tmp/st.json" <<'PY' || fail "a binary field hid the reports after it: $(cat "$tmp/st.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = s["reports"]
+assert r["counted_from"] == "journal", r
+enc = {(e["pmu_type"], e["config"]): e["reports"] for e in r["by_encoding"]}
+assert enc == {(4, "0x400"): 1, (4, "0x8000"): 1, (None, "other"): 1}, enc
+assert r["blocks_reported"] == 3, r
+progs = {(p["layer"], p["program"]): p["reports"] for p in s["blocked_by_program"]}
+assert progs.get(("preload", "ev?l?x")) == 1, progs
+assert sum(n for (l, p), n in progs.items() if p.startswith("peo")) == 2, progs
+PY
+	ok "a forged binary field is one other block; the real reports after it are counted"
+	;;
 status-says-reports-are-dropped)
 	# No /dev/log: the preload cannot report, so status must not say 0.
 	cat >"$tmp/script" <<SH
