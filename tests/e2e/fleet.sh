@@ -1379,6 +1379,33 @@ assert sum(n for (l, p), n in progs.items() if p.startswith("peo")) == 2, progs
 PY
 	ok "a forged binary field is one other block; the real reports after it are counted"
 	;;
+journal-unread-is-unknown)
+	# A journalctl that fails, and a user who sees only its own entries
+	# (journalctl -q hides "insufficient permissions"), count nothing:
+	# the preload's blocks are unknown, with the reason, never 0.
+	mkdir -p "$tmp/failjc"
+	printf '#!/bin/sh\necho "Failed to open the journal" >&2\nexit 1\n' >"$tmp/failjc/journalctl"
+	chmod 755 "$tmp/failjc/journalctl"
+	cat >"$tmp/script" <<SH
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+set -e
+PMUGUARD_SNAPSHOT=$M6I $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+PATH=$tmp/failjc:\$PATH PMUGUARD_SNAPSHOT=$M6I \
+	$FLEET status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/failed.json
+PATH=$here:\$PATH SANDBOX_JOURNAL_FILE=$tmp/sb/journal PMUGUARD_SNAPSHOT=$M6I \
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$PMUGUARD status --json --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/nobody.json
+SH
+	SANDBOX_JOURNAL=1 sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	python3 - "$tmp/failed.json" "$tmp/nobody.json" <<'PY' || fail "an unread journal was counted: $(cat "$tmp/failed.json" "$tmp/nobody.json")"
+import json, sys
+f, n = (json.load(open(p))["reports"] for p in sys.argv[1:])
+assert f["blocks_reported"] is None and "journalctl exited 1" in f["not_counted_because"], f
+assert n["blocks_reported"] is None and "its own journal entries" in n["not_counted_because"], n
+PY
+	ok "a failed journalctl and a user's own entries are unknown, never 0 blocks"
+	;;
 status-says-reports-are-dropped)
 	# No /dev/log: the preload cannot report, so status must not say 0.
 	cat >"$tmp/script" <<SH
