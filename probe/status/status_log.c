@@ -202,18 +202,22 @@ static bool journal_readable(const struct status_model *m)
 	/* systemd's tmpfiles.d/systemd.conf and journald's ACLs: the groups
 	 * that may read the system journal. */
 	static const char *const groups[] = {"systemd-journal", "adm", "wheel"};
-	gid_t mine[NGROUPS_MAX + 1];
-	int n = getgroups(NGROUPS_MAX, mine);
+	int n = getgroups(0, NULL);
+	gid_t *mine = calloc(n > 0 ? (size_t)n + 1 : 1, sizeof(*mine));
+	if (!mine)
+		return false;
+	n = n > 0 ? getgroups(n, mine) : 0;
 	if (n < 0)
 		n = 0;
 	mine[n++] = getegid();
-	for (unsigned g = 0; g < 3; g++) {
+	bool may = false;
+	for (unsigned g = 0; g < 3 && !may; g++) {
 		struct group *gr = getgrnam(groups[g]);
 		for (int i = 0; gr && i < n; i++)
-			if (mine[i] == gr->gr_gid)
-				return true;
+			may |= mine[i] == gr->gr_gid;
 	}
-	return false;
+	free(mine);
+	return may;
 }
 
 /* --- The reports: deny TYPE CONFIG, and what each could not deliver --------- */
