@@ -16,13 +16,22 @@
  * (it runs the guard's self-test again) never holds up the denials'
  * log; its failures are lines of the agent's log, never the agent's end:
  * the guard matters more than its metrics.
+ *
+ * The agent's stop waits for a write under way at most
+ * AGENT_TEXTFILE_STOP_MS, then kills the writer's process group (the
+ * writer and the commands it runs): --remove-on-exit must run before the
+ * orchestrator's SIGKILL.  A temporary a killed write left is removed.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,9 +43,14 @@
 /* The least time between two writes a denial asks for: a storm of
  * denials (each a self-test and a probe here) is one write. */
 #define AGENT_TEXTFILE_GAP 5
+/* How long the agent's stop waits for a write under way (a self-test, a
+ * probe) before it kills the writer: well inside Kubernetes' 30 s grace,
+ * so that --remove-on-exit still runs after it. */
+#define AGENT_TEXTFILE_STOP_MS 5000
 
 static volatile sig_atomic_t stopping, refresh;
 static pid_t writer = -1;
+static const char *writer_path;
 
 static void on_stop(int sig)
 {
@@ -73,16 +87,74 @@ static int write_once(const char *path, const struct status_opts *o)
 	return e;
 }
 
-static _Noreturn void writer_loop(const char *path, unsigned interval, const char *snapshot)
+/* The signals the writer acts on: blocked from before its fork (a
+ * refresh sent before its handlers were set would kill it) and outside
+ * its waits, so that none comes between a check of the flags and the
+ * wait (ppoll unblocks them atomically). */
+static void writer_signals(sigset_t *set)
 {
-	/* The agent's end is the writer's: SIGTERM where it dies first. */
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR1);
+}
+
+/* The temporaries of writes killed midway (status_write_textfile()'s
+ * "FILE.XXXXXX", regular files): removed at the writer's start and after
+ * a stop that had to kill it. */
+static void remove_temporaries(const char *path)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	const char *base = path + (slash - dir) + 1;
+	*slash = '\0';
+	DIR *d = opendir(*dir ? dir : "/");
+	if (!d)
+		return;
+	size_t n = strlen(base);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *x = e->d_name;
+		struct stat st;
+		if (strncmp(x, base, n) != 0 || x[n] != '.' || strlen(x + n + 1) != 6 ||
+		    strspn(x + n + 1,
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != 6 ||
+		    fstatat(dirfd(d), x, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		unlinkat(dirfd(d), x, 0);
+	}
+	closedir(d);
+}
+
+static _Noreturn void writer_loop(const char *path, unsigned interval, const char *snapshot,
+				  pid_t agent)
+{
+	/* The writer and what it runs are one process group: the agent's
+	 * stop can end them all. */
+	setpgid(0, 0);
+	/* The agent's end is the writer's: SIGTERM where it dies first (and
+	 * where it died before the request was made). */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != agent)
+		_exit(EXIT_OK);
 	struct sigaction sa = {.sa_handler = on_stop};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_refresh;
 	sigaction(SIGUSR1, &sa, NULL);
+	sigset_t blocked, unblocked;
+	writer_signals(&blocked);
+	sigprocmask(SIG_BLOCK, NULL, &unblocked);
+	sigdelset(&unblocked, SIGTERM);
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGHUP);
+	sigdelset(&unblocked, SIGUSR1);
+	remove_temporaries(path);
 	/* The facts the agent's start used, for the probe's verdict here and
 	 * for `enforce status --keys`, which status asks. */
 	if (snapshot && *snapshot)
@@ -103,7 +175,14 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 	bool failing = false, said = false;
 	while (!stopping) {
 		refresh = 0;
+		/* Open during the write: its children start with no signal
+		 * blocked, and a stop sets the flag (the write ends, then the
+		 * loop). */
+		sigprocmask(SIG_SETMASK, &unblocked, NULL);
+		if (stopping)
+			break; /* a stop pending since the last wait */
 		int e = write_once(path, &o);
+		sigprocmask(SIG_BLOCK, &blocked, NULL);
 		if (e < 0 && !failing) {
 			char why[PATH_MAX + 64];
 			snprintf(why, sizeof(why), "cannot write %s: %s", path, strerror(-e));
@@ -117,8 +196,13 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 		       soonest = at + (interval < AGENT_TEXTFILE_GAP ? (time_t)interval
 								     : AGENT_TEXTFILE_GAP);
 		for (time_t t = at; !stopping && t < next && !(refresh && t >= soonest);
-		     t = now_s())
-			sleep((unsigned)((refresh ? soonest : next) - t)); /* a signal ends it */
+		     t = now_s()) {
+			/* The signals blocked since the flags were read: ppoll
+			 * opens them and waits in one step, so one sent
+			 * meanwhile ends this wait, never the next. */
+			struct timespec ts = {.tv_sec = (refresh ? soonest : next) - t};
+			ppoll(NULL, 0, &ts, &unblocked);
+		}
 	}
 	_exit(EXIT_OK);
 }
@@ -126,13 +210,22 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 int agent_textfile_start(const char *path, unsigned interval, const char *snapshot)
 {
 	fflush(NULL);
+	sigset_t set, old;
+	writer_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid_t agent = getpid();
 	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
 	if (pid == 0)
-		writer_loop(path, interval, snapshot);
-	writer = pid;
-	return 0;
+		writer_loop(path, interval, snapshot, agent);
+	int e = pid < 0 ? -errno : 0;
+	if (pid > 0) {
+		/* Also here: the group exists before any stop signals it. */
+		setpgid(pid, pid);
+		writer = pid;
+		writer_path = path;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return e;
 }
 
 void agent_textfile_refresh(void)
@@ -146,7 +239,28 @@ void agent_textfile_stop(void)
 	if (writer <= 0)
 		return;
 	kill(writer, SIGTERM);
-	while (waitpid(writer, NULL, 0) < 0 && errno == EINTR)
-		;
+	/* A write under way ends first (a self-test, a probe); bounded, so
+	 * that the agent's own end (--remove-on-exit) comes before the
+	 * orchestrator's SIGKILL. */
+	bool gone = false;
+	for (int waited = 0; waited < AGENT_TEXTFILE_STOP_MS; waited += 20) {
+		pid_t r = waitpid(writer, NULL, WNOHANG);
+		if (r == writer || (r < 0 && errno != EINTR)) {
+			gone = true;
+			break;
+		}
+		struct timespec ts = {.tv_nsec = 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (!gone) {
+		kill(-writer, SIGKILL);
+		kill(writer, SIGKILL);
+		while (waitpid(writer, NULL, 0) < 0 && errno == EINTR)
+			;
+		/* Killed midway: its temporary is left; not the file. */
+		remove_temporaries(writer_path);
+		enf_life_json("textfile-failed", "why",
+			      "the writer did not end within 5 s of the agent's stop: killed");
+	}
 	writer = -1;
 }
