@@ -131,7 +131,19 @@ int cmd_status(int argc, char **argv)
 		case O_PRELOAD: o.preload = optarg; break;
 		case O_TARGET: o.preload_target = optarg; break;
 		case O_INSANE: o.preload_insane = optarg; break;
-		case O_REPROBE_EXIT: rp.exit = atoi(optarg); break;
+		case O_REPROBE_EXIT: {
+			/* An exit status: "foo" is no success. */
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > 255)
+				die_usage(
+					"status: --reprobe-exit is an exit status (0 to 255), not "
+					"'%s'",
+					optarg);
+			rp.exit = (int)v;
+			break;
+		}
 		case O_REPROBE_ERROR: rp.error = optarg; break;
 		case 'h': usage(); return EXIT_OK;
 		default: die_bad_option("status", argv, "jkqh");
@@ -187,6 +199,15 @@ int cmd_status(int argc, char **argv)
 		struct stat st;
 		if (stat(*dir ? dir : "/", &st) != 0 || !S_ISDIR(st.st_mode))
 			die("--textfile: %s is not a directory", dir);
+		/* Written as root through a temporary there: a directory others
+		 * may write lets them swap files under it (a FIFO, a link) and
+		 * replace the metrics; /tmp's kind (sticky, root's) keeps each
+		 * user's files their own. */
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		    !((st.st_mode & S_ISVTX) && st.st_uid == 0))
+			die("--textfile: %s is writable by group or others (mode %04o): not "
+			    "sticky and root's, others could replace the metrics",
+			    *dir ? dir : "/", (unsigned)(st.st_mode & 07777));
 	}
 
 	struct status_model *m = calloc(1, sizeof(*m));

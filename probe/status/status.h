@@ -196,6 +196,8 @@ void status_gather_log(struct status_model *m);
 int status_log_count_export(struct status_model *m, char *text, size_t len);
 int status_log_programs_export(struct status_model *m, char *block, size_t block_len, char *kernel,
 			       size_t kernel_len);
+/* A non-empty string of decimal digits (a count, a time in seconds). */
+bool status_digits(const char *s);
 /* The probe's answer: `probe --check`'s exit, and its --keys document
  * (keys is modified). */
 void status_gather_probe(struct status_model *m, int exit, char *keys);

@@ -15,7 +15,7 @@ static bool is(const char *v, const char *want)
 	return v && strcmp(v, want) == 0;
 }
 
-static bool digits(const char *s)
+bool status_digits(const char *s)
 {
 	return s && *s && strspn(s, "0123456789") == strlen(s);
 }
@@ -53,8 +53,8 @@ static void kernel_encodings(struct status_decision *d, const struct status_kv *
 		const char *ty = status_kv_row(kv, "by_encoding", i, "pmu_type");
 		const char *cfg = status_kv_row(kv, "by_encoding", i, "config");
 		const char *calls = status_kv_row(kv, "by_encoding", i, "calls");
-		if (!(is(dec, "denied") || is(dec, "audited")) || !digits(ty) || !digits(calls) ||
-		    !hex_config(cfg))
+		if (!(is(dec, "denied") || is(dec, "audited")) || !status_digits(ty) ||
+		    !status_digits(calls) || !hex_config(cfg))
 			continue;
 		struct status_kenc k = {0};
 		snprintf(k.decision, sizeof(k.decision), "%s", dec);
@@ -99,8 +99,8 @@ static void kernel_programs(struct status_decision *d, const struct status_kv *k
 		const char *cfg = status_kv_row(kv, "by_encoding", i, "config");
 		const char *calls = status_kv_row(kv, "by_encoding", i, "calls");
 		const char *comm = status_kv_row(kv, "by_encoding", i, "last_comm");
-		if (!is(dec, "denied") || !digits(uid) || !digits(calls) || !comm || !*comm ||
-		    !hex_config(cfg))
+		if (!is(dec, "denied") || !status_digits(uid) || !status_digits(calls) || !comm ||
+		    !*comm || !hex_config(cfg))
 			continue;
 		struct status_kprog *k = &d->kprogs[d->n_kprogs++];
 		snprintf(k->program, sizeof(k->program), "%s", comm);
@@ -173,22 +173,33 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 					   ? status_kv_get(kv, "existing.hits")
 					   : NULL;
 		d->partly = hits && *hits;
-		d->escaped_known = digits(hits);
+		d->escaped_known = status_digits(hits);
 		d->escaped = d->escaped_known ? strtoull(hits, NULL, 10) : 0;
 		unsigned n = status_kv_count(kv, "existing.events");
+		/* The events in order while they fit, room kept for the count of
+		 * the rest: an entry that does not fit ends the list (none is
+		 * skipped for a later, shorter one), and "N more" counts from
+		 * the last one named. */
+		const size_t size = sizeof(d->escaped_who), tail = 32;
 		size_t at = 0;
-		for (unsigned i = 0; i < n; i++) {
-			const char *pid = status_kv_row(kv, "existing.events", i, "pid");
-			const char *comm = status_kv_row(kv, "existing.events", i, "comm");
-			int w = snprintf(d->escaped_who + at, sizeof(d->escaped_who) - at,
-					 "%spid %s %s", i ? ", " : "", pid ? pid : "",
-					 comm ? comm : "");
-			if (w > 0 && (size_t)w < sizeof(d->escaped_who) - at)
-				at += (size_t)w;
+		unsigned named = 0;
+		for (; named < n; named++) {
+			const char *pid = status_kv_row(kv, "existing.events", named, "pid");
+			const char *comm = status_kv_row(kv, "existing.events", named, "comm");
+			int w = snprintf(d->escaped_who + at, size - tail - at, "%spid %s %s",
+					 named ? ", " : "", pid ? pid : "", comm ? comm : "");
+			if (w < 0 || (size_t)w >= size - tail - at) {
+				d->escaped_who[at] = '\0';
+				break;
+			}
+			at += (size_t)w;
 		}
-		if (d->escaped_known && d->escaped > n)
-			snprintf(d->escaped_who + at, sizeof(d->escaped_who) - at,
-				 ", %" PRIu64 " more", d->escaped - n);
+		uint64_t rest = d->escaped_known && d->escaped > named ? d->escaped - named
+				: d->escaped_known                     ? 0
+								       : n - named;
+		if (rest)
+			snprintf(d->escaped_who + at, size - at, "%s%" PRIu64 " more",
+				 named ? ", " : "", rest);
 	}
 	d->containers_covered = k;
 	d->guarded = strcmp(d->layer, "none") != 0;

@@ -9,26 +9,52 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "status.h"
 
-/* A label value: backslash, quote and newline escaped (the exposition
- * format's three). */
+/* The most of a reprobe's error written: a label, not a log. */
+#define PROM_ERROR_MAX 200
+/* The most of the old file read for the reprobe's lines (a few hundred
+ * bytes are written): a larger one is not ours. */
+#define PROM_KEEP_MAX (1 << 20)
+
+/* A label value, at most max bytes of s (0: all), by the one rule
+ * (log_plain_len()): what passes as it is, but '"' as \" (the exposition
+ * format's quote); every other byte (a control, the backslash, a byte that
+ * is not UTF-8) as \xHH, its backslash written \\.  node_exporter
+ * refuses a whole file for one label that is not UTF-8. */
+static void label_max(FILE *out, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t done = 0;
+	while (*p) {
+		size_t n = log_plain_len(p);
+		if (max && done + (n ? n : 1) > max)
+			break;
+		if (!n) {
+			fprintf(out, "\\\\x%02x", *p);
+			n = 1;
+		} else if (*p == '"') {
+			fputs("\\\"", out);
+		} else {
+			fwrite(p, 1, n, out);
+		}
+		p += n;
+		done += n;
+	}
+}
+
 static void label(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', out);
-		if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
+	label_max(out, s, 0);
 }
 
 static void head(FILE *out, const char *name, const char *type, const char *help)
@@ -47,12 +73,24 @@ static void gauge(FILE *out, const char *name, const char *help, uint64_t v)
  * series twice. */
 static void keep_reprobe_lines(FILE *out, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	/* The directory may be another's to write (a textfile collector's):
+	 * no link followed, no FIFO waited on, a regular file of a bounded
+	 * size only. */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return;
+	struct stat st;
+	FILE *f = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > PROM_KEEP_MAX ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return;
+	}
 	char *line = NULL;
 	size_t cap = 0;
-	while (getline(&line, &cap, f) >= 0) {
+	ssize_t got;
+	off_t total = 0;
+	while ((got = getline(&line, &cap, f)) >= 0 && (total += got) <= PROM_KEEP_MAX) {
 		const char *p = line;
 		if (!strncmp(p, "# HELP ", 7) || !strncmp(p, "# TYPE ", 7))
 			p += 7;
@@ -94,7 +132,7 @@ static void metrics_head(FILE *out, const char *path, const struct status_model 
 			head(out, "pmuguard_reprobe_error_info", "gauge",
 			     "Why the last reprobe failed.");
 			fprintf(out, "pmuguard_reprobe_error_info{exit=\"%d\",error=\"", rp->exit);
-			label(out, rp->error ? rp->error : "");
+			label_max(out, rp->error ? rp->error : "", PROM_ERROR_MAX);
 			fputs("\"} 1\n", out);
 		}
 	} else {
@@ -145,15 +183,18 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		    m->kernel == STATUS_K_UNVERIFIED || m->kernel == STATUS_K_DETACHED;
 	const char *verified = read ? status_kv_get(kv, "verified") : NULL;
 	const char *checked = read ? status_kv_get(kv, "verification.checked_utc") : NULL;
-	if (verified && !strcmp(verified, "true") && checked && *checked) {
-		const char *at = status_kv_get(kv, "verification.checked_at");
+	const char *at = status_kv_get(kv, "verification.checked_at");
+	/* Values from another command's document: a sample only where it is
+	 * a number (one bad line makes the collector drop the file). */
+	if (verified && !strcmp(verified, "true") && checked && *checked && status_digits(at)) {
 		head(out, "pmuguard_kernel_verified_timestamp_seconds", "gauge",
 		     "When the kernel guard's self-test last passed (this run's check).");
-		fprintf(out, "pmuguard_kernel_verified_timestamp_seconds %s\n", at ? at : "");
+		fprintf(out, "pmuguard_kernel_verified_timestamp_seconds %s\n", at);
 	}
 	const char *known = status_kv_get(kv, "existing.known");
 	const char *hits = status_kv_get(kv, "existing.hits");
-	if (d->kernel == STATUS_K_ATTACHED && known && !strcmp(known, "true") && hits && *hits) {
+	if (d->kernel == STATUS_K_ATTACHED && known && !strcmp(known, "true") &&
+	    status_digits(hits)) {
 		head(out, "pmuguard_kernel_existing_events", "gauge",
 		     "Perf events of the hazardous class opened before the kernel guard, which it "
 		     "does not guard (restart their processes).");
@@ -228,12 +269,26 @@ int status_write_textfile(const char *path, const struct status_model *m,
 	int e = 0;
 	if (fflush(out) != 0 || fchmod(fd, 0644) != 0 || fsync(fd) != 0)
 		e = -errno;
+	/* A write that failed earlier and left no errno to fflush. */
+	if (!e && ferror(out))
+		e = -EIO;
 	if (fclose(out) != 0 && !e)
 		e = -errno;
 	if (!e && rename(tmp, path) != 0)
 		e = -errno;
-	if (e)
+	if (e) {
 		unlink(tmp);
+	} else {
+		/* The rename itself, on disk: after a crash the collector finds
+		 * the new file or the old one. */
+		char *dir = strdup(tmp);
+		int dfd = dir ? open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (dfd < 0 || fsync(dfd) != 0)
+			e = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		free(dir);
+	}
 	free(tmp);
 	return e;
 }

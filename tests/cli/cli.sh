@@ -1006,6 +1006,47 @@ snapshots-installed)
 	done <"$tmp/want"
 	echo "ok: $(wc -l <"$tmp/want") reference snapshots installed, without pins, each read as its fixture"
 	;;
+status-textfile-hostile)
+	# The textfile's directory and old file, and the reprobe's words, as
+	# a hostile or broken caller leaves them.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$tmp/m"
+	st() { PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge timeout 30 "$PMUGUARD" status --root "$root" -q "$@"; }
+	# An old file that is a FIFO (no writer) or a link to /dev/zero is
+	# not read: status ends, and replaces it.
+	mkfifo "$tmp/m/fifo.prom"
+	rc=0; st --textfile "$tmp/m/fifo.prom" || rc=$?
+	[ "$rc" != 124 ] || fail "status waited on a FIFO at the textfile's path"
+	[ -f "$tmp/m/fifo.prom" ] && [ ! -L "$tmp/m/fifo.prom" ] || fail "the FIFO was not replaced"
+	ln -s /dev/zero "$tmp/m/zero.prom"
+	rc=0; st --textfile "$tmp/m/zero.prom" || rc=$?
+	[ "$rc" != 124 ] || fail "status read /dev/zero through a link at the textfile's path"
+	[ -f "$tmp/m/zero.prom" ] && [ ! -L "$tmp/m/zero.prom" ] || fail "the link was not replaced"
+	# A directory others may write is refused (not sticky and root's).
+	mkdir "$tmp/open" && chmod 777 "$tmp/open"
+	status 1 st --textfile "$tmp/open/p.prom"
+	grep -q 'writable by group or others' "$tmp/err" || { cat "$tmp/err"; fail "no reason for refusing $tmp/open"; }
+	[ ! -e "$tmp/open/p.prom" ] || fail "a file was written in a directory others may write"
+	# An exit status that is not a number is a usage error, not success.
+	status 2 st --textfile "$tmp/m/p.prom" --reprobe-exit foo
+	status 2 st --textfile "$tmp/m/p.prom" --reprobe-exit 256
+	status 2 st --textfile "$tmp/m/p.prom" --reprobe-exit ''
+	# The reprobe's error: every byte by the one rule, UTF-8, capped.
+	long=$(printf 'x%.0s' $(seq 1 300))
+	st --textfile "$tmp/m/p.prom" --reprobe-exit 1 --reprobe-error "$(printf 'bad\xff\x01"q\\ \n%s' "$long")"  || :
+	python3 - "$tmp/m/p.prom" <<'PY' || fail "the reprobe's error is not a valid label"
+import re, sys
+data = open(sys.argv[1], 'rb').read()
+text = data.decode('utf-8')  # node_exporter refuses a file that is not UTF-8
+line = [l for l in text.splitlines() if l.startswith('pmuguard_reprobe_error_info{')][0]
+m = re.fullmatch(r'pmuguard_reprobe_error_info\{exit="1",error="((?:[^"\\\n]|\\[\\"n])*)"\} 1', line)
+assert m, line
+value = re.sub(r'\\(.)', lambda g: {'n': '\n'}.get(g.group(1), g.group(1)), m.group(1))
+assert value.startswith('bad\\xff\\x01"q\\x5c \\x0a'), value
+assert len(value) <= 200 + 3 * 10, len(value)
+PY
+	echo "ok: the textfile survives a hostile directory, old file and reprobe error"
+	;;
 *)
 	fail "unknown case $1"
 	;;

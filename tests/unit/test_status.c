@@ -488,3 +488,64 @@ Test(status_run, sigchld_ignored_is_no_exit_status)
 	cr_assert_eq(rc, -ECHILD, "rc %d: a lost exit is unknown, never 0", rc);
 	cr_assert_null(out);
 }
+
+Test(status, the_kernels_numbers_are_written_only_as_numbers)
+{
+	/* Values of another command's document: a sample that is not a
+	 * number makes the collector refuse the whole file. */
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 3, 7,
+	      "schema=1\nprotects=true\nverified=true\nverification.checked_utc=2025-12-02T12:01:40Z\n"
+	      "verification.checked_at=12a\nexisting.known=true\nexisting.hits=3 x\n"
+	      "existing.unguarded=true\n");
+	status_decide(&d, &m);
+	char *t = textfile_of(&m, &d);
+	cr_assert_null(strstr(t, "\npmuguard_kernel_verified_timestamp_seconds "), "%s", t);
+	cr_assert_null(strstr(t, "\npmuguard_kernel_existing_events "), "%s", t);
+	free(t);
+	status_free(&m, &d);
+	model(&m, 3, 7,
+	      "schema=1\nprotects=true\nverified=true\nverification.checked_utc=2025-12-02T12:01:40Z\n"
+	      "verification.checked_at=1764676900\nexisting.known=true\nexisting.hits=3\n"
+	      "existing.unguarded=true\n");
+	status_decide(&d, &m);
+	t = textfile_of(&m, &d);
+	cr_assert_not_null(strstr(t, "\npmuguard_kernel_verified_timestamp_seconds 1764676900\n"),
+			   "%s", t);
+	cr_assert_not_null(strstr(t, "\npmuguard_kernel_existing_events 3\n"), "%s", t);
+	free(t);
+	status_free(&m, &d);
+}
+
+Test(status, escaped_events_that_do_not_fit_end_the_list_and_are_counted)
+{
+	/* Long names: the list ends at the first that does not fit (none
+	 * skipped for a shorter one after it), and "N more" counts from the
+	 * last one named. */
+	size_t cap = 8192;
+	char *enf = calloc(1, cap);
+	cr_assert_not_null(enf);
+	size_t at = (size_t)snprintf(enf, cap,
+				     "schema=1\nprotects=true\nverified=true\nexisting.known=true\n"
+				     "existing.hits=10\nexisting.unguarded=true\n");
+	char big[301];
+	memset(big, 'c', 300);
+	big[300] = '\0';
+	for (int i = 0; i < 10; i++)
+		at += (size_t)snprintf(enf + at, cap - at,
+				       "existing.events.%d.pid=%d\nexisting.events.%d.comm=%s\n", i,
+				       100 + i, i, i == 4 ? "short" : big);
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 3, 7, enf);
+	free(enf);
+	status_decide(&d, &m);
+	cr_assert(d.partly);
+	cr_assert_null(strstr(d.escaped_who, "short"), "entry 4 skipped past 3: %s", d.escaped_who);
+	cr_assert_not_null(strstr(d.escaped_who, "pid 102 "), "%s", d.escaped_who);
+	const char *more = strstr(d.escaped_who, ", 7 more");
+	cr_assert_not_null(more, "three named, 7 more: %s", d.escaped_who);
+	cr_assert_str_eq(more, ", 7 more");
+	status_free(&m, &d);
+}
