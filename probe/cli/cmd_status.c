@@ -160,30 +160,43 @@ int cmd_status(int argc, char **argv)
 	if (o.root && !*o.root)
 		o.root = NULL;
 
-	/* What the caller did not resolve: the plain places under the root. */
-	const char *root = o.root ? o.root : "";
-	char preload[PATH_MAX], lib[PATH_MAX], lib_at[PATH_MAX], self[PATH_MAX];
+	/* What the caller did not resolve: the plain places under the root,
+	 * resolved in the tree (a link there never leads to this host's
+	 * files); what is not found there is found nowhere. */
+	const char *root = o.root;
+	char preload[PATH_MAX], target[PATH_MAX], lib[PATH_MAX], lib_at[PATH_MAX], self[PATH_MAX];
 	if (!o.preload) {
-		snprintf(preload, sizeof(preload), "%s/etc/ld.so.preload", root);
+		snprintf(preload, sizeof(preload), "%s/etc/ld.so.preload", root ? root : "");
 		o.preload = preload;
+		if (root && !o.preload_target) {
+			int e = status_in_root(root, "/etc/ld.so.preload", target, sizeof(target));
+			if (e == -EXDEV)
+				o.preload_insane = "its real path leaves the tree under --root";
+			o.preload_target = e ? "" : target;
+		}
 	}
 	if (!o.lib || !*o.lib) {
 		o.lib = NULL;
 		for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
 			struct stat st;
-			snprintf(lib_at, sizeof(lib_at), "%s%s/pmuguard/libpmuguard.so", root,
-				 lib_dirs[i]);
+			snprintf(lib, sizeof(lib), "%s/pmuguard/libpmuguard.so", lib_dirs[i]);
+			if (root ? status_in_root(root, lib, lib_at, sizeof(lib_at)) != 0
+				 : snprintf(lib_at, sizeof(lib_at), "%s", lib) < 0)
+				continue;
 			if (stat(lib_at, &st) == 0 && S_ISREG(st.st_mode)) {
-				snprintf(lib, sizeof(lib), "%s/pmuguard/libpmuguard.so",
-					 lib_dirs[i]);
 				o.lib = lib;
+				o.lib_at = o.lib_at ? o.lib_at : lib_at;
 				break;
 			}
 		}
 	}
 	if (o.lib && !o.lib_at) {
-		snprintf(lib_at, sizeof(lib_at), "%s%s", root, o.lib);
-		o.lib_at = lib_at;
+		if (!root)
+			o.lib_at = o.lib;
+		else if (status_in_root(root, o.lib, lib_at, sizeof(lib_at)) == 0)
+			o.lib_at = lib_at;
+		else
+			o.lib_at = ""; /* not in the tree: "does not exist" */
 	}
 	if (!o.pmuguard) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -196,6 +196,13 @@ void status_gather_log(struct status_model *m);
 int status_log_count_export(struct status_model *m, char *text, size_t len);
 int status_log_programs_export(struct status_model *m, char *block, size_t block_len, char *kernel,
 			       size_t kernel_len);
+/* path (as the loader reads it, absolute) resolved in the tree at root,
+ * never leaving it (openat2 RESOLVE_IN_ROOT; without it, refused where its
+ * real path leaves the tree: -EXDEV), into out; 0 or -errno. */
+int status_in_root(const char *root, const char *path, char *out, size_t size);
+/* Does a line of /proc/PID/maps map the file at real or lib (its path
+ * column equal to one of them)? */
+bool status_maps_line_names(const char *line, const char *real, const char *lib);
 /* A non-empty string of decimal digits (a count, a time in seconds). */
 bool status_digits(const char *s);
 /* The probe's answer: `probe --check`'s exit, and its --keys document

@@ -7,18 +7,86 @@
  * read by status_kv.c).  What cannot be read is a fact with its reason.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "status.h"
 
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
+
 extern char **environ;
+
+/* --- Paths under --root ---------------------------------------------------- */
+
+/* Does real (a resolved path) lie in the resolved root? */
+static bool in_tree(const char *real, const char *root)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+int status_in_root(const char *root, const char *path, char *out, size_t size)
+{
+	char rreal[PATH_MAX];
+	if (!realpath(root, rreal))
+		return -errno;
+	char real[PATH_MAX];
+#ifdef SYS_openat2
+	/* The kernel resolves it as a chroot would: an absolute link or ".."
+	 * stays in the tree (fs/namei.c, LOOKUP_IN_ROOT), with no window
+	 * between the check and the open. */
+	int dir = open(rreal, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	int e = errno;
+	close(dir);
+	if (fd >= 0) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, real, sizeof(real) - 1);
+		e = errno;
+		close(fd);
+		if (n <= 0)
+			return -e;
+		real[n] = '\0';
+		/* Checked still: the name of a file moved out meanwhile. */
+		if (!in_tree(real, rreal))
+			return -EXDEV;
+		if (snprintf(out, size, "%s", real) >= (int)size)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (e != ENOSYS && e != EPERM)
+		return -e;
+#endif
+	/* Without openat2 (before 5.6, or a seccomp filter that refuses
+	 * it): the path the host resolves, refused where it leaves the tree. */
+	char joined[PATH_MAX];
+	if (snprintf(joined, sizeof(joined), "%s/%s", rreal, path) >= (int)sizeof(joined))
+		return -ENAMETOOLONG;
+	if (!realpath(joined, real))
+		return -errno;
+	if (!in_tree(real, rreal))
+		return -EXDEV;
+	if (snprintf(out, size, "%s", real) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
 
 /* The first line of text into buf. */
 static void first_line(char *buf, size_t size, const char *text)
@@ -62,25 +130,66 @@ static void gather_preload(struct status_model *m)
 	snprintf(m->preload, sizeof(m->preload), "%s", o->preload);
 	snprintf(m->lib, sizeof(m->lib), "%s", o->lib ? o->lib : "");
 	const char *target = o->preload_target ? o->preload_target : o->preload;
-	m->listed = !o->preload_insane && *m->lib && has_entry(target, m->lib);
-	if (m->listed) {
+	/* An empty target: the caller found none in the tree under --root. */
+	m->listed = !o->preload_insane && *m->lib && *target && has_entry(target, m->lib);
+	struct stat st;
+	/* A file whose time cannot be read says "unknown" (empty), not 1970. */
+	if (m->listed && stat(target, &st) == 0)
+		utc_iso(m->since, sizeof(m->since), st.st_mtime);
+}
+
+/* Can uid 65534 (no groups) read path: x on every directory on the way,
+ * r on the file, by the mode bits (an ACL is the loader's to say: its
+ * line is then the reason).  false where a part cannot be read. */
+static bool nobody_reads(const char *path)
+{
+	char walk[PATH_MAX];
+	if (snprintf(walk, sizeof(walk), "%s", path) >= (int)sizeof(walk))
+		return false;
+	for (char *p = walk + 1;; p++) {
+		bool last = *p == '\0';
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
 		struct stat st;
-		utc_iso(m->since, sizeof(m->since), stat(target, &st) == 0 ? st.st_mtime : 0);
+		if (stat(walk, &st) != 0)
+			return false;
+		mode_t need = last ? S_IROTH : S_IXOTH;
+		mode_t bits = st.st_uid == 65534   ? st.st_mode >> 6
+			      : st.st_gid == 65534 ? st.st_mode >> 3
+						   : st.st_mode;
+		if (!(bits & need))
+			return false;
+		if (last)
+			return true;
+		*p = '/';
 	}
 }
 
 /* The loader takes the library: /bin/true runs with it preloaded, and
- * says nothing. */
+ * says nothing.  Under --root the library is the tree's, not this host's:
+ * its constructor is code from the tree, so as root it runs as nobody
+ * (no groups, no new privileges), as the canary does, and a library
+ * nobody cannot read is said as such. */
 static void gather_loads(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
 	struct stat st;
-	if (!*m->lib || !o->lib_at || stat(o->lib_at, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (!*m->lib || !o->lib_at || !*o->lib_at || stat(o->lib_at, &st) != 0 ||
+	    !S_ISREG(st.st_mode)) {
 		snprintf(m->load_why, sizeof(m->load_why), "%s%s does not exist",
 			 o->lib_at && *o->lib_at ? o->lib_at
 			 : o->root               ? o->root
 						 : "",
 			 o->lib_at && *o->lib_at ? "" : "libpmuguard.so");
+		return;
+	}
+	bool drop = o->root && *o->root && o->me == 0;
+	if (drop && !nobody_reads(o->lib_at)) {
+		snprintf(m->load_why, sizeof(m->load_why),
+			 "uid 65534 cannot read %s (the loader's check runs as it under --root): "
+			 "not checked",
+			 o->lib_at);
 		return;
 	}
 	size_t n = 0;
@@ -97,7 +206,7 @@ static void gather_loads(struct status_model *m)
 		env[k] = pre;
 	char *argv[] = {"/bin/true", NULL};
 	char *out = NULL;
-	int rc = env ? status_run(argv, env, true, false, &out, NULL) : -1;
+	int rc = env ? status_run(argv, env, true, drop, &out, NULL) : -1;
 	free(env);
 	if (rc == 0 && out && !*out) {
 		m->loads = true;
@@ -120,8 +229,21 @@ static int is_pid(const struct dirent *e)
 	return e->d_name[0] >= '0' && e->d_name[0] <= '9';
 }
 
-/* Does the maps file name the library (its resolved path, or lib after a
- * blank)?  -1 where its first line cannot be read: not ours to read, gone,
+bool status_maps_line_names(const char *line, const char *real, const char *lib)
+{
+	/* "ADDR PERMS OFFSET DEV INODE   PATH": the path is the sixth column,
+	 * whole (a substring would take /home/u/usr/lib/... for the library). */
+	int at = -1;
+	if (sscanf(line, "%*s %*s %*s %*s %*s %n", &at) != 0 || at < 0 || !line[at])
+		return false;
+	const char *path = line + at;
+	size_t n = strcspn(path, "\n");
+	return (strlen(real) == n && strncmp(path, real, n) == 0) ||
+	       (strlen(lib) == n && strncmp(path, lib, n) == 0);
+}
+
+/* Does the maps file name the library (its resolved path, or lib as
+ * listed)?  -1 where its first line cannot be read: not ours to read, gone,
  * or empty (a kernel thread has no maps). */
 static int maps_names(const char *pid, const char *real, const char *lib)
 {
@@ -132,12 +254,10 @@ static int maps_names(const char *pid, const char *real, const char *lib)
 		return -1;
 	char *line = NULL;
 	size_t cap = 0;
-	char spaced[PATH_MAX + 2];
-	snprintf(spaced, sizeof(spaced), " %s", lib);
 	int found = -1;
 	while (getline(&line, &cap, f) >= 0) {
 		found = 0;
-		if (strstr(line, real) || strstr(line, spaced)) {
+		if (status_maps_line_names(line, real, lib)) {
 			found = 1;
 			break;
 		}

@@ -1006,6 +1006,73 @@ snapshots-installed)
 	done <"$tmp/want"
 	echo "ok: $(wc -l <"$tmp/want") reference snapshots installed, without pins, each read as its fixture"
 	;;
+status-root-stays-in-tree)
+	# Under --root every path is the tree's: an absolute link in it
+	# (etc -> a directory outside, as a tree's etc -> /etc would be) is
+	# resolved in the tree, never followed to this host's files.
+	chmod 755 "$tmp"
+	mkdir -p "$tmp/root/usr/lib" "$tmp/host/etc" "$tmp/host/lib/pmuguard"
+	cp "$LIB" "$tmp/host/lib/pmuguard/libpmuguard.so"
+	echo /usr/lib/pmuguard/libpmuguard.so >"$tmp/host/etc/ld.so.preload"
+	ln -s "$tmp/host/etc" "$tmp/root/etc"
+	ln -s "$tmp/host/lib/pmuguard" "$tmp/root/usr/lib/pmuguard"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --root "$tmp/root" --keys \
+		>"$tmp/keys" 2>&1 || :
+	grep -qx 'preload.installed=false' "$tmp/keys" ||
+		{ cat "$tmp/keys"; fail "status --root read the preload file a link outside the tree leads to"; }
+	grep -qx 'preload.loads=true' "$tmp/keys" &&
+		{ cat "$tmp/keys"; fail "status --root loaded the library a link outside the tree leads to"; }
+	# The same files inside the tree are read.
+	rm "$tmp/root/etc" "$tmp/root/usr/lib/pmuguard"
+	cp -r "$tmp/host/etc" "$tmp/root/etc"
+	cp -r "$tmp/host/lib/pmuguard" "$tmp/root/usr/lib/pmuguard"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --root "$tmp/root" --keys \
+		>"$tmp/keys" 2>&1 || :
+	grep -qx 'preload.installed=true' "$tmp/keys" && grep -qx 'preload.loads=true' "$tmp/keys" ||
+		{ cat "$tmp/keys"; fail "status --root did not read the tree's own preload file"; }
+	echo "ok: status --root reads the tree's files, and no link leads it out"
+	;;
+status-root-loader-as-nobody)
+	# The loader's check under --root preloads the tree's library, whose
+	# constructor is the tree's code: as root it runs as uid 65534.
+	[ "$(id -u)" = 0 ] || skip "needs root (the drop to uid 65534)"
+	command -v cc >/dev/null || skip "no C compiler for the tree's library"
+	chmod 755 "$tmp"
+	mkdir -p "$tmp/root/etc" "$tmp/root/usr/lib/pmuguard" "$tmp/mark"
+	chmod 1777 "$tmp/mark"
+	cat >"$tmp/ctor.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void mark(void)
+{
+	const char *p = getenv("PMUGUARD_TEST_MARK");
+	int fd = p ? open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+	if (fd >= 0) {
+		dprintf(fd, "%u\n", (unsigned)getuid());
+		close(fd);
+	}
+}
+C
+	cc -shared -fPIC -o "$tmp/root/usr/lib/pmuguard/libpmuguard.so" "$tmp/ctor.c" ||
+		skip "cannot build the tree's library"
+	echo /usr/lib/pmuguard/libpmuguard.so >"$tmp/root/etc/ld.so.preload"
+	PMUGUARD_TEST_MARK=$tmp/mark/uid PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge \
+		"$PMUGUARD" status --root "$tmp/root" --keys >"$tmp/keys" 2>&1 || :
+	[ -f "$tmp/mark/uid" ] || { cat "$tmp/keys"; fail "the loader's check did not run the library"; }
+	[ "$(cat "$tmp/mark/uid")" = 65534 ] ||
+		fail "the tree's library ran as uid $(cat "$tmp/mark/uid"), not 65534"
+	# A library uid 65534 cannot read is said as such.
+	rm "$tmp/mark/uid"
+	chmod 600 "$tmp/root/usr/lib/pmuguard/libpmuguard.so"
+	PMUGUARD_TEST_MARK=$tmp/mark/uid PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge \
+		"$PMUGUARD" status --root "$tmp/root" --keys >"$tmp/keys" 2>&1 || :
+	grep -q '^preload.load_error=uid 65534 cannot read ' "$tmp/keys" ||
+		{ cat "$tmp/keys"; fail "a library nobody can read is not said as such"; }
+	[ ! -e "$tmp/mark/uid" ] || fail "the unreadable library ran"
+	echo "ok: the loader's check under --root runs the tree's library as uid 65534"
+	;;
 status-textfile-hostile)
 	# The textfile's directory and old file, and the reprobe's words, as
 	# a hostile or broken caller leaves them.

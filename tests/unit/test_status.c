@@ -549,3 +549,24 @@ Test(status, escaped_events_that_do_not_fit_end_the_list_and_are_counted)
 	cr_assert_str_eq(more, ", 7 more");
 	status_free(&m, &d);
 }
+
+Test(status, a_maps_line_names_the_library_by_its_whole_path)
+{
+	const char *real = "/usr/lib/x86_64-linux-gnu/pmuguard/libpmuguard.so";
+	const char *lib = "/usr/lib/pmuguard/libpmuguard.so";
+	cr_assert(status_maps_line_names("7f0-7f1 r-xp 00000000 08:01 42      "
+					 "/usr/lib/x86_64-linux-gnu/pmuguard/libpmuguard.so\n",
+					 real, lib));
+	cr_assert(status_maps_line_names("7f0-7f1 r-xp 00000000 08:01 42 "
+					 "/usr/lib/pmuguard/libpmuguard.so\n",
+					 real, lib));
+	/* A copy elsewhere whose path ends (or starts) like it is not it. */
+	cr_assert(!status_maps_line_names(
+		"7f0-7f1 r-xp 00000000 08:01 42 "
+		"/home/u/usr/lib/x86_64-linux-gnu/pmuguard/libpmuguard.so\n",
+		real, lib));
+	cr_assert(!status_maps_line_names("7f0-7f1 r-xp 00000000 08:01 42 "
+					  "/usr/lib/pmuguard/libpmuguard.so.old\n",
+					  real, lib));
+	cr_assert(!status_maps_line_names("7f0-7f1 rw-p 00000000 00:00 0\n", real, lib));
+}

@@ -19,6 +19,9 @@ unset PMUGUARD_SNAPSHOT PMUGUARD_MODE PMUGUARD_SLOTS PMUGUARD_LOG PMUGUARD_SNAPS
 export LC_ALL=C SOURCE_DATE_EPOCH=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The loader's check under --root runs as uid 65534: the trees must be
+# readable to it, as a real tree's /usr/lib is.
+chmod 755 "$tmp"
 
 # A stub of the command for `enforce status --keys` (STUB: attached,
 # existing, detached); everything else is the real one.
