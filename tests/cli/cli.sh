@@ -1028,8 +1028,10 @@ status-root-stays-in-tree)
 	cp -r "$tmp/host/lib/pmuguard" "$tmp/root/usr/lib/pmuguard"
 	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --root "$tmp/root" --keys \
 		>"$tmp/keys" 2>&1 || :
-	grep -qx 'preload.installed=true' "$tmp/keys" && grep -qx 'preload.loads=true' "$tmp/keys" ||
-		{ cat "$tmp/keys"; fail "status --root did not read the tree's own preload file"; }
+	if ! grep -qx 'preload.installed=true' "$tmp/keys" || ! grep -qx 'preload.loads=true' "$tmp/keys"; then
+		cat "$tmp/keys"
+		fail "status --root did not read the tree's own preload file"
+	fi
 	echo "ok: status --root reads the tree's files, and no link leads it out"
 	;;
 status-root-loader-as-nobody)
@@ -1084,11 +1086,11 @@ status-textfile-hostile)
 	mkfifo "$tmp/m/fifo.prom"
 	rc=0; st --textfile "$tmp/m/fifo.prom" || rc=$?
 	[ "$rc" != 124 ] || fail "status waited on a FIFO at the textfile's path"
-	[ -f "$tmp/m/fifo.prom" ] && [ ! -L "$tmp/m/fifo.prom" ] || fail "the FIFO was not replaced"
+	if [ ! -f "$tmp/m/fifo.prom" ] || [ -L "$tmp/m/fifo.prom" ]; then fail "the FIFO was not replaced"; fi
 	ln -s /dev/zero "$tmp/m/zero.prom"
 	rc=0; st --textfile "$tmp/m/zero.prom" || rc=$?
 	[ "$rc" != 124 ] || fail "status read /dev/zero through a link at the textfile's path"
-	[ -f "$tmp/m/zero.prom" ] && [ ! -L "$tmp/m/zero.prom" ] || fail "the link was not replaced"
+	if [ ! -f "$tmp/m/zero.prom" ] || [ -L "$tmp/m/zero.prom" ]; then fail "the link was not replaced"; fi
 	# A directory others may write is refused (not sticky and root's).
 	mkdir "$tmp/open" && chmod 777 "$tmp/open"
 	status 1 st --textfile "$tmp/open/p.prom"
