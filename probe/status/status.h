@@ -222,6 +222,9 @@ int status_child_deadline_ms(void);
  * -ECHILD where it could not be waited for; *out is then NULL. */
 int status_run(char *const argv[], char *const env[], bool with_err, bool drop_to_nobody,
 	       char **out, size_t *len);
+/* What status_run's rc says of the child, for a reason: "exited N", or
+ * "gave no answer: " and why (the deadline, the cap, no wait). */
+const char *status_run_words(int rc, char *buf, size_t size);
 /* The reading half of status_run, for a child forked elsewhere that leads
  * its own process group and writes to fd: the same bounds and answers.
  * Closes fd and reaps pid. */

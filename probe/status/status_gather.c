@@ -213,8 +213,8 @@ static void gather_loads(struct status_model *m)
 	} else {
 		first_line(m->load_why, sizeof(m->load_why), out);
 		if (!*m->load_why)
-			snprintf(m->load_why, sizeof(m->load_why),
-				 "/bin/true exited %d with it preloaded", rc);
+			snprintf(m->load_why, sizeof(m->load_why), "/bin/true %s with it preloaded",
+				 status_run_words(rc, (char[64]){0}, 64));
 	}
 	free(out);
 }
@@ -435,8 +435,8 @@ static void gather_canary(struct status_model *m)
 		char line[STATUS_WHY / 2];
 		first_line(line, sizeof(line), out);
 		snprintf(m->canary_why, sizeof(m->canary_why),
-			 "pmuguard canary could not run as %s (exit %d): %s", m->canary_as, rc,
-			 line);
+			 "pmuguard canary could not run as %s (it %s): %s", m->canary_as,
+			 status_run_words(rc, (char[64]){0}, 64), line);
 	}
 	}
 	free(copy);
@@ -473,8 +473,8 @@ static void gather_kernel(struct status_model *m)
 	default: {
 		m->kernel = STATUS_K_UNKNOWN;
 		const char *e = status_kv_get(&m->enf, "error");
-		snprintf(m->kernel_err, sizeof(m->kernel_err),
-			 "pmuguard enforce status exited %d%s%s", rc, e && *e ? ": " : "",
+		snprintf(m->kernel_err, sizeof(m->kernel_err), "pmuguard enforce status %s%s%s",
+			 status_run_words(rc, (char[64]){0}, 64), e && *e ? ": " : "",
 			 e && *e ? e : "");
 		return;
 	}

@@ -515,11 +515,8 @@ int status_log_programs_export(struct status_model *m, char *block, size_t block
 /* journalctl's failure as the reason nothing is counted: unknown, never 0. */
 static void journal_failed(struct status_model *m, int rc)
 {
-	if (rc < 0)
-		snprintf(m->log_why, sizeof(m->log_why), "journalctl gave no answer: %s",
-			 strerror(-rc));
-	else
-		snprintf(m->log_why, sizeof(m->log_why), "journalctl exited %d", rc);
+	snprintf(m->log_why, sizeof(m->log_why), "journalctl %s",
+		 status_run_words(rc, (char[64]){0}, 64));
 }
 
 static void gather_programs(struct status_model *m)

@@ -13,6 +13,7 @@
 #include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -235,4 +236,13 @@ int status_run(char *const argv[], char *const env[], bool with_err, bool drop_t
 	}
 	close(p[1]);
 	return status_child_collect(pid, p[0], out, len);
+}
+
+const char *status_run_words(int rc, char *buf, size_t size)
+{
+	if (rc < 0)
+		snprintf(buf, size, "gave no answer: %s", strerror(-rc));
+	else
+		snprintf(buf, size, "exited %d", rc);
+	return buf;
 }
