@@ -138,39 +138,56 @@ static void gather_preload(struct status_model *m)
 		utc_iso(m->since, sizeof(m->since), st.st_mtime);
 }
 
-/* Can uid 65534 (no groups) read path: x on every directory on the way,
- * r on the file, by the mode bits (an ACL is the loader's to say: its
- * line is then the reason).  false where a part cannot be read. */
-static bool nobody_reads(const char *path)
+/* The tree's library copied where uid 65534 can read it (a directory of
+ * root's, 0755, in the temporary directory; the file 0644): under --root,
+ * as root, the loader's check runs as nobody on these bytes, whatever the
+ * tree's directories let nobody read.  The copy's path into path; 0 or
+ * -errno (nothing left behind). */
+static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path, size_t psize)
 {
-	char walk[PATH_MAX];
-	if (snprintf(walk, sizeof(walk), "%s", path) >= (int)sizeof(walk))
-		return false;
-	for (char *p = walk + 1;; p++) {
-		bool last = *p == '\0';
-		if (*p != '/' && !last)
-			continue;
-		*p = '\0';
-		struct stat st;
-		if (stat(walk, &st) != 0)
-			return false;
-		mode_t need = last ? S_IROTH : S_IXOTH;
-		mode_t bits = st.st_uid == 65534   ? st.st_mode >> 6
-			      : st.st_gid == 65534 ? st.st_mode >> 3
-						   : st.st_mode;
-		if (!(bits & need))
-			return false;
-		if (last)
-			return true;
-		*p = '/';
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || *tmp != '/')
+		tmp = "/tmp";
+	if (snprintf(dir, dsize, "%s/pmuguard-status-XXXXXX", tmp) >= (int)dsize)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(dir))
+		return -errno;
+	if (snprintf(path, psize, "%s/libpmuguard.so", dir) >= (int)psize) {
+		rmdir(dir);
+		return -ENAMETOOLONG;
 	}
+	int err = 0;
+	int in = open(lib, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int out = in < 0 ? -1
+			 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0)
+		err = -errno;
+	char buf[65536];
+	for (ssize_t r; !err && (r = read(in, buf, sizeof(buf))) != 0;) {
+		if (r < 0) {
+			if (errno != EINTR)
+				err = -errno;
+			continue;
+		}
+		for (ssize_t w = 0; !err && w < r;) {
+			ssize_t k = write(out, buf + w, (size_t)(r - w));
+			if (k < 0 && errno != EINTR)
+				err = -errno;
+			else if (k > 0)
+				w += k;
+		}
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0 && !err)
+		err = -errno;
+	if (err) {
+		unlink(path);
+		rmdir(dir);
+	}
+	return err;
 }
 
-/* The loader takes the library: /bin/true runs with it preloaded, and
- * says nothing.  Under --root the library is the tree's, not this host's:
- * its constructor is code from the tree, so as root it runs as nobody
- * (no groups, no new privileges), as the canary does, and a library
- * nobody cannot read is said as such. */
 static void gather_loads(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
@@ -184,20 +201,27 @@ static void gather_loads(struct status_model *m)
 			 o->lib_at && *o->lib_at ? "" : "libpmuguard.so");
 		return;
 	}
+	/* Under --root the library is the tree's code: never run as root.
+	 * A private copy of it is loaded as nobody, with no new privileges. */
 	bool drop = o->root && *o->root && o->me == 0;
-	if (drop && !nobody_reads(o->lib_at)) {
-		snprintf(m->load_why, sizeof(m->load_why),
-			 "uid 65534 cannot read %s (the loader's check runs as it under --root): "
-			 "not checked",
-			 o->lib_at);
-		return;
+	char dir[PATH_MAX], copy[PATH_MAX];
+	const char *lib = o->lib_at;
+	if (drop) {
+		int err = copy_for_nobody(o->lib_at, dir, sizeof(dir), copy, sizeof(copy));
+		if (err) {
+			snprintf(m->load_why, sizeof(m->load_why),
+				 "%s could not be copied for the loader's check as uid 65534: %s",
+				 o->lib_at, strerror(-err));
+			return;
+		}
+		lib = copy;
 	}
 	size_t n = 0;
 	while (environ[n])
 		n++;
 	char **env = calloc(n + 2, sizeof(*env));
 	char pre[PATH_MAX + 16];
-	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", o->lib_at);
+	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", lib);
 	size_t k = 0;
 	for (size_t i = 0; env && i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
@@ -208,6 +232,10 @@ static void gather_loads(struct status_model *m)
 	char *out = NULL;
 	int rc = env ? status_run(argv, env, true, drop, &out, NULL) : -1;
 	free(env);
+	if (drop) {
+		unlink(copy);
+		rmdir(dir);
+	}
 	if (rc == 0 && out && !*out) {
 		m->loads = true;
 	} else {
