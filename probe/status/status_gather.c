@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -160,22 +161,21 @@ static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path,
 	int in = open(lib, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	int out = in < 0 ? -1
 			 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0)
+	struct stat st;
+	if (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0 ||
+	    fstat(in, &st) != 0)
 		err = -errno;
-	char buf[65536];
-	for (ssize_t r; !err && (r = read(in, buf, sizeof(buf))) != 0;) {
-		if (r < 0) {
-			if (errno != EINTR)
-				err = -errno;
+	/* The kernel copies (sendfile(2), file to file since 2.6.33): no
+	 * buffer here, and a short copy is continued until st_size. */
+	for (off_t left = err ? 0 : st.st_size; left > 0;) {
+		ssize_t k = sendfile(out, in, NULL, (size_t)left);
+		if (k < 0 && errno == EINTR)
 			continue;
-		}
-		for (ssize_t w = 0; !err && w < r;) {
-			ssize_t k = write(out, buf + w, (size_t)(r - w));
-			if (k < 0 && errno != EINTR)
-				err = -errno;
-			else if (k > 0)
-				w += k;
-		}
+		if (k < 0)
+			err = -errno;
+		if (k <= 0)
+			break; /* an error, or the end (a file that shrank) */
+		left -= k;
 	}
 	if (in >= 0)
 		close(in);
