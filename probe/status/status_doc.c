@@ -14,15 +14,11 @@ struct doc {
 	const struct report_sink *s;
 };
 
-static void node(const struct doc *d, const char *key, enum report_node kind, const char *s,
-		 uint64_t n)
-{
-	d->s->node(d->s->ctx, key, kind, s, n);
-}
-
+/* The report's node calls (report_doc_*, document.c's own), by the short
+ * names this file reads best with. */
 static void str(const struct doc *d, const char *key, const char *s)
 {
-	node(d, key, s ? REPORT_NODE_STR : REPORT_NODE_NULL, s, 0);
+	report_doc_str(d->s, key, s);
 }
 
 /* A string where there is one: null for NULL and "". */
@@ -33,24 +29,24 @@ static void str_or_null(const struct doc *d, const char *key, const char *s)
 
 static void num(const struct doc *d, const char *key, uint64_t n)
 {
-	node(d, key, REPORT_NODE_UINT, NULL, n);
+	report_doc_uint(d->s, key, n);
 }
 
 static void boolean(const struct doc *d, const char *key, bool b)
 {
-	node(d, key, REPORT_NODE_BOOL, NULL, b);
+	report_doc_bool(d->s, key, b);
 }
 
 static void null(const struct doc *d, const char *key)
 {
-	node(d, key, REPORT_NODE_NULL, NULL, 0);
+	report_doc_null(d->s, key);
 }
 
 /* A count read from another document: a number where it is one, else
  * null. */
 static void num_text(const struct doc *d, const char *key, const char *v)
 {
-	if (v && *v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 20)
+	if (status_digits(v) && strlen(v) < 20)
 		num(d, key, strtoull(v, NULL, 10));
 	else
 		null(d, key);
@@ -58,12 +54,12 @@ static void num_text(const struct doc *d, const char *key, const char *v)
 
 static void begin(const struct doc *d, const char *key, enum report_node kind)
 {
-	node(d, key, kind, NULL, 0);
+	report_doc_open(d->s, key, kind == REPORT_NODE_ARRAY);
 }
 
 static void end(const struct doc *d)
 {
-	node(d, NULL, REPORT_NODE_END, NULL, 0);
+	report_doc_end(d->s);
 }
 
 static const char *kernel_word(enum status_kernel k)
