@@ -301,7 +301,7 @@ documents-match-schema)
 	PMUGUARD_SNAPSHOT="$FIXTURES/icx-8375c-metal" unshare -Urm --propagation private \
 		"$PMUGUARD" enforce agent >"$tmp/agent.jsonl" 2>"$tmp/err" &
 	agent=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 1200); do # 60 s at most, for a busy machine
 		grep -q '"outcome"' "$tmp/agent.jsonl" && break
 		kill -0 "$agent" 2>/dev/null || break
 		sleep 0.05
