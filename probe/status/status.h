@@ -189,6 +189,8 @@ struct status_decision {
  * fact (a reason), never an error. */
 void status_gather(struct status_model *m, const struct status_opts *o);
 void status_gather_log(struct status_model *m);
+/* The /proc scan (status_procs.c): which processes map the library. */
+void status_gather_processes(struct status_model *m);
 /* The journal's parts of status_gather_log, on journalctl -o export
  * streams (len bytes, modified in place, text[len] writable): the
  * preload's block reports counted into m, and the programs blocked.  0,
