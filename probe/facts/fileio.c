@@ -22,21 +22,28 @@
 #define PROBE_CHUNK 1024
 #define PROBE_LINE 512
 
-static int open_regular(const char *path)
+static int open_regular_st(const char *path, struct stat *stp)
 {
 	/* O_NONBLOCK: opening a FIFO put in place of a file must not hang. */
 	long fd = pmug_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return (int)fd;
 	struct stat st;
-	long e = pmug_sys2(SYS_fstat, fd, &st);
-	if (e == 0 && !S_ISREG(st.st_mode))
+	long e = pmug_sys2(SYS_fstat, fd, stp ? stp : &st);
+	if (!stp)
+		stp = &st;
+	if (e == 0 && !S_ISREG(stp->st_mode))
 		e = -EINVAL;
 	if (e < 0) {
 		pmug_close(fd);
 		return (int)e;
 	}
 	return (int)fd;
+}
+
+static int open_regular(const char *path)
+{
+	return open_regular_st(path, NULL);
 }
 
 /* read(2) retried on EINTR: bytes read, 0 at the end, or -errno. */
@@ -104,7 +111,12 @@ long probe_read_small(const char *path, char *buf, size_t size)
 
 int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)
 {
-	int fd = open_regular(path);
+	return probe_read_lines_st(path, fn, ctx, NULL);
+}
+
+int probe_read_lines_st(const char *path, probe_line_fn fn, void *ctx, struct stat *st)
+{
+	int fd = open_regular_st(path, st);
 	if (fd < 0)
 		return fd;
 	char chunk[PROBE_CHUNK];

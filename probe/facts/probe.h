@@ -401,6 +401,9 @@ bool probe_kmsg_record(const char *rec, size_t n, unsigned *pri, uint64_t *usec,
  * Lines longer than the buffer are cut.  Returns 0 or -errno. */
 typedef int (*probe_line_fn)(void *ctx, const char *line, size_t len);
 int probe_read_lines(const char *path, probe_line_fn fn, void *ctx);
+/* The same, and the file's status as opened (st may be NULL). */
+struct stat;
+int probe_read_lines_st(const char *path, probe_line_fn fn, void *ctx, struct stat *st);
 
 /* Read a small file into buf (NUL-terminated, trailing newline stripped).
  * Returns the length read (which may hold NULs) or -errno; refuses FIFOs

@@ -52,6 +52,12 @@ static inline long pmug_sys6(long n, long a, long b, long c, long d, long e, lon
 
 /* AT_FDCWD-relative open: aarch64 has no open(2). */
 #define pmug_open(path, flags) pmug_sys4(SYS_openat, -100 /* AT_FDCWD */, (path), (flags), 0)
+/* fstatat(2): newfstatat where the ABI names it so (x86_64, arm64). */
+#ifdef SYS_newfstatat
+#define PMUG_SYS_FSTATAT SYS_newfstatat
+#else
+#define PMUG_SYS_FSTATAT SYS_fstatat64
+#endif
 #define pmug_close(fd) ((void)pmug_sys1(SYS_close, (fd)))
 
 #endif

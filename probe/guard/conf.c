@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "classify.h"
 #include "conf.h"
 #include "probe.h"
+#include "sys.h"
 
 static void trim(const char **s, const char **e)
 {
@@ -138,15 +140,80 @@ static int conf_cb(void *p, const char *line, size_t len)
 	return 0;
 }
 
+/* ": WHAT is writable by other users (mode 0666): not trusted; ..." (or
+ * "owned by uid 1000") into c->trust_why, as the one line that reports it
+ * ends (settings.c: "ignoring PATH" and this). */
+static void distrust(struct guard_conf *c, const char *what, const struct stat *st)
+{
+	char num[24];
+	size_t at = put(c->trust_why, 0, sizeof(c->trust_why), ": ");
+	at = put(c->trust_why, at, sizeof(c->trust_why), what);
+	if (st->st_uid != 0) {
+		at = put(c->trust_why, at, sizeof(c->trust_why), " is owned by uid ");
+		num[probe_utoa(num, st->st_uid)] = '\0';
+	} else {
+		at = put(c->trust_why, at, sizeof(c->trust_why), " is writable by other users (mode ");
+		unsigned m = st->st_mode & 07777;
+		for (int i = 3; i >= 0; i--)
+			num[3 - i] = (char)('0' + ((m >> (3 * i)) & 7));
+		num[4] = ')';
+		num[5] = '\0';
+	}
+	at = put(c->trust_why, at, sizeof(c->trust_why), num);
+	put(c->trust_why, at, sizeof(c->trust_why),
+	    ": not trusted: nothing in it loosens the guard (only lock = yes and a mode "
+	    "stricter than auto are taken)");
+	c->untrusted = true;
+}
+
+/* Can anyone but root change what the file says?  Root owns it and no
+ * group or other may write it, nor a directory on its path (where they
+ * could rename another file over it, or create it where it is absent).
+ * The named path's directories are judged (a link at the path is root's
+ * own choice: its target's directories are not).  A stat that fails is
+ * no proof of anything: only what is seen counts against the file. */
+static bool writable_by_others(const struct stat *st)
+{
+	return st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct stat *file)
+{
+	if (file && writable_by_others(file)) {
+		distrust(c, path, file);
+		return;
+	}
+	char dir[256];
+	size_t n = strlen(path);
+	if (n >= sizeof(dir) || path[0] != '/')
+		return;
+	memcpy(dir, path, n + 1);
+	while (n > 1) {
+		while (n > 0 && dir[n - 1] != '/')
+			n--; /* just past the last '/' */
+		n = n > 1 ? n - 1 : 1; /* "/etc/x" -> "/etc", "/x" -> "/" */
+		dir[n] = '\0';
+		struct stat st;
+		if (pmug_sys4(PMUG_SYS_FSTATAT, -100 /* AT_FDCWD */, dir, &st, 0) == 0 &&
+		    writable_by_others(&st)) {
+			distrust(c, dir, &st);
+			return;
+		}
+	}
+}
+
 int guard_conf_read(struct guard_conf *c, const char *path)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = -1;
 	c->slots = -1;
 	struct conf_ctx x = {c, 0};
-	int rc = probe_read_lines(path, conf_cb, &x);
-	if (rc == 0)
+	struct stat st;
+	int rc = probe_read_lines_st(path, conf_cb, &x, &st);
+	if (rc == 0) {
 		c->present = true;
+		guard_conf_judge_trust(c, path, &st);
+	}
 	if (c->bad_lines)
 		say_bad(c, path);
 	return rc == -ENOENT ? 0 : rc;

@@ -46,11 +46,22 @@ struct guard_conf {
 	char bad_word[32];
 	char bad_tail[128];
 	int more_bad[4]; /* the line numbers of the next ones, named in bad_tail */
+	/* Someone other than root can change it (guard_conf_judge_trust):
+	 * then nothing in it may loosen the guard (settings.c), and why. */
+	bool untrusted;
+	char trust_why[320];
 };
 
 /* Parse one line (no newline needed, never reads past len). */
 void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lineno);
-/* Read path; a missing file leaves *c empty (present = false). */
+/* Read path; a missing file leaves *c empty (present = false).  A file
+ * read is judged for trust (guard_conf_judge_trust). */
 int guard_conf_read(struct guard_conf *c, const char *path);
+/* Mark c untrusted where file (its status as opened; NULL: not judged) or
+ * a directory on path's way (from /) may be written by anyone but root:
+ * a policy any user can rewrite is no policy (a config-management or
+ * umask mistake would otherwise let them switch the guard off). */
+struct stat;
+void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct stat *file);
 
 #endif

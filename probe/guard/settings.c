@@ -72,13 +72,19 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	memset(s, 0, sizeof(*s));
 	s->conf_transient = probe_errno_transient(conf_err);
 	s->cacheable = env->visible && !s->conf_transient;
-	/* A file that is there but unreadable may say lock = yes: as locked. */
+	/* A file that is there but unreadable may say lock = yes: as locked.
+	 * A file others can write is no policy of root's: nothing in it may
+	 * loosen the guard, so it is read as absent but for what tightens it
+	 * (lock = yes, a mode stricter than the default): its other lines
+	 * could be anyone's, for every user's processes. */
+	bool untrusted = conf_err == 0 && conf->untrusted;
 	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : 0;
 	s->locked = locked != 0;
+	bool use = conf_err == 0 && !untrusted; /* the file's settings count */
 
 	/* Where lines go: the file, else stderr under LD_PRELOAD and syslog
 	 * under /etc/ld.so.preload, where fd 2 is never written. */
-	s->dest = conf_err == 0 && conf->dest != GUARD_DEST_DEFAULT ? conf->dest
+	s->dest = use && conf->dest != GUARD_DEST_DEFAULT ? conf->dest
 		  : fleet					      ? GUARD_DEST_SYSLOG
 									      : GUARD_DEST_STDERR;
 	if (fleet && s->dest == GUARD_DEST_STDERR)
@@ -98,11 +104,15 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 			       ? ": could not be read just now; treated as locked, read again "
 				 "at the next call"
 			       : ": unreadable; using the defaults, treated as locked");
+	else if (untrusted)
+		ignore(s, GUARD_CONF_PATH, NULL, conf->trust_why);
 	else if (conf->bad_lines)
 		ignore(s, conf->bad_where, conf->bad_word, conf->bad_tail);
 
 	const char *why = locked == 1 ? lock_why : unreadable_why;
-	int file_mode = conf_err == 0 && conf->mode >= 0 ? conf->mode : GUARD_AUTO;
+	int file_mode = use && conf->mode >= 0 ? conf->mode : GUARD_AUTO;
+	if (untrusted && conf->mode > GUARD_AUTO)
+		file_mode = conf->mode; /* stricter: taken from anyone */
 	s->mode = (enum guard_mode)file_mode;
 	if (env->mode && *env->mode) {
 		int m = guard_mode_parse(env->mode);
@@ -118,8 +128,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	/* slots: the file, then the environment; under a lock the environment
 	 * may only say deny (substitute is as safe for the host, but it is the
 	 * operator's call what a tool sees). */
-	s->slots = conf_err == 0 && conf->slots >= 0 ? (enum guard_slots)conf->slots
-						     : GUARD_SLOTS_DENY;
+	s->slots = use && conf->slots >= 0 ? (enum guard_slots)conf->slots : GUARD_SLOTS_DENY;
 	if (env->slots && *env->slots) {
 		int v = !strcmp(env->slots, "deny")	    ? GUARD_SLOTS_DENY
 			: !strcmp(env->slots, "substitute") ? GUARD_SLOTS_SUBSTITUTE
@@ -133,7 +142,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	}
 
 	/* Facts: the command line, the environment, the file, else live. */
-	const char *snap = conf_err == 0 && conf->snapshot[0] ? conf->snapshot : NULL;
+	const char *snap = use && conf->snapshot[0] ? conf->snapshot : NULL;
 	if (env->snapshot && *env->snapshot) {
 		if (s->locked)
 			ignore(s, ENV_SNAPSHOT "=", env->snapshot, why);

@@ -10,6 +10,8 @@
  * policy file, the environment, the command line.  With lock = yes the
  * environment and the command line may only make the mode stricter
  * (off < audit < auto < always) and cannot point the facts at a snapshot.
+ * A policy file that anyone but root can write (conf.h) is read as absent
+ * but for what tightens the guard (lock = yes, a mode above auto).
  * A policy file that exists but cannot be read is treated as locked (fail
  * closed: it may have said lock = yes), and a result built on a transient
  * failure (EMFILE, ENFILE, ENOMEM, EINTR, EAGAIN, or an environment not yet
