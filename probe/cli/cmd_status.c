@@ -206,21 +206,9 @@ int cmd_status(int argc, char **argv)
 		o.pmuguard = self;
 	}
 	if (textfile) {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s", textfile);
-		*strrchr(dir, '/') = '\0';
-		struct stat st;
-		if (stat(*dir ? dir : "/", &st) != 0 || !S_ISDIR(st.st_mode))
-			die("--textfile: %s is not a directory", dir);
-		/* Written as root through a temporary there: a directory others
-		 * may write lets them swap files under it (a FIFO, a link) and
-		 * replace the metrics; /tmp's kind (sticky, root's) keeps each
-		 * user's files their own. */
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		    !((st.st_mode & S_ISVTX) && st.st_uid == 0))
-			die("--textfile: %s is writable by group or others (mode %04o): not "
-			    "sticky and root's, others could replace the metrics",
-			    *dir ? dir : "/", (unsigned)(st.st_mode & 07777));
+		char why[PATH_MAX + 160];
+		if (status_textfile_dir_check(textfile, why, sizeof(why)) != 0)
+			die("--textfile: %s", why);
 	}
 
 	struct status_model *m = calloc(1, sizeof(*m));

@@ -327,9 +327,8 @@ int enforce_agent(int argc, char **argv)
 	/* After the start, which verified the guard: the file's first state
 	 * is the one the pod's log just gave. */
 	if (textfile) {
-		int err = agent_textfile_start(textfile, (unsigned)interval, facts);
-		if (err)
-			enf_life_json("textfile-failed", "why", strerror(-err));
+		/* It says its own failure (the directory's, or the fork's). */
+		(void)agent_textfile_start(textfile, (unsigned)interval, facts);
 	}
 	if (guarding) {
 		struct enf_status *st = calloc(1, sizeof(*st));

@@ -209,6 +209,14 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 
 int agent_textfile_start(const char *path, unsigned interval, const char *snapshot)
 {
+	/* The rule status --textfile follows: no file written, and no
+	 * temporary removed, in a directory others may write. */
+	char why[PATH_MAX + 160];
+	int bad = status_textfile_dir_check(path, why, sizeof(why));
+	if (bad) {
+		enf_life_json("textfile-failed", "why", why);
+		return bad;
+	}
 	fflush(NULL);
 	sigset_t set, old;
 	writer_signals(&set);
@@ -225,6 +233,8 @@ int agent_textfile_start(const char *path, unsigned interval, const char *snapsh
 		writer_path = path;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (e)
+		enf_life_json("textfile-failed", "why", strerror(-e));
 	return e;
 }
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <limits.h>
 
@@ -111,6 +112,22 @@ struct status_kprog {
 	uint64_t calls;
 };
 
+/* What the library does for the processes of a tree under --root, from
+ * the tree's policy file alone (status_tree.c): no canary can run there. */
+enum status_policy_state {
+	STATUS_POLICY_GUARDS,
+	STATUS_POLICY_LETS_THROUGH,
+	STATUS_POLICY_UNKNOWN
+};
+struct status_tree_policy {
+	enum status_policy_state state;
+	int mode; /* enum guard_mode */
+	bool locked;
+	bool untrusted; /* anyone but root may write it (conf.h) */
+	char untrusted_why[320];
+	char why[STATUS_WHY];
+};
+
 /* Every fact, gathered once. */
 struct status_model {
 	const struct status_opts *o;
@@ -132,9 +149,16 @@ struct status_model {
 	/* The running processes (not under --root). */
 	bool procs_scanned;
 	unsigned mapped, unmapped, unreadable;
+	/* Whose maps were not read whole (past STATUS_MAPS_MAX, or not reached
+	 * before STATUS_PROCS_DEADLINE_MS): neither mapped nor unmapped, since
+	 * whether they map the library is unknown. */
+	unsigned not_read;
 	struct status_risk *risk;
 	unsigned n_risk;
 
+	char listed_why[STATUS_WHY]; /* why the preload file could not be read */
+	/* Under --root: what the tree's policy makes of the library. */
+	struct status_tree_policy tree_policy;
 	/* The canary. */
 	enum status_canary canary;
 	char canary_why[STATUS_WHY];
@@ -169,6 +193,7 @@ struct status_decision {
 	char kernel_why[STATUS_WHY];
 	const char *verify_why;
 	bool pre_guards;
+	bool pre_unknown;  /* under --root: listed and loadable, the policy unknown */
 	const char *layer; /* none | kernel | preload | kernel+preload */
 	bool guarded;
 	bool partly; /* a layer guards, and events of the class escape it */
@@ -189,8 +214,16 @@ struct status_decision {
  * fact (a reason), never an error. */
 void status_gather(struct status_model *m, const struct status_opts *o);
 void status_gather_log(struct status_model *m);
-/* The /proc scan (status_procs.c): which processes map the library. */
+/* The /proc scan (status_procs.c): which processes map the library.
+ * Bounded, since any user can make a maps file of hundreds of megabytes
+ * (a mapping a line, each with a path of PATH_MAX bytes): the scan stops
+ * at its deadline, one maps file is read up to STATUS_MAPS_MAX bytes, and
+ * what was not read is counted in not_read.  PMUGUARD_STATUS_PROCS_DEADLINE_MS
+ * may only shorten the deadline (status_procs_deadline_ms()). */
+#define STATUS_PROCS_DEADLINE_MS 3000
+#define STATUS_MAPS_MAX (4u << 20)
 void status_gather_processes(struct status_model *m);
+int status_procs_deadline_ms(void);
 /* The journal's parts of status_gather_log, on journalctl -o export
  * streams (len bytes, modified in place, text[len] writable): the
  * preload's block reports counted into m, and the programs blocked.  0,
@@ -198,6 +231,22 @@ void status_gather_processes(struct status_model *m);
 int status_log_count_export(struct status_model *m, char *text, size_t len);
 int status_log_programs_export(struct status_model *m, char *block, size_t block_len, char *kernel,
 			       size_t kernel_len);
+/* --- A tree under --root (status_tree.c): data, never code ----------------- */
+/* path read whole (at most cap bytes), resolved in the tree at root (NULL
+ * or "": this host), as the preload reads its files: without blocking, a
+ * regular file only (-EINVAL), -EFBIG past cap.  *out malloc'd and
+ * NUL-terminated, its length in *len (it may hold NULs); st (or NULL) the
+ * file's status.  0 or -errno. */
+int status_tree_read(const char *root, const char *path, size_t cap, char **out, size_t *len,
+		     struct stat *st);
+/* Does the preload file's text name lib, as glibc's loader parses it? */
+bool status_preload_lists(const char *text, size_t len, const char *lib);
+/* The tree's policy, by the guard's own parser and settings. */
+void status_tree_policy(struct status_tree_policy *p, const char *root);
+/* Does the loader take the library at lib_at cleanly (/bin/true with it
+ * preloaded, exit 0 and no word)?  With a fixed PATH only; as_nobody: a
+ * private copy, run as uid 65534.  Why not into why. */
+bool status_tree_lib_loads(const char *lib_at, bool as_nobody, char *why, size_t size);
 /* path (as the loader reads it, absolute) resolved in the tree at root,
  * never leaving it (openat2 RESOLVE_IN_ROOT; without it, refused where its
  * real path leaves the tree: -EXDEV), into out; 0 or -errno. */
@@ -249,8 +298,13 @@ struct status_reprobe {
 	int exit;
 	const char *error;
 };
+/* The one rule for the textfile's directory (status --textfile and the
+ * node agent's): a directory, that no group or other may write unless it
+ * is sticky and root's.  0, or -errno and why. */
+int status_textfile_dir_check(const char *path, char *why, size_t size);
 /* Write the textfile atomically (a temporary in its directory, mode 0644,
- * renamed over it); 0 or -errno. */
+ * renamed over it), in a directory status_textfile_dir_check() passes
+ * (else its -errno, nothing written); 0 or -errno. */
 int status_write_textfile(const char *path, const struct status_model *m,
 			  const struct status_decision *d, const struct status_reprobe *rp);
 

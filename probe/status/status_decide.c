@@ -144,12 +144,16 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 
 	/* A layer counts only where it was seen to work: the kernel guard's
 	 * self-test passed; the library listed, loadable, and a canary started
-	 * now as nobody was refused (under --root there is no process to ask:
-	 * listed and loadable). */
+	 * now as nobody was refused.  Under --root there is no process to ask:
+	 * the tree's files decide by the same rules (listed as the loader
+	 * parses the file, loadable as nobody, and the tree's policy file read
+	 * by the guard's settings guards); what cannot be known there is
+	 * unknown, never yes. */
 	bool under_root = m->o->root && *m->o->root;
-	d->pre_guards =
-		m->listed && m->loads &&
-		(m->canary == STATUS_C_REFUSED || (under_root && m->canary == STATUS_C_UNKNOWN));
+	enum status_policy_state tp = m->tree_policy.state;
+	d->pre_guards = m->listed && m->loads &&
+			(under_root ? tp == STATUS_POLICY_GUARDS : m->canary == STATUS_C_REFUSED);
+	d->pre_unknown = under_root && m->listed && m->loads && tp == STATUS_POLICY_UNKNOWN;
 	bool k = d->kernel == STATUS_K_ATTACHED;
 	d->layer = k && d->pre_guards ? "kernel+preload"
 		   : k                ? "kernel"
@@ -210,6 +214,7 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 	d->exit = 0;
 	if (d->verdict == STATUS_HAZARD && !d->protected_)
 		d->exit = 3;
-	if (d->verdict == STATUS_UNKNOWN)
+	if (d->verdict == STATUS_UNKNOWN ||
+	    (d->verdict == STATUS_HAZARD && !d->protected_ && d->pre_unknown))
 		d->exit = 4;
 }

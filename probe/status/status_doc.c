@@ -98,6 +98,14 @@ static void preload(const struct doc *d, const struct status_model *m,
 	str_or_null(d, "canary_as", m->canary_as);
 	str_or_null(d, "canary_why", m->canary_why);
 	str_or_null(d, "policy_not_understood", m->policy_bad);
+	/* Under --root: the tree's policy file, by the guard's settings. */
+	bool tree = m->o->root && *m->o->root;
+	static const char *const tp[] = {[STATUS_POLICY_GUARDS] = "guards",
+					 [STATUS_POLICY_LETS_THROUGH] = "lets-through",
+					 [STATUS_POLICY_UNKNOWN] = "unknown"};
+	str_or_null(d, "tree_policy", tree ? tp[m->tree_policy.state] : NULL);
+	str_or_null(d, "tree_policy_why", tree ? m->tree_policy.why : NULL);
+	str_or_null(d, "not_read_why", m->listed_why);
 	/* Counts that missed other users' processes would be wrong: unknown. */
 	bool counts = m->procs_scanned && !(m->unreadable > 0 && m->o->me != 0);
 	if (counts) {
@@ -111,6 +119,11 @@ static void preload(const struct doc *d, const struct status_model *m,
 		num(d, "processes_unreadable", m->unreadable);
 	else
 		null(d, "processes_unreadable");
+	/* Not read whole (the scan's bounds): in neither count, unknown. */
+	if (m->procs_scanned)
+		num(d, "processes_not_read", m->not_read);
+	else
+		null(d, "processes_not_read");
 	begin(d, "at_risk", REPORT_NODE_ARRAY);
 	for (unsigned i = 0; i < m->n_risk; i++) {
 		begin(d, NULL, REPORT_NODE_OBJECT);

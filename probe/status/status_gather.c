@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -20,73 +19,7 @@
 
 #include "status.h"
 
-#ifdef SYS_openat2
-#include <linux/openat2.h>
-#endif
-
 extern char **environ;
-
-/* --- Paths under --root ---------------------------------------------------- */
-
-/* Does real (a resolved path) lie in the resolved root? */
-static bool in_tree(const char *real, const char *root)
-{
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return true;
-	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
-}
-
-int status_in_root(const char *root, const char *path, char *out, size_t size)
-{
-	char rreal[PATH_MAX];
-	if (!realpath(root, rreal))
-		return -errno;
-	char real[PATH_MAX];
-#ifdef SYS_openat2
-	/* The kernel resolves it as a chroot would: an absolute link or ".."
-	 * stays in the tree (fs/namei.c, LOOKUP_IN_ROOT), with no window
-	 * between the check and the open. */
-	int dir = open(rreal, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
-	int e = errno;
-	close(dir);
-	if (fd >= 0) {
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(link, real, sizeof(real) - 1);
-		e = errno;
-		close(fd);
-		if (n <= 0)
-			return -e;
-		real[n] = '\0';
-		/* Checked still: the name of a file moved out meanwhile. */
-		if (!in_tree(real, rreal))
-			return -EXDEV;
-		if (snprintf(out, size, "%s", real) >= (int)size)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	if (e != ENOSYS && e != EPERM)
-		return -e;
-#endif
-	/* Without openat2 (before 5.6, or a seccomp filter that refuses
-	 * it): the path the host resolves, refused where it leaves the tree. */
-	char joined[PATH_MAX];
-	if (snprintf(joined, sizeof(joined), "%s/%s", rreal, path) >= (int)sizeof(joined))
-		return -ENAMETOOLONG;
-	if (!realpath(joined, real))
-		return -errno;
-	if (!in_tree(real, rreal))
-		return -EXDEV;
-	if (snprintf(out, size, "%s", real) >= (int)size)
-		return -ENAMETOOLONG;
-	return 0;
-}
 
 /* The first line of text into buf. */
 static void first_line(char *buf, size_t size, const char *text)
@@ -97,26 +30,6 @@ static void first_line(char *buf, size_t size, const char *text)
 
 /* --- The preload --------------------------------------------------------- */
 
-/* Is lib one of the file's lines, exactly (ours always stands alone)? */
-static bool has_entry(const char *file, const char *lib)
-{
-	FILE *f = fopen(file, "re");
-	if (!f)
-		return false;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	bool found = false;
-	while (!found && (n = getline(&line, &cap, f)) >= 0) {
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		found = strcmp(line, lib) == 0;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 static void utc_iso(char *buf, size_t size, time_t t)
 {
 	struct tm tm;
@@ -124,6 +37,9 @@ static void utc_iso(char *buf, size_t size, time_t t)
 		buf[0] = '\0';
 }
 
+/* The preload file (PRELOAD_CAP at most: the loader reads it whole, and
+ * no real one is near it) as the loader parses it; its time. */
+#define PRELOAD_CAP (1u << 20)
 static void gather_preload(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
@@ -131,68 +47,34 @@ static void gather_preload(struct status_model *m)
 	snprintf(m->lib, sizeof(m->lib), "%s", o->lib ? o->lib : "");
 	const char *target = o->preload_target ? o->preload_target : o->preload;
 	/* An empty target: the caller found none in the tree under --root. */
-	m->listed = !o->preload_insane && *m->lib && *target && has_entry(target, m->lib);
+	if (o->preload_insane || !*m->lib || !*target)
+		return;
+	/* The caller resolved it already (in the tree, where there is one):
+	 * read as a file of this host, by the preload's reader. */
+	char *text = NULL;
+	size_t len = 0;
 	struct stat st;
+	int err = status_tree_read(NULL, target, PRELOAD_CAP, &text, &len, &st);
+	if (err == -EINVAL)
+		snprintf(m->listed_why, sizeof(m->listed_why), "%s is not a regular file", target);
+	else if (err == -EFBIG)
+		snprintf(m->listed_why, sizeof(m->listed_why), "%s is larger than %u KiB: not read",
+			 target, PRELOAD_CAP >> 10);
+	else if (err && err != -ENOENT)
+		snprintf(m->listed_why, sizeof(m->listed_why), "%s cannot be read: %s", target,
+			 strerror(-err));
+	m->listed = err == 0 && status_preload_lists(text, len, m->lib);
+	free(text);
 	/* A file whose time cannot be read says "unknown" (empty), not 1970. */
-	if (m->listed && stat(target, &st) == 0)
+	if (m->listed)
 		utc_iso(m->since, sizeof(m->since), st.st_mtime);
-}
-
-/* The tree's library copied where uid 65534 can read it (a directory of
- * root's, 0755, in the temporary directory; the file 0644): under --root,
- * as root, the loader's check runs as nobody on these bytes, whatever the
- * tree's directories let nobody read.  The copy's path into path; 0 or
- * -errno (nothing left behind). */
-static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path, size_t psize)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || *tmp != '/')
-		tmp = "/tmp";
-	if (snprintf(dir, dsize, "%s/pmuguard-status-XXXXXX", tmp) >= (int)dsize)
-		return -ENAMETOOLONG;
-	if (!mkdtemp(dir))
-		return -errno;
-	if (snprintf(path, psize, "%s/libpmuguard.so", dir) >= (int)psize) {
-		rmdir(dir);
-		return -ENAMETOOLONG;
-	}
-	int err = 0;
-	int in = open(lib, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	int out = in < 0 ? -1
-			 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	struct stat st;
-	if (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0 ||
-	    fstat(in, &st) != 0)
-		err = -errno;
-	/* The kernel copies (sendfile(2), file to file since 2.6.33): no
-	 * buffer here, and a short copy is continued until st_size. */
-	for (off_t left = err ? 0 : st.st_size; left > 0;) {
-		ssize_t k = sendfile(out, in, NULL, (size_t)left);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			err = -errno;
-		if (k <= 0)
-			break; /* an error, or the end (a file that shrank) */
-		left -= k;
-	}
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) != 0 && !err)
-		err = -errno;
-	if (err) {
-		unlink(path);
-		rmdir(dir);
-	}
-	return err;
 }
 
 static void gather_loads(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
-	struct stat st;
-	if (!*m->lib || !o->lib_at || !*o->lib_at || stat(o->lib_at, &st) != 0 ||
-	    !S_ISREG(st.st_mode)) {
+	bool under_root = o->root && *o->root;
+	if (!*m->lib || !o->lib_at || !*o->lib_at) {
 		snprintf(m->load_why, sizeof(m->load_why), "%s%s does not exist",
 			 o->lib_at && *o->lib_at ? o->lib_at
 			 : o->root               ? o->root
@@ -200,50 +82,9 @@ static void gather_loads(struct status_model *m)
 			 o->lib_at && *o->lib_at ? "" : "libpmuguard.so");
 		return;
 	}
-	/* Under --root the library is the tree's code: never run as root.
-	 * A private copy of it is loaded as nobody, with no new privileges. */
-	bool drop = o->root && *o->root && o->me == 0;
-	char dir[PATH_MAX], copy[PATH_MAX];
-	const char *lib = o->lib_at;
-	if (drop) {
-		int err = copy_for_nobody(o->lib_at, dir, sizeof(dir), copy, sizeof(copy));
-		if (err) {
-			snprintf(m->load_why, sizeof(m->load_why),
-				 "%s could not be copied for the loader's check as uid 65534: %s",
-				 o->lib_at, strerror(-err));
-			return;
-		}
-		lib = copy;
-	}
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	char **env = calloc(n + 2, sizeof(*env));
-	char pre[PATH_MAX + 16];
-	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", lib);
-	size_t k = 0;
-	for (size_t i = 0; env && i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
-			env[k++] = environ[i];
-	if (env)
-		env[k] = pre;
-	char *argv[] = {"/bin/true", NULL};
-	char *out = NULL;
-	int rc = env ? status_run(argv, env, true, drop, &out, NULL) : -1;
-	free(env);
-	if (drop) {
-		unlink(copy);
-		rmdir(dir);
-	}
-	if (rc == 0 && out && !*out) {
-		m->loads = true;
-	} else {
-		first_line(m->load_why, sizeof(m->load_why), out);
-		if (!*m->load_why)
-			snprintf(m->load_why, sizeof(m->load_why), "/bin/true %s with it preloaded",
-				 status_run_words(rc, (char[64]){0}, 64));
-	}
-	free(out);
+	/* Under --root the library is the tree's code: never run as root. */
+	m->loads = status_tree_lib_loads(o->lib_at, under_root && o->me == 0, m->load_why,
+					 sizeof(m->load_why));
 }
 
 /* --- The canary ------------------------------------------------------ */
@@ -392,6 +233,8 @@ void status_gather(struct status_model *m, const struct status_opts *o)
 	}
 	gather_preload(m);
 	gather_loads(m);
+	if (o->root && *o->root)
+		status_tree_policy(&m->tree_policy, o->root);
 	status_gather_processes(m);
 	gather_kernel(m);
 	gather_canary(m);

@@ -207,6 +207,10 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		      m->unmapped);
 		gauge(out, "pmuguard_preload_at_risk_processes",
 		      "Of them, those holding perf event files now.", m->n_risk);
+		gauge(out, "pmuguard_preload_unread_processes",
+		      "Running processes whose maps were not read whole (past the scan's bounds): "
+		      "whether they map the preloaded library is unknown.",
+		      m->not_read);
 	}
 	head(out, "pmuguard_kernel_calls_total", "counter",
 	     "perf_event_open calls the kernel guard denied or audited, by encoding (exact).");
@@ -242,9 +246,41 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 	fprintf(out, "\"} %d\n", m->log_counted);
 }
 
+int status_textfile_dir_check(const char *path, char *why, size_t size)
+{
+	char dir[PATH_MAX];
+	if (path[0] != '/' || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+		snprintf(why, size, "%s is not an absolute path", path);
+		return -EINVAL;
+	}
+	*strrchr(dir, '/') = '\0';
+	const char *d = *dir ? dir : "/";
+	struct stat st;
+	if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, size, "%s is not a directory", d);
+		return -ENOTDIR;
+	}
+	/* Written as root through a temporary there: a directory others may
+	 * write lets them swap files under it (a FIFO, a link) and replace
+	 * the metrics; /tmp's kind (sticky, root's) keeps each user's files
+	 * their own. */
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == 0)) {
+		snprintf(why, size,
+			 "%s is writable by group or others (mode %04o): not sticky and root's, "
+			 "others could replace the metrics",
+			 d, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 int status_write_textfile(const char *path, const struct status_model *m,
 			  const struct status_decision *d, const struct status_reprobe *rp)
 {
+	char why[PATH_MAX + 160];
+	int bad = status_textfile_dir_check(path, why, sizeof(why));
+	if (bad)
+		return bad;
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 8);
 	if (!tmp)

@@ -69,6 +69,8 @@ static void protected_line(FILE *out, const char *P, const struct status_model *
 		    d->layer, m->containers);
 	} else if (d->guarded) {
 		say(out, P, "protected: yes, by %s", d->layer);
+	} else if (hazard && d->pre_unknown) {
+		say(out, P, "protected: unknown: %s", m->tree_policy.why);
 	} else if (hazard) {
 		say(out, P,
 		    "protected: NO: the host has the hazard and no layer was seen to guard it");
@@ -83,19 +85,24 @@ static void preload_lines(FILE *out, const char *P, const struct status_model *m
 {
 	const char *since = *m->since ? m->since : "?";
 	if (!m->listed) {
-		say(out, P, "preload: not installed (%s%s%s)", m->preload, *m->lib ? ", " : "",
-		    m->lib);
+		say(out, P, "preload: not installed (%s%s%s)%s%s", m->preload, *m->lib ? ", " : "",
+		    m->lib, *m->listed_why ? ": " : "", m->listed_why);
 		return;
 	}
 	bool under_root = m->o->root && *m->o->root;
-	if (m->loads && m->canary == STATUS_C_REFUSED)
+	if (m->loads && under_root && m->tree_policy.state != STATUS_POLICY_GUARDS)
+		say(out, P, "preload: LISTED, BUT %s: %s (%s, %s)",
+		    m->tree_policy.state == STATUS_POLICY_UNKNOWN ? "WHETHER IT GUARDS IS UNKNOWN"
+								  : "IT GUARDS NOTHING",
+		    m->tree_policy.why, m->preload, m->lib);
+	else if (m->loads && m->canary == STATUS_C_REFUSED)
 		say(out, P,
 		    "preload: installed since %s (%s, %s); a canary started now as %s was refused",
 		    since, m->preload, m->lib, m->canary_as);
 	else if (m->loads && under_root)
 		say(out, P,
-		    "preload: installed since %s (%s, %s); the loader takes the library; %s", since,
-		    m->preload, m->lib, m->canary_why);
+		    "preload: installed since %s (%s, %s); the loader takes the library; %s; %s",
+		    since, m->preload, m->lib, m->tree_policy.why, m->canary_why);
 	else if (m->loads)
 		say(out, P,
 		    "preload: LISTED BUT A CANARY WAS NOT REFUSED: %s (%s, %s): it guards nothing "
@@ -113,10 +120,17 @@ static void preload_lines(FILE *out, const char *P, const struct status_model *m
 		    m->unreadable, (unsigned)m->o->me);
 		risk = true;
 	} else if (m->procs_scanned) {
-		char tail[96] = "";
+		char tail[320] = "";
 		if (m->unreadable)
 			snprintf(tail, sizeof(tail), "; %u could not be read even as root",
 				 m->unreadable);
+		/* Not read whole is neither: counted apart, as unknown. */
+		if (m->not_read)
+			snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail),
+				 "; %u not read whole (past %u MiB of maps, or the scan's %d s): "
+				 "whether they map it is unknown",
+				 m->not_read, STATUS_MAPS_MAX >> 20,
+				 STATUS_PROCS_DEADLINE_MS / 1000);
 		say(out, P,
 		    "preload: %u running processes map it; %u do not (started before the install, "
 		    "static, or another loader): those stay unguarded by the preload until they "
@@ -201,7 +215,7 @@ void status_render_text(FILE *out, const char *P, const struct status_model *m,
 			    m->containers, m->containers_seen);
 	}
 	if (*m->policy_bad)
-		say(out, P, "policy: not understood: %s (pmuguard.conf(5))", m->policy_bad);
+		say(out, P, "policy: ignored: %s (pmuguard.conf(5))", m->policy_bad);
 	if (d->verdict == STATUS_UNKNOWN)
 		say(out, P, "probe verdict: unknown (pmuguard probe exited %d)", m->probe_exit);
 	else

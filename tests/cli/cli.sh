@@ -1047,24 +1047,34 @@ status-root-loader-as-nobody)
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+extern char **environ;
+/* Its uid, then the environment it was given, one variable a line: the
+ * path is built in, since nothing of the caller's reaches it. */
 __attribute__((constructor)) static void mark(void)
 {
-	const char *p = getenv("PMUGUARD_TEST_MARK");
-	int fd = p ? open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+	int fd = open(MARK, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		dprintf(fd, "%u\n", (unsigned)getuid());
+		for (char **e = environ; *e; e++)
+			dprintf(fd, "%s\n", *e);
 		close(fd);
 	}
 }
 C
-	cc -shared -fPIC -o "$tmp/root/usr/lib/pmuguard/libpmuguard.so" "$tmp/ctor.c" ||
-		skip "cannot build the tree's library"
+	cc -shared -fPIC -DMARK="\"$tmp/mark/uid\"" -o "$tmp/root/usr/lib/pmuguard/libpmuguard.so" \
+		"$tmp/ctor.c" || skip "cannot build the tree's library"
 	echo /usr/lib/pmuguard/libpmuguard.so >"$tmp/root/etc/ld.so.preload"
-	PMUGUARD_TEST_MARK=$tmp/mark/uid PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge \
+	# Root's secrets in the caller's environment must not reach the
+	# tree's code (issue 38, item 2).
+	AWS_SECRET_ACCESS_KEY=sekrit VAULT_TOKEN=sekrit PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge \
 		"$PMUGUARD" status --root "$tmp/root" --keys >"$tmp/keys" 2>&1 || :
 	[ -f "$tmp/mark/uid" ] || { cat "$tmp/keys"; fail "the loader's check did not run the library"; }
-	[ "$(cat "$tmp/mark/uid")" = 65534 ] ||
-		fail "the tree's library ran as uid $(cat "$tmp/mark/uid"), not 65534"
+	[ "$(head -n 1 "$tmp/mark/uid")" = 65534 ] ||
+		fail "the tree's library ran as uid $(head -n 1 "$tmp/mark/uid"), not 65534"
+	! grep -q sekrit "$tmp/mark/uid" ||
+		fail "the tree's library was given the caller's environment: $(grep sekrit "$tmp/mark/uid" | cut -d= -f1 | paste -sd ' ')"
+	[ "$(sed 1d "$tmp/mark/uid" | grep -v '^LD_PRELOAD=' | paste -sd ' ')" = "PATH=/usr/sbin:/usr/bin:/sbin:/bin" ] ||
+		fail "the tree's library got more than a fixed PATH: $(sed 1d "$tmp/mark/uid" | cut -d= -f1 | paste -sd ' ')"
 	# A tree nobody may enter (a root-only image directory, mktemp's 0700)
 	# and a library only root may read: a private copy of its bytes is
 	# checked, still as uid 65534, and the copy is gone afterwards.
@@ -1072,13 +1082,13 @@ C
 	chmod 600 "$tmp/root/usr/lib/pmuguard/libpmuguard.so"
 	chmod 700 "$tmp/root"
 	mkdir "$tmp/copies"
-	TMPDIR=$tmp/copies PMUGUARD_TEST_MARK=$tmp/mark/uid PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge \
+	TMPDIR=$tmp/copies PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge \
 		"$PMUGUARD" status --root "$tmp/root" --keys >"$tmp/keys" 2>&1 || :
-	[ "$(cat "$tmp/mark/uid" 2>/dev/null)" = 65534 ] ||
+	[ "$(head -n 1 "$tmp/mark/uid" 2>/dev/null)" = 65534 ] ||
 		{ cat "$tmp/keys"; fail "a library nobody can read was not checked as uid 65534"; }
 	grep -qx 'preload.loads=true' "$tmp/keys" || { cat "$tmp/keys"; fail "its private copy was not taken by the loader"; }
 	[ -z "$(ls -A "$tmp/copies" 2>/dev/null)" ] || fail "the private copy was left: $(ls -A "$tmp/copies")"
-	echo "ok: the loader's check under --root runs the tree's library as uid 65534, a private copy where nobody may read the tree"
+	echo "ok: the loader's check under --root runs the tree's library as uid 65534 with a fixed PATH alone, a private copy where nobody may read the tree"
 	;;
 status-textfile-hostile)
 	# The textfile's directory and old file, and the reprobe's words, as

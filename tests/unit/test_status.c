@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -487,6 +488,82 @@ Test(status_run, sigchld_ignored_is_no_exit_status)
 	signal(SIGCHLD, SIG_DFL);
 	cr_assert_eq(rc, -ECHILD, "rc %d: a lost exit is unknown, never 0", rc);
 	cr_assert_null(out);
+}
+
+Test(status, under_root_the_trees_policy_decides)
+{
+	/* Issue 38 (3): the tree's policy file by the live rules: mode off or
+	 * audit guards nothing (NO, 3); a policy read from a snapshot is
+	 * unknown (4), never yes. */
+	struct status_opts o = {.root = "/tree", .version = "test"};
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 3, 5, NULL);
+	m.o = &o;
+	m.listed = m.loads = true;
+	m.canary = STATUS_C_UNKNOWN;
+	m.tree_policy.state = STATUS_POLICY_LETS_THROUGH;
+	status_decide(&d, &m);
+	cr_assert_str_eq(d.layer, "none");
+	cr_assert_not(d.protected_);
+	cr_assert_eq(d.exit, 3);
+	status_free(&m, &d);
+	model(&m, 3, 5, NULL);
+	m.o = &o;
+	m.listed = m.loads = true;
+	m.tree_policy.state = STATUS_POLICY_UNKNOWN;
+	status_decide(&d, &m);
+	cr_assert_not(d.protected_);
+	cr_assert(d.pre_unknown);
+	cr_assert_eq(d.exit, 4);
+	status_free(&m, &d);
+}
+
+Test(status, the_preload_file_is_read_as_the_loader_parses_it)
+{
+	static const char lib[] = "/usr/lib/pmuguard/libpmuguard.so";
+	static const char plain[] = "/usr/lib/pmuguard/libpmuguard.so\n";
+	cr_assert(status_preload_lists(plain, sizeof(plain) - 1, lib));
+	/* glibc splits at ": \t\n" and blanks comments. */
+	static const char spaced[] = "/x.so: /usr/lib/pmuguard/libpmuguard.so\t/y.so";
+	cr_assert(status_preload_lists(spaced, sizeof(spaced) - 1, lib));
+	static const char last[] = "/x.so /usr/lib/pmuguard/libpmuguard.so";
+	cr_assert(status_preload_lists(last, sizeof(last) - 1, lib));
+	static const char comment[] = "# /usr/lib/pmuguard/libpmuguard.so\n";
+	cr_assert_not(status_preload_lists(comment, sizeof(comment) - 1, lib));
+	static const char longer[] = "/usr/lib/pmuguard/libpmuguard.so.1\n";
+	cr_assert_not(status_preload_lists(longer, sizeof(longer) - 1, lib));
+	/* A NUL ends the loader's list (strsep on a C string): nothing after
+	 * it is loaded. */
+	static const char nul[] = "x\0/usr/lib/pmuguard/libpmuguard.so\n";
+	cr_assert_not(status_preload_lists(nul, sizeof(nul) - 1, lib));
+}
+
+Test(status, the_textfile_is_never_written_where_others_may_write)
+{
+	/* Issue 38 (7): one writer, one rule, for status --textfile and the
+	 * node agent's (both call status_write_textfile()). */
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 0, 5, NULL);
+	status_decide(&d, &m);
+	char dir[] = "/tmp/pmuguard-status-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chmod(dir, 0777), 0);
+	char path[sizeof(dir) + 16];
+	snprintf(path, sizeof(path), "%s/p.prom", dir);
+	cr_assert_eq(status_write_textfile(path, &m, &d, NULL), -EPERM);
+	cr_assert_neq(access(path, F_OK), 0, "a file was written in a directory others may write");
+	char why[256];
+	cr_assert_eq(status_textfile_dir_check(path, why, sizeof(why)), -EPERM);
+	cr_assert_not_null(strstr(why, "writable by group or others"), "%s", why);
+	/* Sticky and root's (as /tmp): each user's files stay theirs. */
+	cr_assert_eq(chmod(dir, 01777), 0);
+	if (geteuid() == 0)
+		cr_assert_eq(status_write_textfile(path, &m, &d, NULL), 0);
+	unlink(path);
+	rmdir(dir);
+	status_free(&m, &d);
 }
 
 Test(status, the_kernels_numbers_are_written_only_as_numbers)

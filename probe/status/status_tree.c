@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A tree under --root is data, never code: the one home of the rules for
+ * it (status, and pmuguard-fleet through `pmuguard tree`).
+ *
+ *  - a path is resolved in the tree as a chroot would (openat2
+ *    RESOLVE_IN_ROOT), and one whose real path leaves it is refused;
+ *  - a file is read as the preload reads its own (non-blocking, regular
+ *    files only, capped): a FIFO cannot hang us, a sparse 8 GiB file is
+ *    not read whole;
+ *  - the preload file is read as the loader parses it, the policy file by
+ *    the guard's own parser and settings (an empty environment: the
+ *    tree's processes are not ours), so a tree is judged by the rules of
+ *    a live host;
+ *  - the tree's library runs only as uid 65534 (no groups, no
+ *    capabilities, no new privileges) on a private copy of its bytes, with
+ *    an environment of a fixed PATH and nothing of the caller's.
+ * The live host (root NULL or "") goes through the same readers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "settings.h"
+#include "status.h"
+
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
+
+static bool live(const char *root)
+{
+	return !root || !*root;
+}
+
+/* Does real (a resolved path) lie in the resolved root? */
+static bool in_tree(const char *real, const char *root)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* path opened in the tree with flags (O_PATH to resolve only), its real
+ * path into real; the descriptor or -errno (-EXDEV: it leads out). */
+static int open_in_root(const char *root, const char *path, int flags, char *real, size_t size)
+{
+	char rreal[PATH_MAX];
+	if (!realpath(root, rreal))
+		return -errno;
+	int fd = -1, e = ENOSYS;
+#ifdef SYS_openat2
+	/* The kernel resolves it as a chroot would: an absolute link or ".."
+	 * stays in the tree (fs/namei.c, LOOKUP_IN_ROOT), with no window
+	 * between the check and the open. */
+	int dir = open(rreal, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	e = errno;
+	close(dir);
+	if (fd < 0 && e != ENOSYS && e != EPERM)
+		return -e;
+#endif
+	char tmp[PATH_MAX];
+	if (fd >= 0) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, tmp, sizeof(tmp) - 1);
+		if (n <= 0) {
+			e = errno;
+			close(fd);
+			return -e;
+		}
+		tmp[n] = '\0';
+	} else {
+		/* Without openat2 (before 5.6, or a seccomp filter that
+		 * refuses it): the path the host resolves, refused where it
+		 * leaves the tree. */
+		char joined[PATH_MAX];
+		if (snprintf(joined, sizeof(joined), "%s/%s", rreal, path) >= (int)sizeof(joined))
+			return -ENAMETOOLONG;
+		if (!realpath(joined, tmp))
+			return -errno;
+		if (!in_tree(tmp, rreal))
+			return -EXDEV;
+		fd = open(tmp, flags | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
+	/* Checked still: the name of a file moved out meanwhile. */
+	if (!in_tree(tmp, rreal) || snprintf(real, size, "%s", tmp) >= (int)size) {
+		close(fd);
+		return in_tree(tmp, rreal) ? -ENAMETOOLONG : -EXDEV;
+	}
+	return fd;
+}
+
+int status_in_root(const char *root, const char *path, char *out, size_t size)
+{
+	int fd = open_in_root(root, path, O_PATH, out, size);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int status_tree_read(const char *root, const char *path, size_t cap, char **out, size_t *len,
+		     struct stat *st)
+{
+	*out = NULL;
+	*len = 0;
+	/* O_NONBLOCK: a FIFO put in place of the file must not hang us. */
+	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+	char real[PATH_MAX];
+	int fd = live(root) ? open(path, flags | O_CLOEXEC)
+			    : open_in_root(root, path, flags, real, sizeof(real));
+	if (fd < 0)
+		return live(root) ? -errno : fd;
+	struct stat own;
+	if (!st)
+		st = &own;
+	int err = 0;
+	if (fstat(fd, st) != 0)
+		err = -errno;
+	else if (!S_ISREG(st->st_mode))
+		err = -EINVAL; /* a FIFO, a device, a directory: no file of ours */
+	else if ((uint64_t)st->st_size > cap)
+		err = -EFBIG; /* a sparse giant is not read whole */
+	char *buf = err ? NULL : malloc((size_t)st->st_size + 1);
+	if (!err && !buf)
+		err = -ENOMEM;
+	size_t n = 0;
+	while (!err && n < (size_t)st->st_size) {
+		ssize_t k = read(fd, buf + n, (size_t)st->st_size - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			err = -errno;
+		if (k <= 0)
+			break; /* the end: a file that shrank */
+		n += (size_t)k;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/*
+ * glibc's rtld.c (dl_main, "/etc/ld.so.preload"): every '#' to the end of
+ * its line is blanked, then the names are split at ": \t\n" by strsep()
+ * on the text as a C string, so a NUL ends the list: the loader reads no
+ * name after it.  A last name without a separator is taken as it is.
+ */
+bool status_preload_lists(const char *text, size_t len, const char *lib)
+{
+	size_t want = strlen(lib);
+	if (!want)
+		return false;
+	bool comment = false;
+	size_t start = 0;
+	for (size_t i = 0; i <= len; i++) {
+		char c = i < len ? text[i] : '\0';
+		if (c == '\n')
+			comment = false;
+		else if (c == '#')
+			comment = true;
+		bool sep = c == '\0' || comment || c == ':' || c == ' ' || c == '\t' || c == '\n';
+		if (sep) {
+			if (i > start && i - start == want && memcmp(text + start, lib, want) == 0)
+				return true;
+			start = i + 1;
+		}
+		if (c == '\0')
+			return false;
+	}
+	return false;
+}
+
+/* --- The tree's policy ------------------------------------------------------- */
+
+/* The tree's policy file and its directories (its /etc and its root),
+ * judged as guard_conf_judge_trust judges the live host's, by the tree's
+ * own names: a directory anyone but root may write lets them put another
+ * policy in its place. */
+static void judge_tree_trust(struct guard_conf *c, const char *root, const struct stat *file)
+{
+	if (guard_conf_judge_one(c, GUARD_CONF_PATH, file))
+		return;
+	static const char *const dirs[] = {"/etc", "/"};
+	for (size_t i = 0; i < 2; i++) {
+		char real[PATH_MAX];
+		struct stat st;
+		if (status_in_root(root, dirs[i], real, sizeof(real)) == 0 &&
+		    stat(real, &st) == 0 && guard_conf_judge_one(c, dirs[i], &st))
+			return;
+	}
+}
+
+/* What the guard's own settings make of c (read with err), with nothing
+ * of an environment: what every process of the tree gets from the file
+ * alone. */
+static void judge_policy(struct status_tree_policy *p, const struct guard_conf *c, int err)
+{
+	struct guard_env env = {.visible = true};
+	struct guard_cli cli = {.mode = -1};
+	struct guard_settings set;
+	guard_settings_resolve(c, err, &env, &cli, true, &set);
+	p->mode = set.mode;
+	p->locked = set.locked;
+	p->untrusted = err == 0 && c->untrusted;
+	snprintf(p->untrusted_why, sizeof(p->untrusted_why), "%s",
+		 p->untrusted ? c->trust_why : "");
+	if (set.mode == GUARD_OFF || set.mode == GUARD_AUDIT) {
+		p->state = STATUS_POLICY_LETS_THROUGH;
+		snprintf(p->why, sizeof(p->why),
+			 "the tree's %s says mode = %s: the library lets the hazard class through "
+			 "for every process of the tree",
+			 GUARD_CONF_PATH, guard_mode_name(set.mode));
+	} else if (set.snapshot) {
+		p->state = STATUS_POLICY_UNKNOWN;
+		snprintf(p->why, sizeof(p->why),
+			 "the tree's %s reads the facts from a snapshot (%s): what the library "
+			 "decides there is unknown",
+			 GUARD_CONF_PATH, set.snapshot);
+	} else {
+		p->state = STATUS_POLICY_GUARDS;
+		snprintf(p->why, sizeof(p->why), "the tree's policy: mode %s%s%s",
+			 guard_mode_name(set.mode), set.locked ? ", locked" : "",
+			 err ? " (its policy file could not be read: the defaults, locked)" : "");
+	}
+}
+
+void status_tree_policy(struct status_tree_policy *p, const char *root)
+{
+	memset(p, 0, sizeof(*p));
+	struct guard_conf *c = calloc(1, sizeof(*c));
+	if (!c) {
+		p->state = STATUS_POLICY_UNKNOWN;
+		snprintf(p->why, sizeof(p->why), "out of memory reading the tree's policy");
+		return;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	int err = status_tree_read(root, GUARD_CONF_PATH, 1u << 20, &text, &len, &st);
+	if (err == -ENOENT) {
+		guard_conf_parse(c, "", 0, GUARD_CONF_PATH);
+		err = 0;
+	} else if (err == 0) {
+		guard_conf_parse(c, text, len, GUARD_CONF_PATH);
+		c->present = true;
+		if (live(root))
+			guard_conf_judge_trust(c, GUARD_CONF_PATH, &st);
+		else
+			judge_tree_trust(c, root, &st);
+	}
+	free(text);
+	judge_policy(p, c, err);
+	/* A tree's owners are its builder's (a rootless build, an unpacked
+	 * image): a file that is not root's here may be root's where the tree
+	 * is deployed, and say there what it says.  Where the two readings
+	 * disagree on whether the library guards, it is not known. */
+	if (p->untrusted && p->state == STATUS_POLICY_GUARDS) {
+		struct status_tree_policy there;
+		c->untrusted = false;
+		judge_policy(&there, c, err);
+		if (there.state != STATUS_POLICY_GUARDS) {
+			p->state = STATUS_POLICY_UNKNOWN;
+			snprintf(p->why, sizeof(p->why),
+				 "%.200s; where it is root's and no other may write it, %.250s",
+				 p->untrusted_why + 2, there.why);
+		}
+	}
+	free(c);
+}
+
+/* --- The tree's code, run as nobody ------------------------------------------ */
+
+/* The tree's library copied where uid 65534 can read it (a directory of
+ * root's, 0755, in the temporary directory; the file 0644): as root, the
+ * loader's check runs as nobody on these bytes, whatever the tree's
+ * directories let nobody read.  The copy's path into path; 0 or -errno
+ * (nothing left behind). */
+static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path, size_t psize)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || *tmp != '/')
+		tmp = "/tmp";
+	if (snprintf(dir, dsize, "%s/pmuguard-status-XXXXXX", tmp) >= (int)dsize)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(dir))
+		return -errno;
+	if (snprintf(path, psize, "%s/libpmuguard.so", dir) >= (int)psize) {
+		rmdir(dir);
+		return -ENAMETOOLONG;
+	}
+	int err = 0;
+	int in = open(lib, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int out = in < 0 ? -1
+			 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct stat st;
+	if (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0 ||
+	    fstat(in, &st) != 0)
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	/* The kernel copies (sendfile(2), file to file since 2.6.33): no
+	 * buffer here, and a short copy is continued until st_size. */
+	for (off_t left = err ? 0 : st.st_size; left > 0;) {
+		ssize_t k = sendfile(out, in, NULL, (size_t)left);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			err = -errno;
+		if (k <= 0)
+			break; /* an error, or the end (a file that shrank) */
+		left -= k;
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0 && !err)
+		err = -errno;
+	if (err) {
+		unlink(path);
+		rmdir(dir);
+	}
+	return err;
+}
+
+/* The first line of text into buf. */
+static void first_line(char *buf, size_t size, const char *text)
+{
+	size_t n = text ? strcspn(text, "\n") : 0;
+	snprintf(buf, size, "%.*s", (int)n, text ? text : "");
+}
+
+bool status_tree_lib_loads(const char *lib_at, bool as_nobody, char *why, size_t size)
+{
+	*why = '\0';
+	struct stat st;
+	if (!lib_at || !*lib_at || stat(lib_at, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, size, "%s does not exist",
+			 lib_at && *lib_at ? lib_at : "libpmuguard.so");
+		return false;
+	}
+	char dir[PATH_MAX], copy[PATH_MAX];
+	const char *lib = lib_at;
+	if (as_nobody) {
+		int err = copy_for_nobody(lib_at, dir, sizeof(dir), copy, sizeof(copy));
+		if (err) {
+			snprintf(why, size,
+				 "%s could not be copied for the loader's check as uid 65534: %s",
+				 lib_at, strerror(-err));
+			return false;
+		}
+		lib = copy;
+	}
+	/* Nothing of the caller's environment: the library's constructor is
+	 * code we do not own (a tree's, or a file anyone could have put
+	 * there), and root's environment holds root's secrets. */
+	char pre[PATH_MAX + 16];
+	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", lib);
+	char *env[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", pre, NULL};
+	char *argv[] = {"/bin/true", NULL};
+	char *out = NULL;
+	int rc = status_run(argv, env, true, as_nobody, &out, NULL);
+	if (as_nobody) {
+		unlink(copy);
+		rmdir(dir);
+	}
+	bool loads = rc == 0 && out && !*out;
+	if (!loads) {
+		first_line(why, size, out);
+		if (!*why)
+			snprintf(why, size, "/bin/true %s with it preloaded",
+				 status_run_words(rc, (char[64]){0}, 64));
+	}
+	free(out);
+	return loads;
+}
