@@ -81,6 +81,7 @@ int cmd_check(int argc, char **argv);
 int cmd_enforce(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
 
 struct status_model;
 struct status_decision;

@@ -23,17 +23,6 @@
 #include "settings.h"
 #include "status.h"
 
-/* Where a package puts the library, as the loader reads it. */
-static const char *const lib_dirs[] = {
-	"/usr/lib/x86_64-linux-gnu",
-	"/usr/lib/aarch64-linux-gnu",
-	"/usr/lib64",
-	"/usr/lib",
-	"/usr/local/lib/x86_64-linux-gnu",
-	"/usr/local/lib64",
-	"/usr/local/lib",
-};
-
 struct walk_arg {
 	const struct status_model *m;
 	const struct status_decision *d;
@@ -177,17 +166,9 @@ int cmd_status(int argc, char **argv)
 	}
 	if (!o.lib || !*o.lib) {
 		o.lib = NULL;
-		for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
-			struct stat st;
-			snprintf(lib, sizeof(lib), "%s/pmuguard/libpmuguard.so", lib_dirs[i]);
-			if (root ? status_in_root(root, lib, lib_at, sizeof(lib_at)) != 0
-				 : snprintf(lib_at, sizeof(lib_at), "%s", lib) < 0)
-				continue;
-			if (stat(lib_at, &st) == 0 && S_ISREG(st.st_mode)) {
-				o.lib = lib;
-				o.lib_at = o.lib_at ? o.lib_at : lib_at;
-				break;
-			}
+		if (status_tree_find_lib(root, lib, sizeof(lib), lib_at, sizeof(lib_at))) {
+			o.lib = lib;
+			o.lib_at = o.lib_at ? o.lib_at : lib_at;
 		}
 	}
 	if (o.lib && !o.lib_at) {

@@ -35,6 +35,10 @@ static const char usage[] =
 	"  status [--json|--keys] [--textfile FILE]\n"
 	"                      is this host protected, and by which layer (what\n"
 	"                      pmuguard-fleet status prints); exits as LSB's status\n"
+	"  tree [--root DIR] [--check-load]\n"
+	"                      what pmuguard reads in a tree (or here), as KEY=VALUE\n"
+	"                      data: paths resolved in it, the policy as the guard\n"
+	"                      reads it (pmuguard-fleet asks it under --root)\n"
 	"  -V, --version       print the version\n"
 	"\n"
 	"Exit codes (COMMAND --help: that command's):\n"
@@ -56,9 +60,9 @@ static const char usage[] =
 
 /* In the order the usage names them. */
 static const struct cli_verb commands[] = {
-	{"probe", cmd_probe},	{"snapshot", cmd_snapshot}, {"run", cmd_run},
-	{"check", cmd_check},	{"enforce", cmd_enforce},   {"canary", cmd_canary},
-	{"status", cmd_status},
+	{"probe", cmd_probe},   {"snapshot", cmd_snapshot}, {"run", cmd_run},
+	{"check", cmd_check},   {"enforce", cmd_enforce},   {"canary", cmd_canary},
+	{"status", cmd_status}, {"tree", cmd_tree},
 };
 
 int main(int argc, char **argv)

@@ -239,6 +239,10 @@ int status_log_programs_export(struct status_model *m, char *block, size_t block
  * file's status.  0 or -errno. */
 int status_tree_read(const char *root, const char *path, size_t cap, char **out, size_t *len,
 		     struct stat *st);
+/* The library where a package puts it (the first of the one list that is
+ * a regular file in the tree): its path as the loader reads it into lib,
+ * where that is on this host into at; false (both "") where none is. */
+bool status_tree_find_lib(const char *root, char *lib, size_t lsize, char *at, size_t asize);
 /* Does the preload file's text name lib, as glibc's loader parses it? */
 bool status_preload_lists(const char *text, size_t len, const char *lib);
 /* The tree's policy, by the guard's own parser and settings. */

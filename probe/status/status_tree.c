@@ -193,22 +193,56 @@ bool status_preload_lists(const char *text, size_t len, const char *lib)
 	return false;
 }
 
+/* Where a package puts the library, as the loader reads it: the one list
+ * (status, and pmuguard-fleet through `pmuguard tree`). */
+static const char *const lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
+	"/usr/lib64",
+	"/usr/lib",
+	"/usr/local/lib/x86_64-linux-gnu",
+	"/usr/local/lib64",
+	"/usr/local/lib",
+};
+
+bool status_tree_find_lib(const char *root, char *lib, size_t lsize, char *at, size_t asize)
+{
+	for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+		struct stat st;
+		snprintf(lib, lsize, "%s/pmuguard/libpmuguard.so", lib_dirs[i]);
+		if (live(root) ? snprintf(at, asize, "%s", lib) >= (int)asize
+			       : status_in_root(root, lib, at, asize) != 0)
+			continue;
+		if (stat(at, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+	}
+	*lib = *at = '\0';
+	return false;
+}
+
 /* --- The tree's policy ------------------------------------------------------- */
 
 /* The tree's policy file and its directories (its /etc and its root),
  * judged as guard_conf_judge_trust judges the live host's, by the tree's
  * own names: a directory anyone but root may write lets them put another
  * policy in its place. */
-static void judge_tree_trust(struct guard_conf *c, const char *root, const struct stat *file)
+static void judge_tree_trust(struct guard_conf *c, const char *root, const struct stat *file,
+			     bool owner_counts)
 {
-	if (guard_conf_judge_one(c, GUARD_CONF_PATH, file))
+	struct stat f = *file;
+	if (!owner_counts)
+		f.st_uid = 0;
+	if (guard_conf_judge_one(c, GUARD_CONF_PATH, &f))
 		return;
 	static const char *const dirs[] = {"/etc", "/"};
 	for (size_t i = 0; i < 2; i++) {
 		char real[PATH_MAX];
 		struct stat st;
-		if (status_in_root(root, dirs[i], real, sizeof(real)) == 0 &&
-		    stat(real, &st) == 0 && guard_conf_judge_one(c, dirs[i], &st))
+		if (status_in_root(root, dirs[i], real, sizeof(real)) != 0 || stat(real, &st) != 0)
+			continue;
+		if (!owner_counts)
+			st.st_uid = 0;
+		if (guard_conf_judge_one(c, dirs[i], &st))
 			return;
 	}
 }
@@ -269,17 +303,17 @@ void status_tree_policy(struct status_tree_policy *p, const char *root)
 		if (live(root))
 			guard_conf_judge_trust(c, GUARD_CONF_PATH, &st);
 		else
-			judge_tree_trust(c, root, &st);
+			judge_tree_trust(c, root, &st, true);
 	}
-	free(text);
 	judge_policy(p, c, err);
 	/* A tree's owners are its builder's (a rootless build, an unpacked
 	 * image): a file that is not root's here may be root's where the tree
 	 * is deployed, and say there what it says.  Where the two readings
 	 * disagree on whether the library guards, it is not known. */
-	if (p->untrusted && p->state == STATUS_POLICY_GUARDS) {
+	if (!live(root) && p->untrusted && p->state == STATUS_POLICY_GUARDS) {
 		struct status_tree_policy there;
 		c->untrusted = false;
+		judge_tree_trust(c, root, &st, false); /* its modes travel with it */
 		judge_policy(&there, c, err);
 		if (there.state != STATUS_POLICY_GUARDS) {
 			p->state = STATUS_POLICY_UNKNOWN;
@@ -288,6 +322,7 @@ void status_tree_policy(struct status_tree_policy *p, const char *root)
 				 p->untrusted_why + 2, there.why);
 		}
 	}
+	free(text);
 	free(c);
 }
 

@@ -81,6 +81,17 @@ loads_cleanly() {
 	[ -z "$out" ]
 }
 
+# Under --root: the tree's library checked by the command (as uid 65534,
+# nothing of ours in its environment), its answer read as data.
+tree_loads() {
+	[ -n "$PMUGUARD" ] || die "the pmuguard command is needed to check a tree's library (give --pmuguard PATH); $PRELOAD unchanged"
+	facts=$("$PMUGUARD" tree --root "$ROOT" --lib "$LIB" --check-load 9>&-) ||
+		die "pmuguard tree could not check $LIB_AT; $PRELOAD unchanged"
+	[ "$(kv "$facts" lib.loads)" = true ] ||
+		die "$LIB_AT does not load cleanly (checked as $(kv "$facts" lib.checked_as): $(kv "$facts" lib.load_why)); $PRELOAD unchanged"
+	info "the tree's library loads cleanly into /bin/true (checked as $(kv "$facts" lib.checked_as), never as root)"
+}
+
 # Rename NEW over TARGET (PRELOAD, or the file its link leads to: never
 # over the link), durably: the temporary and the directory are synced
 # before the rename, the directory again after it.
@@ -100,13 +111,21 @@ preload_install() {
 	fi
 	[ -n "$LIB" ] || die "libpmuguard.so is not installed under ${ROOT:-/}usr/lib*/pmuguard (give --lib PATH)"
 	[ -f "$LIB_AT" ] || die "$LIB_AT does not exist; $PRELOAD unchanged"
-	# Prove the library loads before any process depends on it.  A
-	# setuid-free dynamic binary of the base system, then /bin/true.
-	for prog in /bin/true "/usr/bin/env true"; do
-		# shellcheck disable=SC2086 # the command is meant to split
-		loads_cleanly $prog || die "$LIB_AT does not load cleanly into $prog; $PRELOAD unchanged"
-	done
-	info "the library loads cleanly into /bin/true and env"
+	# Prove the library loads before any process depends on it.  This
+	# host's own library, as root: a setuid-free dynamic binary of the
+	# base system, then /bin/true.  A tree's library is the tree's code
+	# (another's image, a build user's rootfs): it never runs as root
+	# here; the command checks it as uid 65534, on a private copy, with a
+	# fixed PATH alone (pmuguard tree --check-load).
+	if [ -n "$ROOT" ]; then
+		tree_loads
+	else
+		for prog in /bin/true "/usr/bin/env true"; do
+			# shellcheck disable=SC2086 # the command is meant to split
+			loads_cleanly $prog || die "$LIB_AT does not load cleanly into $prog; $PRELOAD unchanged"
+		done
+		info "the library loads cleanly into /bin/true and env"
+	fi
 	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
 	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
 	{

@@ -136,6 +136,47 @@ entries-survive-byte-for-byte)
 	[ ! -e "$root/etc/ld.so.preload" ] || fail "a file install created is left behind"
 	ok "entries and comments survive install/uninstall byte for byte; idempotent"
 	;;
+install-root-never-runs-the-trees-code-as-root)
+	# Issue 38 (1): a tree is often another's (a vendor's image, a build
+	# user's rootfs); its library's constructor is its code.  Install
+	# under --root checks it as uid 65534, with nothing of root's
+	# environment, or not at all: never as root.
+	command -v cc >/dev/null || skip "no C compiler for the tree's library"
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$tmp/mark"
+	chmod 1777 "$tmp/mark"
+	cat >"$tmp/ctor.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+extern char **environ;
+__attribute__((constructor)) static void mark(void)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), MARK ".%d", (int)getpid());
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd >= 0) {
+		dprintf(fd, "%u\n", (unsigned)geteuid());
+		for (char **e = environ; *e; e++)
+			dprintf(fd, "%s\n", *e);
+		close(fd);
+	}
+}
+C
+	cc -shared -fPIC -DMARK="\"$tmp/mark/ran\"" -o "$root/usr/lib/pmuguard/libpmuguard.so" "$tmp/ctor.c" ||
+		skip "cannot build the tree's library"
+	AWS_SECRET_ACCESS_KEY=sekrit VAULT_TOKEN=sekrit PMUGUARD_SNAPSHOT=$M6I \
+		"$FLEET" install --root "$root" --layer preload --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "install --root failed: $(tail -n 3 "$tmp/out")"
+	grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "the tree was not guarded"
+	ls "$tmp/mark"/ran.* >/dev/null 2>&1 || fail "the tree's library was not checked at all, and install did not say so"
+	for f in "$tmp/mark"/ran.*; do
+		[ "$(head -n 1 "$f")" = 65534 ] || fail "the tree's library ran as uid $(head -n 1 "$f") during install"
+		! grep -q sekrit "$f" || fail "the tree's library was given root's environment: $(grep sekrit "$f" | cut -d= -f1 | paste -sd ' ')"
+	done
+	grep -q 'checked as uid 65534, never as root' "$tmp/out" || fail "install did not say how it checked the library"
+	ok "install --root checked the tree's library as uid 65534 alone ($(ls "$tmp/mark" | wc -l) run(s)), with nothing of root's environment"
+	;;
 corrupt-or-missing-library-refused)
 	root=$tmp/root
 	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
