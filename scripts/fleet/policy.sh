@@ -26,6 +26,30 @@ conf_lock() {
 # The lines that set the lock (whatever their value), as sed and grep read them.
 CONF_LOCK_LINE='^[[:space:]]*lock[[:space:]]*='
 
+# Why users other than root can change CONF (a config-management or umask
+# mistake), or nothing: the guard then takes nothing from it that loosens
+# it (probe/guard/conf.c), and install puts a file of root's in its place.
+# Under --root owners are the tree builder's (a rootless build): its modes
+# alone are judged.
+conf_untrusted() {
+	st=$(stat -c '%u %a' "$CONF") || return 0
+	u=${st% *}
+	m=${st#* }
+	if [ $((0$m & 022)) != 0 ]; then
+		echo "writable by other users (mode $m)"
+	elif [ -z "$ROOT" ] && [ "$u" != 0 ]; then
+		echo "owned by uid $u"
+	fi
+}
+# The directory that holds CONF: no other user may add, rename or remove
+# an entry in it (they could put their own policy in its place).  Prints
+# why not, and 1.
+conf_dir_unsafe() {
+	owner=0
+	[ -z "$ROOT" ] || owner=$(stat -c %u "$CONF_DIR")
+	dir_check "$CONF_DIR" "$owner"
+}
+
 # Make sure the policy has lock = yes: without it the preload honours
 # PMUGUARD_MODE=off and PMUGUARD_SNAPSHOT from any user's environment, and
 # one process of theirs that reaches the counter takes the host down for
@@ -40,18 +64,38 @@ policy_lock() {
 		fi
 		return 0
 	fi
+	if ! why=$(conf_dir_unsafe); then
+		die "policy NOT locked: $why: other users could put their own $CONF in place; make it root's and not writable by others (chmod go-w), then run install again"
+	fi
+	untrusted=
+	if [ -f "$CONF" ] && [ ! -L "$CONF" ]; then untrusted=$(conf_untrusted); fi
 	if [ -L "$CONF" ] || { [ -e "$CONF" ] && [ ! -f "$CONF" ]; }; then
 		warn "policy NOT locked: $CONF is not a regular file (a symbolic link is the tool's that made it): put lock = yes in it, or any user can switch the guard off for their processes"
 		return 0
 	fi
-	if [ -f "$CONF" ] && [ "$(conf_lock "$CONF")" = yes ]; then
+	if [ -f "$CONF" ] && [ "$(conf_lock "$CONF")" = yes ] && [ -z "$untrusted" ]; then
 		info "policy: already locked: $CONF has lock = yes"
 		return 0
 	fi
 	NEW=$(mktemp "$CONF.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $CONF; it is unchanged"
-	if [ -f "$CONF" ]; then
+	if [ -n "$untrusted" ]; then
+		# Its lines may be anyone's (mode = off, a snapshot): none is
+		# adopted as root's.  The file is kept aside for the admin to
+		# read, and a new one of root's, locked, takes its place.
+		cp -p "$CONF" "$CONF.pmuguard-untrusted" ||
+			die "cannot keep $CONF aside as $CONF.pmuguard-untrusted; it is unchanged"
+		chmod 600 "$CONF.pmuguard-untrusted"
+		warn "policy: $CONF was $untrusted, so any user could have switched the guard off: replaced by a file of root's (mode 0644, lock = yes); the old one is $CONF.pmuguard-untrusted: carry over what is root's"
+		chmod 644 "$NEW" || die "cannot chmod $NEW; $CONF unchanged"
+		if [ -z "$ROOT" ]; then chown 0:0 "$NEW" || die "cannot chown $NEW; $CONF unchanged"; fi
+		printf '%s\n' "$CONF_CREATED" >"$NEW" || die "cannot write $NEW; $CONF unchanged"
+	elif [ -f "$CONF" ]; then
 		{ chmod --reference="$CONF" "$NEW" && chown --reference="$CONF" "$NEW"; } ||
 			die "cannot give $NEW the owner and mode of $CONF; it is unchanged"
+	fi
+	if [ -n "$untrusted" ]; then
+		:
+	elif [ -f "$CONF" ]; then
 		if grep -q "$CONF_LOCK_LINE" "$CONF"; then
 			# sed keeps a last line without its newline as it was.
 			sed "s/$CONF_LOCK_LINE.*/lock = yes/" "$CONF" >"$NEW" || die "cannot write $NEW; $CONF unchanged"

@@ -177,6 +177,31 @@ C
 	grep -q 'checked as uid 65534, never as root' "$tmp/out" || fail "install did not say how it checked the library"
 	ok "install --root checked the tree's library as uid 65534 alone ($(ls "$tmp/mark" | wc -l) run(s)), with nothing of root's environment"
 	;;
+policy-others-can-write-is-replaced)
+	# Issue 38 (5): a policy file any user can write (a config-management
+	# or umask mistake) is no lock: status says it is not trusted, install
+	# replaces it with a file of root's and adopts none of its lines.
+	mkdir -p "$(etc)"
+	printf '# site policy\nmode = off\n' >"$(etc)/pmuguard.conf"
+	chmod 666 "$(etc)/pmuguard.conf"
+	sandbox "$PMUGUARD" status
+	grep -q 'policy: ignored: /etc/pmuguard.conf: /etc/pmuguard.conf is writable by other users (mode 0666): not trusted' "$tmp/out" ||
+		{ cat "$tmp/out" "$tmp/err"; fail "status did not say the policy file is not trusted"; }
+	sandbox env PMUGUARD_SNAPSHOT="$M6I" "$FLEET" install --layer preload --lib "$LIB" --pmuguard "$PMUGUARD"
+	[ "$rc" = 0 ] || fail "install failed ($rc)"
+	grep -q 'was writable by other users (mode 666)' "$tmp/err" || fail "install did not say why it replaced the policy"
+	[ "$(stat -c '%u %a' "$(etc)/pmuguard.conf")" = "0 644" ] ||
+		fail "the policy is still $(stat -c '%u %a' "$(etc)/pmuguard.conf") after install"
+	! grep -q 'mode = off' "$(etc)/pmuguard.conf" || fail "install adopted a line anyone could have written: $(cat "$(etc)/pmuguard.conf")"
+	grep -qx 'lock = yes' "$(etc)/pmuguard.conf" || fail "the new policy is not locked"
+	grep -q 'mode = off' "$(etc)/pmuguard.conf.pmuguard-untrusted" || fail "the old file was not kept aside"
+	# A directory others can write is refused: they could replace any file.
+	rm -rf "$tmp/sb" && mkdir -p "$tmp/sb"
+	sandbox sh -c 'chmod 777 /etc && exec "$@"' sh env PMUGUARD_SNAPSHOT="$M6I" "$FLEET" install --layer preload --lib "$LIB" --pmuguard "$PMUGUARD"
+	[ "$rc" != 0 ] || fail "install locked a policy in a directory others can write"
+	grep -q 'policy NOT locked: /etc is writable by other users' "$tmp/err" || fail "no reason for refusing: $(cat "$tmp/err")"
+	ok "a policy others can write: status says so, install replaces it (none of its lines adopted), a directory others can write is refused"
+	;;
 corrupt-or-missing-library-refused)
 	root=$tmp/root
 	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
