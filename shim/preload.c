@@ -564,9 +564,10 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 			report_answered(attr);
 		return forward_slots_p(c.s, n, attr, pid, cpu, group, flags);
 	}
-	/* Under `pmuguard run` (auto mode) a seccomp filter also watches the
-	 * tree; the cookie in the unused sixth argument tells it this call was
-	 * judged here already (perf_event_open takes five). */
+	/* Under `pmuguard run` (auto mode) a seccomp supervisor also watches
+	 * the tree and judges this call again; the cookie in the unused sixth
+	 * argument (perf_event_open takes five) tells it a hit we let through
+	 * was reported here already, so it is not said twice. */
 	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, attr, pid, cpu, group,
 								      flags, (long)c.s->cookie);
 }

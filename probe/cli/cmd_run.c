@@ -279,7 +279,7 @@ int cmd_run(int argc, char **argv)
 		"Run CMD guarded: no process of its tree reaches a fixed counter (3-6) the\n"
 		"probe finds advertised but not implemented.\n"
 		"  --mode auto      (default) a seccomp supervisor over the whole tree, plus\n"
-		"                   the preload for dynamic programs (no round trip for them)\n"
+		"                   the preload for dynamic programs\n"
 		"  --mode preload   LD_PRELOAD only: CMD and its dynamic children\n"
 		"  --mode seccomp   the supervisor only: static and Go programs too\n"
 		"  --audit          block nothing; report at exit every call that would be\n"
@@ -354,7 +354,9 @@ int cmd_run(int argc, char **argv)
 	/* Auto: the supervisor covers the whole tree whatever CMD is (a
 	 * launcher such as taskset, env or a shell may start a static or Go
 	 * tool); where CMD is dynamic and imports syscall(), the preload comes
-	 * too, and its calls skip the round trip to the supervisor. */
+	 * too (only it can open TOPDOWN.SLOTS as TOPDOWN.SLOTS_P under
+	 * slots = substitute); the supervisor still judges every call, the
+	 * preload's included. */
 	bool with_preload = false;
 	if (mode == RUN_AUTO) {
 		struct elf_report *r = malloc(sizeof(*r));

@@ -16,12 +16,15 @@
  * closed stderr must not kill the supervisor: the tree's perf_event_open
  * would then fail with ENOSYS); the command gets the disposition we had.
  *
- * With a cookie (auto mode, the preload in the tree too), the filter sends
- * a native perf_event_open to us only when its sixth argument (r9; the
- * call takes five) is not the cookie: the preload passes it on every call
- * it judged and forwards.  libseccomp compares both 32-bit halves
- * (seccomp_export_pfc: a5.hi32, then a5.lo32).  32-bit and x32 calls are
- * always sent: their sixth argument is not 64 bits wide.
+ * The filter sends us every perf_event_open of the tree, in all three x86
+ * ABIs, and each is judged from the attr we read ourselves.  Nothing the
+ * caller passes decides: every process of the tree can read the run's
+ * cookie (auto mode, the preload in the tree too), so a call that carries
+ * it in its sixth argument (r9; the call takes five) is judged like any
+ * other.  The cookie only spares a second line for a call we let through
+ * that the preload in the process has already reported (mode audit): a
+ * call we deny is said here, cookie or not (issue 38, item 6: a static
+ * program passing the cookie reached the fault).
  *
  * Races we treat as benign, as crun and LXC do: receive returning EINTR
  * (a Go target's SIGURG preemption interrupts its pending call, which the
@@ -75,6 +78,7 @@ struct sup {
 	int nfd;
 	pid_t child;
 	unsigned long notified, denied; /* for the PMUGUARD_LOG=debug line */
+	uint64_t cookie;                /* the run's, exported to the tree; 0: none */
 	struct sup_audit a;             /* every call, for --audit */
 	/* Each distinct (process, encoding) is logged once, as the shim does
 	 * in each process (probe/guard/once.c): one table for the tree. */
@@ -88,7 +92,7 @@ static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct child_setup {
 	sigset_t mask;
 	struct sigaction pipe, chld;
-	uint64_t cookie; /* 0: none */
+	uint64_t cookie; /* exported for the preload; 0: none */
 };
 
 /* ---- the child: filter, hand over the listener, exec ---------------------- */
@@ -130,8 +134,10 @@ static scmp_filter_ctx filter_ctx(void)
 	return ctx;
 }
 
-/* Returns the listener fd, or -errno. */
-static int install_filter(uint64_t cookie)
+/* Every perf_event_open, native, 32-bit and x32, with no condition on
+ * its arguments: what the caller passes must not decide whether we judge
+ * it.  Returns the listener fd, or -errno. */
+static int install_filter(void)
 {
 	/* Root keeps setuid programs working in the tree (they stay under the
 	 * filter); everyone else needs no_new_privs to load a filter. */
@@ -140,32 +146,16 @@ static int install_filter(uint64_t cookie)
 	scmp_filter_ctx ctx = filter_ctx();
 	if (!ctx)
 		return -ENOMEM;
-	int rc = cookie ? seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 1,
-					   SCMP_A5_64(SCMP_CMP_NE, cookie))
-			: seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
+	int rc = 0;
 #if defined(__x86_64__)
 	/* 32-bit and x32 callers reach perf_event_open through other numbers;
-	 * a separate part, so that no cookie rule applies to them (on x86 the
-	 * comparison would see only the low 32 bits of the argument). */
-	scmp_filter_ctx compat = rc == 0 ? filter_ctx() : NULL;
-	if (rc == 0 && !compat)
-		rc = -ENOMEM;
+	 * a rule added after them is added for each. */
+	rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
 	if (rc == 0)
-		rc = seccomp_arch_add(compat, SCMP_ARCH_X86);
-	if (rc == 0)
-		rc = seccomp_arch_add(compat, SCMP_ARCH_X32);
-	if (rc == 0)
-		rc = seccomp_arch_remove(compat, SCMP_ARCH_NATIVE);
-	if (rc == 0)
-		rc = seccomp_rule_add(compat, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
-	if (rc == 0) {
-		rc = seccomp_merge(ctx, compat); /* takes compat on success */
-		if (rc == 0)
-			compat = NULL;
-	}
-	if (compat)
-		seccomp_release(compat);
+		rc = seccomp_arch_add(ctx, SCMP_ARCH_X32);
 #endif
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(perf_event_open), 0);
 	if (rc == 0) {
 		rc = seccomp_load(ctx);
 		/* libseccomp 2.5 maps unknown kernel errors to -EFAULT/-ECANCELED;
@@ -200,7 +190,7 @@ static void __attribute__((noreturn)) child_main(int sock, char *const argv[],
 	} else if (unsetenv(SUP_COOKIE_ENV) < 0) {
 		err = errno;
 	}
-	int fd = err ? -err : install_filter(cs->cookie);
+	int fd = err ? -err : install_filter();
 	if (send_fd(sock, fd, fd < 0 ? -fd : 0) < 0 || fd < 0)
 		_exit(127);
 	close(fd);
@@ -313,6 +303,18 @@ static void handle_report(struct sup *s, struct seccomp_notif *req,
 		fprintf(stderr, "pmuguard: supervisor: respond: %s\n", strerror(errno));
 }
 
+/* A line is owed for d, unless the call carries the run's cookie and is let
+ * through: the preload in the process judged it so and said it already
+ * (mode audit).  The cookie never spares a denial's line: that call was
+ * not judged so in the process, whoever passed it. */
+static bool worth_a_line(const struct sup *s, const struct seccomp_notif *req,
+			 const struct guard_decision *d)
+{
+	if (!d->report || s->o->log == GUARD_LOG_QUIET || s->o->dest == GUARD_DEST_QUIET)
+		return false;
+	return d->deny || !s->cookie || req->data.args[5] != s->cookie;
+}
+
 static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
 	if ((int)req->data.args[3] == (int)GUARD_REPORT_GROUP_FD &&
@@ -345,7 +347,7 @@ static void handle(struct sup *s, struct seccomp_notif *req, struct seccomp_noti
 	}
 	s->notified++;
 	s->denied += d.deny;
-	if (d.report && s->o->log != GUARD_LOG_QUIET && s->o->dest != GUARD_DEST_QUIET) {
+	if (worth_a_line(s, req, &d)) {
 		uid_t uid;
 		pid_t tgid = tgid_of((pid_t)req->pid, &uid);
 		if (guard_once_first(&s->once, (uint64_t)tgid, &d)) {
@@ -374,8 +376,8 @@ static int exit_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
 
-/* A random non-zero cookie, or 0 when there is no randomness to be had (the
- * filter then sends every call: slower, never weaker). */
+/* A random non-zero cookie, or 0 when there is no randomness to be had
+ * (a line the preload said may then be said twice: never a weaker guard). */
 static uint64_t make_cookie(void)
 {
 	uint64_t c = 0;
@@ -485,6 +487,7 @@ int sup_run(char *const argv[], const struct sup_options *o, struct sup_audit *a
 	}
 	s->o = o;
 	s->child = child;
+	s->cookie = cs.cookie;
 	s->once = (struct guard_once)GUARD_ONCE_INIT(s->logged);
 	s->nfd = recv_fd(sv[0], &err);
 	if (s->nfd < 0) {
@@ -561,10 +564,8 @@ int sup_run(char *const argv[], const struct sup_options *o, struct sup_audit *a
 		audit->complete = true;
 	}
 	if (o->log == GUARD_LOG_DEBUG)
-		fprintf(stderr, "pmuguard: supervisor: %lu perf_event_open calls notified, %lu denied%s\n",
-			s->notified, s->denied,
-			cs.cookie ? " (calls the preload judged carry the cookie and are not notified)"
-				  : "");
+		fprintf(stderr, "pmuguard: supervisor: %lu perf_event_open calls notified, %lu denied\n",
+			s->notified, s->denied);
 	rc = child_alive ? -EPROTO : exit_status(status);
 	goto out;
 fail:

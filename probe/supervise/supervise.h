@@ -27,17 +27,19 @@ struct sup_options {
 	bool audit;            /* judge every call for the audit (sup_run's audit) */
 	enum guard_log log;    /* quiet, warn or debug (settings.h) */
 	enum guard_dest dest;  /* where block lines go: stderr, syslog or nowhere */
-	/* The preload judges the tree's dynamic programs (auto mode): make a
-	 * random cookie, export it as PMUGUARD_SECCOMP_COOKIE, and let the
-	 * filter pass a native perf_event_open whose sixth argument carries it
-	 * (the preload's forwarded calls) without a notification. */
+	/* The preload judges the tree's dynamic programs too (auto mode):
+	 * make a random cookie and export it as PMUGUARD_SECCOMP_COOKIE; the
+	 * preload passes it with the calls it forwards.  Every call is still
+	 * notified and judged here: any process of the tree can read the
+	 * cookie, so it only spares the line of a call we let through that
+	 * the preload has reported already (mode audit), never a denial. */
 	bool preload_cookie;
 	const char *facts_src; /* "live" or the snapshot directory, for the summary */
 	const struct probe_facts *facts;
 };
 
 /* The cookie travels in guard_env_cookie_name (settings.h): 16 lowercase
- * hex digits. */
+ * hex digits.  Not a secret, and no call is let through for it. */
 #define SUP_COOKIE_ENV guard_env_cookie_name
 
 /* What --audit tells of every call the tree made: one row per distinct

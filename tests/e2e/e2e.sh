@@ -375,10 +375,11 @@ auto-launchers-go)
 	expect_reached 4 0x1a4
 	ok "auto: taskset in front of a Go tool is guarded"
 	;;
-auto-perf-no-round-trip)
+auto-perf-same-as-preload)
 	# perf under auto mode: the preload judges its calls
-	# and the supervisor is never asked (the debug line counts its
-	# notifications); same output and same kernel calls as under preload.
+	# and the supervisor judges them again (issue 38, item 6: the cookie
+	# they carry decides nothing), denies none of them and says nothing
+	# twice; same output and same kernel calls as under preload.
 	ev=TOPDOWN.SLOTS,instructions,r8100
 	norm() { grep -v '^pmuguard:' "$1" | sed -E -e 's/[0-9.]+ seconds (time elapsed|user|sys)/T/' -e 's/\[[0-9]+\]/[PID]/'; }
 	calls() { grep 'verdict=continue' "$1" | sed 's/pid=[0-9]* //' | sort -u; }
@@ -389,8 +390,8 @@ auto-perf-no-round-trip)
 	run $M6I $ICX_CPUID --via ptrace -- env PMUGUARD_LOG=debug "$PMUGUARD" run -- perf stat -e $ev -- true
 	expect_clean
 	grep -q 'seccomp+preload mode for .*perf' "$tmp/err" || fail "auto did not pick seccomp+preload"
-	grep -q '^pmuguard: supervisor: 0 perf_event_open calls notified' "$tmp/err" ||
-		fail "the supervisor was asked about calls the preload judged"
+	grep -Eq '^pmuguard: supervisor: [1-9][0-9]* perf_event_open calls notified, 0 denied$' "$tmp/err" ||
+		fail "the supervisor did not judge the calls the preload let through: $(grep '^pmuguard: supervisor' "$tmp/err")"
 	expect_blocked_once 4 0x400
 	norm "$tmp/err" | diff -u "$tmp/err.preload" - || fail "perf prints differently under auto"
 	calls "$tmp/log" | diff -u "$tmp/calls.preload" - || fail "other calls reached the kernel under auto"
@@ -400,9 +401,9 @@ auto-perf-no-round-trip)
 	run $M6I $ICX_CPUID --via ptrace -- env PMUGUARD_LOG=debug "$PMUGUARD" run -- perf list
 	expect_clean
 	cmp -s "$tmp/out" "$tmp/out.unguarded" || fail "perf list prints something else under auto"
-	grep -q '^pmuguard: supervisor: 0 perf_event_open calls notified' "$tmp/err" ||
-		fail "perf list's calls were notified"
-	ok "perf under auto: no notification, same output and kernel calls as under preload"
+	grep -Eq '^pmuguard: supervisor: [0-9]+ perf_event_open calls notified, 0 denied$' "$tmp/err" ||
+		fail "perf list's calls were denied by the supervisor: $(grep '^pmuguard: supervisor' "$tmp/err")"
+	ok "perf under auto: every call judged by both, same output and kernel calls as under preload"
 	;;
 nonroot-unreadable-attr)
 	# A non-root supervisor is refused a non-dumpable
