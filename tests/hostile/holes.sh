@@ -71,6 +71,10 @@
 #                           is counted, and the next one delivered says so
 #                           (its text and PMUGUARD_UNDELIVERED), with the
 #                           journal fields (MESSAGE_ID, layer, encoding)
+# run-cookie-is-judged      a static program under pmuguard run (auto, the
+#                           preload too) passes the run's cookie as the
+#                           sixth argument of its own raw perf_event_open:
+#                           the supervisor judges it anyway (slots ENOENT)
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
@@ -264,6 +268,43 @@ audit-sees-the-host-preload)
 		fail "the audit table lacks the call the preload answered: $(cat "$tmp/err")"
 	expect_err 'would have reached an unimplemented fixed counter \(3-6\) on an affected machine: yes$'
 	ok "the audit saw the call the host's preload answered, and says yes"
+	;;
+run-cookie-is-judged)
+	# Issue 38 (6): the filter let a native call carrying the cookie
+	# through unjudged, and every process of the tree can read it.  peo
+	# makes the call with an inline syscall instruction (static), so no
+	# preload can answer it: only the supervisor stands in the way.
+	: "${PMUGUARD:?}" "${PEO:?}"
+	PROG=$PEO run "$M6I" bare env PMUGUARD_SECCOMP_COOKIE=0123456789abcdef -- \
+		--cookie-xor 0 4:0x400 4:0x1a4
+	expect_fault "slots with a cookie in the sixth argument"
+	# taskset is dynamic and imports syscall(): auto mode adds the preload
+	# and exports the cookie, which peo inherits and passes.
+	VIA=ptrace PROG=$PMUGUARD run "$M6I" bare env PMUGUARD_LIB="$LIB" PMUGUARD_LOG=debug -- \
+		run -- taskset -c 0 "$PEO" --cookie-xor 0 4:0x400 4:0x1a4
+	expect_err 'seccomp\+preload mode for .*taskset'
+	expect_err '^peo: cookie in the environment: yes$'
+	[ "$rc" = 0 ] || fail "under pmuguard run: exit $rc: $(cat "$tmp/err")"
+	! grep -q 'verdict=FAULT' "$tmp/log" || fail "the call with the run's cookie reached the fault"
+	grep -q 'type=4 config=0x400 ret=-1 errno=ENOENT' "$tmp/out" ||
+		fail "slots with the run's cookie was not answered ENOENT: $(cat "$tmp/out")"
+	grep -q 'type=4 config=0x1a4 verdict=continue' "$tmp/log" ||
+		fail "TOPDOWN.SLOTS_P with the run's cookie did not reach the kernel: $(cat "$tmp/log")"
+	[ "$(grep -c '^pmuguard: blocked perf_event_open(type=4, config=0x400) in peo' "$tmp/err")" = 1 ] ||
+		fail "the block was not said once: $(cat "$tmp/err")"
+	ok "the run's own cookie decides nothing: slots ENOENT, said once, SLOTS_P continued"
+	# What the cookie still does: under mode audit the preload reports the
+	# call it lets through, and the supervisor, letting it through too,
+	# does not say it again.  No faultsim: peo-dyn's flags make the real
+	# kernel answer EINVAL before it reads the attr.
+	: "${PEO_DYN:?}"
+	rc=0
+	PMUGUARD_MODE=audit "$PMUGUARD" run --snapshot "$M6I" -- "$PEO_DYN" 4:0x400 >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 0 ] || fail "mode audit under pmuguard run: exit $rc: $(cat "$tmp/err")"
+	grep -q 'type=4 config=0x400 errno=EINVAL' "$tmp/out" || fail "mode audit: slots did not reach the kernel: $(cat "$tmp/out")"
+	[ "$(grep -c '^pmuguard: audit: would block perf_event_open(type=4, config=0x400) in peo-dyn' "$tmp/err")" = 1 ] ||
+		fail "mode audit: the call was not said exactly once: $(cat "$tmp/err")"
+	ok "mode audit: the call the preload reported is said once, not again by the supervisor"
 	;;
 dlmopen-under-run)
 	: "${PMUGUARD:?}"

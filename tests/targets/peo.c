@@ -14,7 +14,9 @@
  *   EINVAL can only come from a guard.
  * --cookie-xor MASK: the sixth argument (r9, unused by perf_event_open) is
  *   $PMUGUARD_SECCOMP_COOKIE (0 when unset) xor MASK: 0 poses as a call the
- *   preload judged; anything else is a wrong cookie.
+ *   preload judged; anything else is a wrong cookie.  Says on stderr
+ *   whether the environment held a cookie ("peo: cookie in the
+ *   environment: yes").
  *
  * Each TYPE:CONFIG is opened (pid 0, cpu -1, exclude_kernel) from every
  * thread of every process, --repeat times, and reported once per process as
@@ -151,8 +153,13 @@ int main(int argc, char **argv)
 			repeat = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--flags"))
 			g_flags = strtol(argv[i + 1], NULL, 0);
-		else if (!strcmp(argv[i], "--cookie-xor"))
+		else if (!strcmp(argv[i], "--cookie-xor")) {
 			g_arg6 = (long)(env_cookie() ^ strtoull(argv[i + 1], NULL, 0));
+			/* Said, so that a test knows the run's cookie was there
+			 * to be passed, not a 0 that proves nothing. */
+			fprintf(stderr, "peo: cookie in the environment: %s\n",
+				env_cookie() ? "yes" : "no");
+		}
 		else if (!strcmp(argv[i], "--wait-file"))
 			wait_file = argv[i + 1];
 		else if (!strcmp(argv[i], "--ppid-file")) {

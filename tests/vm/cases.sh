@@ -189,6 +189,10 @@ seccomp)
 	at_open='echo open >/sys/module/pmuguard_testpmu/parameters/fault_at'
 	fatal static-seccomp m6i-old 0x400 "the static target (inline syscall) opening 4:0x400" \
 		<<<"$at_open; step static-seccomp \$PEO 4:0x400 4:0x1a4 1:0"
+	# Issue 38 (6): the run's cookie, which every process of the tree can
+	# read, passed as the sixth argument of the static target's own call.
+	fatal static-cookie m6i-old 0x400 "the static target passing a cookie with 4:0x400" \
+		<<<"$at_open; step static-cookie env PMUGUARD_SECCOMP_COOKIE=0123456789abcdef \$PEO --cookie-xor 0 4:0x400 4:0x1a4"
 	if [ -n "${GOPEO:-}" ]; then
 		fatal go-seccomp m6i-old 0x400 "the Go target opening 4:0x400" \
 			<<<"$at_open; step go-seccomp \$GOPEO 4:0x400 4:0x1a4 1:0"
@@ -197,6 +201,7 @@ seccomp)
 $at_open
 step static-seccomp \$PMUGUARD run --mode seccomp -- \$PEO 4:0x400 4:0x1a4 1:0
 step static-auto \$PMUGUARD run -- \$PEO 4:0x400 4:0x8000 4:0x1a4
+step static-cookie \$PMUGUARD run -- taskset -c 0 \$PEO --cookie-xor 0 4:0x400 4:0x1a4
 step static-threads-forks \$PMUGUARD run --mode seccomp -- \$PEO --threads 4 --forks 2 --repeat 3 4:0x400 4:0x8300 4:0x1a4
 [ -z "\$GOPEO" ] || step go-seccomp \$PMUGUARD run --mode seccomp -- \$GOPEO 4:0x400 4:0x1a4 1:0
 [ -z "\$GOPEO" ] || step go-auto \$PMUGUARD run -- \$GOPEO 4:0x400 4:0x1a4 1:0
@@ -214,6 +219,8 @@ EOF
 		eval 'peo_ok static-seccomp && out_has static-seccomp "type=1 config=0x0 ret=fd"'
 	guarded static-auto "pmuguard run (auto picks seccomp): 0x400 and 0x8000 get ENOENT, 0x1a4 opens" \
 		eval 'peo_ok static-auto && out_has static-auto "type=4 config=0x8000 ret=-1 errno=ENOENT"'
+	guarded static-cookie "pmuguard run (auto, the preload too: taskset): the static target passes the run's cookie with 4:0x400 and gets ENOENT, 4:0x1a4 opens" \
+		eval 'peo_ok static-cookie && err_has static-cookie "^peo: cookie in the environment: yes$"'
 	guarded static-threads-forks "4 threads x 3 processes x 3 rounds: counter-3 calls ENOENT, the rest open, no answer mixed up" \
 		eval 'rc_is static-threads-forks 0 && count_is static-threads-forks "config=0x400 ret=-1 errno=ENOENT" 3 &&
 			count_is static-threads-forks "config=0x8300 ret=-1 errno=ENOENT" 3 &&
