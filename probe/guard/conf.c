@@ -177,12 +177,18 @@ static bool writable_by_others(const struct stat *st)
 	return st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
+bool guard_conf_judge_one(struct guard_conf *c, const char *name, const struct stat *st)
+{
+	if (!writable_by_others(st))
+		return false;
+	distrust(c, name, st);
+	return true;
+}
+
 void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct stat *file)
 {
-	if (file && writable_by_others(file)) {
-		distrust(c, path, file);
+	if (file && guard_conf_judge_one(c, path, file))
 		return;
-	}
 	char dir[256];
 	size_t n = strlen(path);
 	if (n >= sizeof(dir) || path[0] != '/')
@@ -195,11 +201,25 @@ void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct
 		dir[n] = '\0';
 		struct stat st;
 		if (pmug_sys4(PMUG_SYS_FSTATAT, -100 /* AT_FDCWD */, dir, &st, 0) == 0 &&
-		    writable_by_others(&st)) {
-			distrust(c, dir, &st);
+		    guard_conf_judge_one(c, dir, &st))
 			return;
-		}
 	}
+}
+
+void guard_conf_parse(struct guard_conf *c, const char *text, size_t len, const char *path)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = -1;
+	c->slots = -1;
+	int lineno = 0;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		guard_conf_line(c, text + at, n, ++lineno);
+		at += n + 1;
+	}
+	if (c->bad_lines)
+		say_bad(c, path);
 }
 
 int guard_conf_read(struct guard_conf *c, const char *path)

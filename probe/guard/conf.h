@@ -63,5 +63,12 @@ int guard_conf_read(struct guard_conf *c, const char *path);
  * umask mistake would otherwise let them switch the guard off). */
 struct stat;
 void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct stat *file);
+/* The same test on one file or directory (st), named name in the words;
+ * true where it marked c untrusted. */
+bool guard_conf_judge_one(struct guard_conf *c, const char *name, const struct stat *st);
+/* The len bytes of text as the file path (named in the words): what
+ * guard_conf_read() reads, from a buffer (a tree's file, read by the
+ * caller's rules); present is the caller's to set. */
+void guard_conf_parse(struct guard_conf *c, const char *text, size_t len, const char *path);
 
 #endif
