@@ -22,8 +22,8 @@
 extern char **environ;
 
 /* PATH under the root, or false (with a note) where it leads out of it:
- * then it is taken as absent.  Links are resolved on this host, so one
- * that leaves the tree, absolute or by "..", is never followed out. */
+ * then it is taken as absent.  Resolved in the tree by the one rule for it
+ * (status_in_root(): a link, absolute or by "..", stays in the tree). */
 static bool root_look(const struct status_model *m, const char *path, char *buf, size_t size)
 {
 	const char *root = m->o->root;
@@ -31,22 +31,22 @@ static bool root_look(const struct status_model *m, const char *path, char *buf,
 		snprintf(buf, size, "%s", path);
 		return true;
 	}
-	snprintf(buf, size, "%s%s", root, path);
-	char rr[PATH_MAX], rp[PATH_MAX];
-	if (!realpath(root, rr) || !realpath(buf, rp))
-		return true; /* absent, or not resolvable: nothing there to read */
-	size_t n = strcmp(rr, "/") == 0 ? 0 : strlen(rr);
-	if (strncmp(rp, rr, n) == 0 && (rp[n] == '/' || rp[n] == '\0'))
+	int e = status_in_root(root, path, buf, size);
+	if (e == 0)
 		return true;
+	if (e != -EXDEV) {
+		/* Absent, or not resolvable: nothing there to read. */
+		snprintf(buf, size, "%s%s", root, path);
+		return true;
+	}
 	/* The paths come from the tree: through the one escaper, so that a
 	 * name in it cannot drive the terminal or forge a line. */
 	struct logline l = {0};
 	log_str(&l, "pmuguard: status: ignoring ");
-	log_str_safe(&l, buf);
+	log_str_safe(&l, root);
+	log_str_safe(&l, path);
 	log_str(&l, ": it leads out of --root ");
 	log_str_safe(&l, root);
-	log_str(&l, ", to ");
-	log_str_safe(&l, rp);
 	log_emit(&l, 2);
 	return false;
 }
