@@ -29,6 +29,10 @@
 #                           attr is read through /proc/self/mem, not /proc/1
 # fd-limit                  at EMFILE nothing is kept: every call denied
 # lock-at-fd-limit          lock = yes holds when the file cannot be read
+# policy-others-can-write   /etc/pmuguard.conf mode 0666 (or in a directory
+#                           others can write): what another user writes
+#                           into it (mode = off) does not switch the guard
+#                           off; lock = yes in it still holds
 # stderr-replaced           fd 2 closed and reopened as a data file
 # preinit                   a call before libc set up the environment
 # substitute-private-copy   slots = substitute: the kernel gets TOPDOWN.SLOTS_P
@@ -493,6 +497,33 @@ lock-at-fd-limit)
 	expect_err 'could not be read just now.*failing closed'
 	expect_err 'ignoring PMUGUARD_MODE=off: /etc/pmuguard.conf has lock = yes'
 	ok "lock = yes held while the policy file could not be read, and after"
+	;;
+policy-others-can-write)
+	mkdir -p "$tmp/sb/etc-up"
+	: >"$tmp/sb/etc-up/pmuguard.conf"
+	chmod 666 "$tmp/sb/etc-up/pmuguard.conf"
+	# Another user (uid 65534, no groups) writes it: a 0666 policy file is
+	# anyone's.
+	setpriv --reuid 65534 --regid 65534 --clear-groups -- \
+		sh -c 'echo "mode = off" >>"$1"' sh "$tmp/sb/etc-up/pmuguard.conf" ||
+		fail "uid 65534 could not write the 0666 policy file"
+	SANDBOX=1 run "$M6I" bare -- slots
+	expect_fault "slots unguarded"
+	SANDBOX=1 run "$M6I" guarded -- slots
+	expect_denied slots
+	expect_err 'ignoring /etc/pmuguard.conf: /etc/pmuguard.conf is writable by other users \(mode 0666\): not trusted'
+	ok "mode = off in a policy file others can write did not switch the guard off"
+	# Root's own lock = yes in such a file still holds: a user's
+	# PMUGUARD_MODE=off is refused (a tighter line is taken from it).
+	printf 'lock = yes\n' >"$tmp/sb/etc-up/pmuguard.conf"
+	chmod 666 "$tmp/sb/etc-up/pmuguard.conf"
+	SANDBOX=1 run "$M6I" guarded env PMUGUARD_MODE=off -- slots
+	expect_err 'ignoring PMUGUARD_MODE=off: /etc/pmuguard.conf has lock = yes'
+	# A file of root's, 0644, is trusted as before: mode = off is root's.
+	printf 'mode = off\n' >"$tmp/sb/etc-up/pmuguard.conf"
+	chmod 644 "$tmp/sb/etc-up/pmuguard.conf"
+	SANDBOX=1 run "$M6I" guarded -- slots
+	expect_fault "root's own mode = off (the control: the file is read)"
 	;;
 stderr-replaced)
 	SANDBOX=1 run "$M6I" guarded -- fd2 "$tmp/data"
