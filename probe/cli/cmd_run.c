@@ -218,8 +218,10 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 				.facts = f};
 	guard_policy_for(view, f, &v, &o.view);
 	o.policy = o.view;
-	if (view != set) {
-		/* Locked: the host's own policy answers, from its own facts. */
+	if (set->locked) {
+		/* Locked: the host's own policy answers, from its own facts.
+		 * (Not view != set: under --audit they are always two structs,
+		 * and a host without the lock was said to have it.) */
 		struct probe_facts *hf = calloc(1, sizeof(*hf));
 		struct probe_verdict hv;
 		if (!hf)
@@ -227,7 +229,8 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 		guard_policy_for(set, hf, &hv, &o.policy);
 		free(hf);
 		if (set->log != GUARD_LOG_QUIET)
-			warn_msg("run --audit: %s has lock = yes: the host's policy (mode %s) still "
+			warn_msg("run --audit: %s is locked (lock = yes, or unreadable): the host's "
+				 "policy (mode %s) still "
 				 "answers every call; the table judges them with the facts of %s",
 				 GUARD_CONF_PATH, guard_mode_name(o.policy.mode), src.buf);
 	}

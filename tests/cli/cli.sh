@@ -788,6 +788,14 @@ auto-cookie-filter)
 	[ "$(notified)" = 2 ] || fail "--mode seccomp skipped calls ($(notified))"
 	echo "ok: the run's cookie, right or wrong, skips no call: the supervisor judges each"
 	;;
+run-audit-says-no-lock-it-lacks)
+	# Issue 40 (7): run --audit said "/etc/pmuguard.conf has lock = yes"
+	# on a host with no such file (it compared two struct pointers).
+	[ ! -e /etc/pmuguard.conf ] || skip "this host has an /etc/pmuguard.conf"
+	status 0 "$PMUGUARD" run --audit --snapshot "$FIXTURES/m6i-16xlarge" -- true
+	! grep -q 'lock' "$tmp/err" || fail "run --audit spoke of a lock this host lacks: $(grep lock "$tmp/err")"
+	ok "run --audit on a host without a policy file says nothing of a lock"
+	;;
 auto-fails-closed-under-listener)
 	# Where the filter cannot be installed (EBUSY: another
 	# listener, here faultsim's), auto mode must not fall back to the
