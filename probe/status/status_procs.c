@@ -191,6 +191,7 @@ static bool is_kthread(const char *pid)
 	return flags & 0x00200000; /* PF_KTHREAD */
 }
 
+#define STATUS_FDS_MAX 65536
 static unsigned perf_fds(const char *pid)
 {
 	char path[300];
@@ -198,9 +199,11 @@ static unsigned perf_fds(const char *pid)
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;
-	unsigned n = 0;
+	/* Bounded as the maps are: a process with a million descriptors
+	 * costs a million readlinks.  Past the cap the count is a floor. */
+	unsigned n = 0, seen = 0;
 	struct dirent *e;
-	while ((e = readdir(d))) {
+	while ((e = readdir(d)) && seen++ < STATUS_FDS_MAX) {
 		char l[64];
 		ssize_t k = readlinkat(dirfd(d), e->d_name, l, sizeof(l) - 1);
 		if (k < 0)
