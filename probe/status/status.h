@@ -269,6 +269,10 @@ void status_gather_probe(struct status_model *m, int exit, char *keys);
 #define STATUS_CHILD_DEADLINE_MS 60000
 #define STATUS_CHILD_OUTPUT_MAX (16u << 20)
 int status_child_deadline_ms(void);
+/* A bound of bound ms that the variable var may only shorten (the tests'),
+ * and the monotonic clock in ms: status_run.c's, for every bound here. */
+int status_deadline_ms(const char *var, int bound);
+long long status_now_ms(void);
 /* Run argv (argv[0] a path) with env, in a session of its own; its stdout
  * (and stderr where with_err) into *out (malloc'd, NUL-terminated, its
  * length in *len where len is not NULL: the output may hold NULs).  Its

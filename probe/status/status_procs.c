@@ -53,25 +53,7 @@ bool status_maps_line_names(const char *line, const char *real, const char *lib)
 
 int status_procs_deadline_ms(void)
 {
-	/* Only ever shorter than the built-in bound, as
-	 * status_child_deadline_ms(): a shorter one can only turn an answer
-	 * into unknown, never the reverse. */
-	const char *v = secure_getenv("PMUGUARD_STATUS_PROCS_DEADLINE_MS");
-	if (v && *v) {
-		char *end;
-		errno = 0;
-		long ms = strtol(v, &end, 10);
-		if (!errno && !*end && ms > 0 && ms < STATUS_PROCS_DEADLINE_MS)
-			return (int)ms;
-	}
-	return STATUS_PROCS_DEADLINE_MS;
-}
-
-static long long now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+	return status_deadline_ms("PMUGUARD_STATUS_PROCS_DEADLINE_MS", STATUS_PROCS_DEADLINE_MS);
 }
 
 /* What one scan needs: the two names, the deadline, one buffer. */
@@ -159,7 +141,7 @@ static enum maps_answer maps_names(const struct scan *s, const char *pid)
 		} else {
 			memmove(s->buf, line, have);
 		}
-		if (total > STATUS_MAPS_MAX || now_ms() >= s->deadline) {
+		if (total > STATUS_MAPS_MAX || status_now_ms() >= s->deadline) {
 			a = MAPS_NOT_READ;
 			break;
 		}
@@ -252,7 +234,7 @@ void status_gather_processes(struct status_model *m)
 		.lib = m->lib,
 		.real_len = strlen(real),
 		.lib_len = strlen(m->lib),
-		.deadline = now_ms() + status_procs_deadline_ms(),
+		.deadline = status_now_ms() + status_procs_deadline_ms(),
 		.buf = malloc(MAPS_CHUNK + 1),
 	};
 	struct dirent **ents;
@@ -266,7 +248,8 @@ void status_gather_processes(struct status_model *m)
 		const char *pid = ents[i]->d_name;
 		/* Past the deadline a process is not read (its stat only, a
 		 * bounded read, to leave kernel threads out of the count). */
-		enum maps_answer r = now_ms() >= s.deadline ? MAPS_NOT_READ : maps_names(&s, pid);
+		enum maps_answer r =
+			status_now_ms() >= s.deadline ? MAPS_NOT_READ : maps_names(&s, pid);
 		switch (r) {
 		case MAPS_UNREADABLE:
 			if (!is_kthread(pid))

@@ -58,24 +58,29 @@ static void close_from(int lowest)
 		close(fd);
 }
 
-int status_child_deadline_ms(void)
+int status_deadline_ms(const char *var, int bound)
 {
 	/* Only ever shorter than the built-in bound: a shorter one can only turn
 	 * an answer into a failure (unknown), never a failure into an answer,
 	 * so the variable cannot make status claim more.  The tests use it to
-	 * see a hung child killed without waiting the full minute. */
-	const char *v = secure_getenv("PMUGUARD_STATUS_CHILD_DEADLINE_MS");
+	 * see a bound reached without waiting for it in full. */
+	const char *v = secure_getenv(var);
 	if (v && *v) {
 		char *end;
 		errno = 0;
 		long ms = strtol(v, &end, 10);
-		if (!errno && !*end && ms > 0 && ms < STATUS_CHILD_DEADLINE_MS)
+		if (!errno && !*end && ms > 0 && ms < bound)
 			return (int)ms;
 	}
-	return STATUS_CHILD_DEADLINE_MS;
+	return bound;
 }
 
-static long long now_ms(void)
+int status_child_deadline_ms(void)
+{
+	return status_deadline_ms("PMUGUARD_STATUS_CHILD_DEADLINE_MS", STATUS_CHILD_DEADLINE_MS);
+}
+
+long long status_now_ms(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -96,12 +101,12 @@ int status_child_collect(pid_t pid, int fd, char **out, size_t *len_out)
 	*out = NULL;
 	if (len_out)
 		*len_out = 0;
-	long long deadline = now_ms() + status_child_deadline_ms();
+	long long deadline = status_now_ms() + status_child_deadline_ms();
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
 	int err = buf ? 0 : -ENOMEM;
 	while (!err) {
-		long long left = deadline - now_ms();
+		long long left = deadline - status_now_ms();
 		if (left <= 0) {
 			err = -ETIMEDOUT;
 			break;
@@ -162,7 +167,7 @@ int status_child_collect(pid_t pid, int fd, char **out, size_t *len_out)
 				err = -errno;
 			break;
 		}
-		if (now_ms() >= deadline) {
+		if (status_now_ms() >= deadline) {
 			err = -ETIMEDOUT;
 			kill_child(pid);
 			continue;
