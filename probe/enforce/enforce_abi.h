@@ -154,7 +154,7 @@ enum pmug_enf_state {
  * (enforce_config.c): the resolved PMU with the encoding the driver will
  * program, then, as a second net, the attr as the caller gave it.
  * *judged is the encoding that was judged last (the one hit, if any). */
-static inline enum guard_hit pmug_enf_classify(const volatile struct pmug_enf_config *c,
+GUARD_RULE_INLINE enum guard_hit pmug_enf_classify(const volatile struct pmug_enf_config *c,
 					       unsigned pmu_type, unsigned long long hw_config,
 					       unsigned attr_type, unsigned long long attr_config,
 					       unsigned long long *judged)

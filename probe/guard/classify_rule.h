@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The rule itself, as static inline functions of plain integers: no libc,
+ * The rule itself, as GUARD_RULE_INLINE functions of plain integers: no libc,
  * no kernel headers.  Both the userspace classifier (probe/guard/classify.c:
  * the preload shim, the supervisor, the command) and the kernel program
  * (probe/enforce/enforce.bpf.c, built with clang -target bpf) include this
@@ -48,6 +48,14 @@
 #ifndef PMUGUARD_CLASSIFY_RULE_H
 #define PMUGUARD_CLASSIFY_RULE_H
 
+/* Every function of the rule is inlined, in the kernel program too: a
+ * BPF-to-BPF call takes at most five arguments in registers, and a kernel
+ * that checks stack arguments (7.x: "callee expects 6 args, stack arg1 is
+ * not initialized") refuses the six-argument call clang 14 emits for
+ * guard_rule_classify() when it is left out of line (the matrix's 7.2
+ * row: EFAULT at load, no guard). */
+#define GUARD_RULE_INLINE static inline __attribute__((always_inline))
+
 enum guard_hit {
 	GUARD_HIT_NONE = 0,
 	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
@@ -87,7 +95,7 @@ enum guard_table {
 	(0xffffull | (1ull << 18) | (1ull << 23) | (0xffull << 24) | (1ull << 32) | (1ull << 33))
 
 /* The E-core topdown events' codes (event and umask), whatever else is set. */
-static inline int guard_rule_topdown_code(unsigned long long config)
+GUARD_RULE_INLINE int guard_rule_topdown_code(unsigned long long config)
 {
 	unsigned code = (unsigned)(config & 0xffffu);
 	return code == 0x0073u || code == 0x019cu || code == 0x02c2u;
@@ -96,7 +104,7 @@ static inline int guard_rule_topdown_code(unsigned long long config)
 /* No table places the encoding on a guarded counter: an event code other
  * than the pseudo code 0x00, and none of the topdown events.  The judges'
  * fast path: most events are this, and it costs a few instructions. */
-static inline int guard_rule_nowhere(unsigned long long config)
+GUARD_RULE_INLINE int guard_rule_nowhere(unsigned long long config)
 {
 	return (config & 0xffu) != 0 && !guard_rule_topdown_code(config);
 }
@@ -104,7 +112,7 @@ static inline int guard_rule_nowhere(unsigned long long config)
 /* The fixed counter an encoding lands on under a table kind, or
  * GUARD_RULE_NO_COUNTER: config bits 0-7 are the event code, 8-15 the umask
  * (sysfs format/event = config:0-7, format/umask = config:8-15). */
-static inline int guard_rule_counter(unsigned long long config, unsigned table)
+GUARD_RULE_INLINE int guard_rule_counter(unsigned long long config, unsigned table)
 {
 	unsigned event = (unsigned)(config & 0xffu);
 	unsigned umask = (unsigned)((config >> 8) & 0xffu);
@@ -130,7 +138,7 @@ static inline int guard_rule_counter(unsigned long long config, unsigned table)
 }
 
 /* The class of an encoding on a PMU of that table and hazard set. */
-static inline enum guard_hit guard_rule_config(unsigned long long config, unsigned table,
+GUARD_RULE_INLINE enum guard_hit guard_rule_config(unsigned long long config, unsigned table,
 					       unsigned hazard)
 {
 	/* The common case first, in a few instructions: an event code that
@@ -157,7 +165,7 @@ static inline enum guard_hit guard_rule_config(unsigned long long config, unsign
 
 /* A generic type that is never a core PMU's: software, tracepoint,
  * breakpoint, or a generic id (hardware, hw-cache) not yet resolved. */
-static inline int guard_rule_generic_type(unsigned type)
+GUARD_RULE_INLINE int guard_rule_generic_type(unsigned type)
 {
 	return type < GUARD_RULE_TYPE_MAX && type != GUARD_RULE_TYPE_RAW;
 }
@@ -166,7 +174,7 @@ static inline int guard_rule_generic_type(unsigned type)
  * generic types other than PERF_TYPE_RAW (software, tracepoint, a generic
  * id the kernel has not resolved yet) are answered at once; the loop has a
  * constant bound so that the BPF verifier accepts it. */
-static inline int guard_rule_core_index(unsigned type, const volatile unsigned *types, unsigned n)
+GUARD_RULE_INLINE int guard_rule_core_index(unsigned type, const volatile unsigned *types, unsigned n)
 {
 	if (guard_rule_generic_type(type))
 		return -1;
@@ -181,7 +189,7 @@ static inline int guard_rule_core_index(unsigned type, const volatile unsigned *
 
 /* Both together: the class of (type, config), GUARD_HIT_NONE off the core
  * PMUs.  hazards[i] and tables[i] are those of types[i]. */
-static inline enum guard_hit guard_rule_classify(unsigned type, unsigned long long config,
+GUARD_RULE_INLINE enum guard_hit guard_rule_classify(unsigned type, unsigned long long config,
 						 const volatile unsigned *types,
 						 const volatile unsigned *hazards,
 						 const volatile unsigned *tables, unsigned n)
