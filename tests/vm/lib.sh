@@ -85,6 +85,8 @@ world() {
 	case $1 in
 	m6i-old) # an m6i guest on a kernel before 6.11: slots and topdown-* listed
 		pmu='faulty=1 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
+	m6i-new) # an m6i guest on a kernel from 6.11 on: no slots or topdown-* listed
+		pmu='faulty=1 td_events=0' facts=m6i-16xlarge cpuid=$ICX smp=1 ;;
 	m6i-works) # the m6i's facts, a counter 3 that does not fault (audit)
 		pmu='faulty=0 td_events=1' facts=m6i-16xlarge-oldkernel cpuid=$ICX smp=1 ;;
 	hybrid) # a hazardous hybrid guest: cpu_core (type 4) and cpu_atom

@@ -344,8 +344,18 @@ static void tp_setup(struct pmu *pmu)
 		.stop = tp_stop,
 		.read = tp_read,
 	};
+	/* Extended hardware types came with hybrid support (6.0); before it a
+	 * hybrid world cannot be built, and none of the matrix's older rows
+	 * asks for one. */
+#ifdef PERF_PMU_CAP_EXTENDED_HW_TYPE
 	if (hybrid)
-		pmu->capabilities = PERF_PMU_CAP_EXTENDED_HW_TYPE | PERF_PMU_CAP_HETEROGENEOUS_CPUS;
+		pmu->capabilities = PERF_PMU_CAP_EXTENDED_HW_TYPE;
+#endif
+	/* Gone in 6.10 (every PMU may be heterogeneous since). */
+#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+	if (hybrid)
+		pmu->capabilities |= PERF_PMU_CAP_HETEROGENEOUS_CPUS;
+#endif
 }
 
 /* The block init_hw_perf_events() (arch/x86/events/core.c) prints at boot,
