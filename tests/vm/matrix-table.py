@@ -26,6 +26,7 @@ COLUMNS = [
     ("kernel_guard", "kernel guard"),
     ("status", "`pmuguard status`"),
     ("status_true", "status true"),
+    ("package", "the `.deb`"),
 ]
 
 

@@ -41,7 +41,7 @@ SUITES=${PMUGUARD_VM_SUITES:-/var/cache/pmuguard/vm-suites}
 vm_setup
 # shellcheck disable=SC2034 # read by boot() through job_vars
 VMDIR=$here
-job_vars=(PMUGUARD LIB PEO PEO_ENABLE VMDIR T W)
+job_vars=(PMUGUARD LIB PEO PEO_ENABLE VMDIR T W DEB)
 guarded_word=
 
 # The rows: KERNEL-SUITE:USERLAND-SUITE.
@@ -91,7 +91,7 @@ json_row() { # the row's JSON object from the shell variables
 	python3 - "$@" <<'PY'
 import json, sys
 k = ["kernel", "libc", "perf", "unguarded", "preload", "run", "kernel_guard", "status", "status_true",
-     "kernel_release", "kernel_suite", "userland_suite"]
+     "kernel_release", "kernel_suite", "userland_suite", "package"]
 v = sys.argv[1:]
 row = dict(zip(k, v))
 row["status_true"] = row["status_true"] == "true"
@@ -102,6 +102,12 @@ PY
 case $group in
 matrix)
 	rows_json=()
+	# The .deb, built once per content (tests/deb.sh, shared with the
+	# package suite and vm-enforce-systemd).
+	deb_why=
+	# shellcheck disable=SC2034 # DEB: read by boot() through job_vars
+	DEB=$("$here/../deb.sh" "${DEB_CACHE:-$VM_CACHE/deb}" 2>"$tmp/deb.err") ||
+		{ DEB= && deb_why=$(tail -n 1 "$tmp/deb.err"); }
 	for row in $ROWS; do
 		ksuite=${row%%:*} usuite=${row#*:}
 		# shellcheck disable=SC2034 # T: read by boot() through job_vars
@@ -169,6 +175,19 @@ if tr python3 -c 'import ctypes' 2>/dev/null; then
 	step ctypes tr python3 /tmp/inherit.py --libc libc.so.6 4:0x400 0:1
 fi
 rm -f "$T/etc/ld.so.preload"
+# The package, as a fleet installs it in this userland: dpkg -i, then
+# pmuguard-fleet install (the facts pinned by root's policy file, as on
+# the vm-fleet group), then that perf again.
+if [ -n "$DEB" ]; then
+	cp "$DEB" "$T/tmp/pmuguard.deb"
+	echo "snapshot = /tmp/pmuguard-facts" >"$T/etc/pmuguard.conf"
+	step deb-install tr dpkg -i /tmp/pmuguard.deb
+	if [ "$(cat deb-install.rc)" = 0 ]; then
+		step fleet-install tr pmuguard-fleet install --layer preload
+		step fleet-slots tr "$PERF" stat -e r0400,instructions -- true
+	fi
+	rm -f "$T/etc/ld.so.preload"
+fi
 # peo opens its events disabled: the module panics at open for it.
 echo open >/sys/module/pmuguard_testpmu/parameters/fault_at
 step run "$PMUGUARD" run --mode seccomp -- "$PEO" 4:0x400 4:0x1a4
@@ -243,10 +262,24 @@ EOF
 			[ "$prot" != "$canary_refused" ] || stt=true
 			guarded status "$row: pmuguard status says '$st', and uid 65534's open was $([ "$canary_refused" = true ] && echo refused || echo not refused)" [ "$stt" = true ]
 		fi
+		if [ -z "$DEB" ]; then
+			pkg="not built: $deb_why"
+		elif [ ! -e "$dir/deb-install.rc" ]; then
+			pkg="not tried (the boot did not get there)"
+		elif ! rc_is deb-install 0; then
+			pkg="dpkg refuses it: $(grep -oE 'depends on [^;]*; however' "$dir/deb-install.err" |
+				sed 's/^depends on //; s/; however//' | sort -u | paste -sd , - | sed 's/,/, /g')"
+			[ "$pkg" != "dpkg refuses it: " ] || pkg="dpkg -i exit $(cat "$dir/deb-install.rc")"
+			pkg="$pkg: the .deb is built on bookworm; an older userland needs a build of its own"
+		elif rc_is fleet-install 0 && not_supported fleet-slots r0400; then
+			pkg="installs; pmuguard-fleet install guards (refused)"
+		else
+			pkg="installs; not guarded (fleet install exit $(cat "$dir/fleet-install.rc" 2>/dev/null))"
+		fi
 		libc=$(sed -nE 's/.*(GLIBC|GNU libc)[^0-9]*([0-9]+\.[0-9]+).*/\2/p' "$dir/libc.version" 2>/dev/null | head -n 1)
 		perfv=$(sed -nE 's/^perf version ([0-9]+\.[0-9]+).*/\1/p' "$dir/perf.version" 2>/dev/null | head -n 1)
 		kseries=$(sed -nE 's/^([0-9]+\.[0-9]+).*/\1/p' <<<"$kver")
-		rows_json+=("$(json_row "$kseries" "${libc:-?}" "${perfv:-?}" "$unguarded" "$preload" "$run" "$kg" "$st" "$stt" "$kver" "$ksuite" "$usuite")")
+		rows_json+=("$(json_row "$kseries" "${libc:-?}" "${perfv:-?}" "$unguarded" "$preload" "$run" "$kg" "$st" "$stt" "$kver" "$ksuite" "$usuite" "$pkg")")
 	done
 	printf '%s\n' "${rows_json[@]}" | python3 -c 'import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
