@@ -100,12 +100,13 @@ policy_lock() {
 			# sed keeps a last line without its newline as it was.
 			sed "s/$CONF_LOCK_LINE.*/lock = yes/" "$CONF" >"$NEW" || die "cannot write $NEW; $CONF unchanged"
 		else
+			# Every write checked (a full /etc), not only the last.
 			{
-				cat "$CONF"
-				# A last line without its newline gets one: ours is a line of its own.
-				[ ! -s "$CONF" ] || [ "$(tail -c 1 "$CONF" | od -An -tx1 | tr -d ' ')" = 0a ] || echo
-				echo 'lock = yes'
-			} >"$NEW" || die "cannot write $NEW; $CONF unchanged"
+				cat "$CONF" &&
+					# A last line without its newline gets one: ours is a line of its own.
+					{ [ ! -s "$CONF" ] || [ "$(tail -c 1 "$CONF" | od -An -tx1 | tr -d ' ')" = 0a ] || echo; } &&
+					echo 'lock = yes'
+			} >"$NEW" || die "cannot write $NEW (a full file system?); $CONF unchanged"
 		fi
 	else
 		chmod 644 "$NEW" || die "cannot chmod $NEW; no $CONF written"

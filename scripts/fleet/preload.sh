@@ -128,12 +128,16 @@ preload_install() {
 	fi
 	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
 	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
-	{
-		# Ours first, so it interposes before anything else; then the old
-		# file byte for byte, so uninstall can restore it exactly.
-		printf '%s\n' "$LIB"
-		if [ -f "$TARGET" ]; then cat "$TARGET"; fi
-	} >"$NEW" || die "cannot write $NEW; $PRELOAD unchanged"
+	# Ours first, so it interposes before anything else; then the old file
+	# byte for byte, so uninstall can restore it exactly.  Every write is
+	# checked (a full /etc fails printf or cat, not the group's last
+	# command), and the size written is compared with what was meant.
+	want=$((${#LIB} + 1))
+	if [ -f "$TARGET" ]; then want=$((want + $(stat -c %s "$TARGET"))); fi
+	{ printf '%s\n' "$LIB" && if [ -f "$TARGET" ]; then cat "$TARGET"; fi; } >"$NEW" ||
+		die "cannot write $NEW (a full file system?); $PRELOAD unchanged"
+	[ "$(stat -c %s "$NEW")" = "$want" ] ||
+		die "$NEW holds $(stat -c %s "$NEW") bytes, not the $want meant; $PRELOAD unchanged"
 	if [ -f "$TARGET" ]; then
 		# The backup too is written aside and renamed: a kill leaves the
 		# old backup or the new one.  It is a plain copy beside PRELOAD,
@@ -166,7 +170,7 @@ preload_uninstall() {
 	esc=$(printf '%s' "$LIB" | sed 's/[][\.*^$/]/\\&/g')
 	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
 	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
-	sed "/^$esc\$/d" "$TARGET" >"$NEW" || die "cannot write $NEW; $PRELOAD unchanged"
+	sed "/^$esc\$/d" "$TARGET" >"$NEW" || die "cannot write $NEW (a full file system?); $PRELOAD unchanged"
 	if [ -s "$NEW" ]; then
 		commit_new
 		say "uninstalled: removed $LIB from $(preload_name)"

@@ -177,6 +177,30 @@ C
 	grep -q 'checked as uid 65534, never as root' "$tmp/out" || fail "install did not say how it checked the library"
 	ok "install --root checked the tree's library as uid 65534 alone ($(ls "$tmp/mark" | wc -l) run(s)), with nothing of root's environment"
 	;;
+full-etc-leaves-the-file-as-it-was)
+	# Issue 40 (1): with /etc full, install said "printf: I/O error", then
+	# "installed", left a 0-byte /etc/ld.so.preload and exited 0 (the
+	# status of the write was its group's last command).  The sandbox's
+	# /etc here is an overlay whose upper layer is a 64 KiB tmpfs, filled;
+	# what install left is looked at before the namespace goes.
+	mkdir -p "$tmp/full"
+	set +e
+	# shellcheck disable=SC2016 # the inner shells' arguments
+	unshare -m -- bash -c 'mount --make-rprivate / && mount -t tmpfs -o "mode=$(stat -c %a /run)" tmpfs /run &&
+		mount -t tmpfs -o size=64k tmpfs "$1" && shift && exec "$@"' _ "$tmp/full" \
+		"$here/sandbox.sh" "$tmp/full" sh -c '{ dd if=/dev/zero of=/etc/fill bs=1k 2>/dev/null; :; }
+			"$@"; echo "rc=$?"
+			if [ -e /etc/ld.so.preload ]; then echo "left=$(wc -c </etc/ld.so.preload) bytes"; else echo left=none; fi' \
+		sh env PMUGUARD_SNAPSHOT="$M6I" "$FLEET" install --layer preload --no-lock --lib "$LIB" \
+		--pmuguard "$PMUGUARD" >"$tmp/out" 2>"$tmp/err"
+	set -e
+	grep -qx 'rc=0' "$tmp/out" && fail "install with /etc full exited 0"
+	grep -qx 'rc=[0-9]*' "$tmp/out" || fail "install did not run: $(cat "$tmp/err")"
+	grep -qx 'left=none' "$tmp/out" || fail "install left /etc/ld.so.preload behind: $(grep left= "$tmp/out")"
+	! grep -q 'installed:' "$tmp/out" "$tmp/err" || fail "install said 'installed' with /etc full"
+	grep -q 'a full file system' "$tmp/err" || fail "no reason given: $(cat "$tmp/err")"
+	ok "install with /etc full: $(grep rc= "$tmp/out"), nothing left, nothing said installed, the reason given"
+	;;
 policy-others-can-write-is-replaced)
 	# Issue 38 (5): a policy file any user can write (a config-management
 	# or umask mistake) is no lock: status says it is not trusted, install
