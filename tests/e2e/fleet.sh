@@ -1306,6 +1306,25 @@ status-unknown-is-not-fine)
 	[ "${t:-0}" -gt $(($(date +%s) - 100)) ] || fail "metrics: the failure has no fresh time"
 	ok "an unknown verdict exits 4 and has its own series; a failed reprobe rewrites the metrics with the failure and its time"
 	;;
+reprobe-failed-command-says-so)
+	# Issue 40 (4): a reprobe whose command is missing (or whose status
+	# cannot write) left pmuguard_reprobe_success 1 and the old time.
+	mkdir -p "$tmp/m" "$tmp/r/etc"
+	printf 'pmuguard_reprobe_success 1\npmuguard_reprobe_timestamp_seconds 1\n' >"$tmp/m/p.prom"
+	set +e
+	"$FLEET" reprobe --root "$tmp/r" --lib /x/pmuguard/libpmuguard.so --pmuguard "$tmp/no-such-pmuguard" \
+		--textfile "$tmp/m/p.prom" >"$tmp/out" 2>&1
+	rr=$?
+	set -e
+	[ "$rr" != 0 ] || fail "a reprobe without its command exited 0"
+	grep -qx 'pmuguard_reprobe_success 0' "$tmp/m/p.prom" || fail "the old success was left: $(cat "$tmp/m/p.prom")"
+	grep -q '^pmuguard_reprobe_error_info{exit="[0-9]*",error=".*pmuguard status could not write the metrics' "$tmp/m/p.prom" ||
+		fail "the failure is not said: $(cat "$tmp/m/p.prom")"
+	t=$(sed -n 's/^pmuguard_reprobe_timestamp_seconds //p' "$tmp/m/p.prom")
+	[ "${t:-0}" -gt $(($(date +%s) - 100)) ] || fail "the failure has no fresh time"
+	[ "$(stat -c %a "$tmp/m/p.prom")" = 644 ] || fail "the file is mode $(stat -c %a "$tmp/m/p.prom")"
+	ok "a reprobe without its command: success 0, its time and why"
+	;;
 journal-entries-counted-by-message-id)
 	# Under journald the preload and the supervisor send native entries
 	# (MESSAGE_ID, PMUGUARD_* fields), nothing to /dev/log.  status counts
