@@ -140,9 +140,9 @@ EOF
 
 usage_status() {
 	cat <<'EOF'
-Usage: pmuguard-fleet status [--json] [--textfile FILE] [--syslog-file FILE]
+Usage: pmuguard-fleet status [--json|--keys] [--textfile FILE] [--syslog-file FILE]
                              [--layer auto|kernel|preload] [--root DIR]
-                             [--lib PATH] [--pmuguard PATH]
+                             [--lib PATH] [--pmuguard PATH] [-q|--quiet]
 
 The incident command: protected or not, by which layer, verified when and
 since when, which version, what was blocked and by which programs, and
@@ -171,7 +171,9 @@ work:
             from the journal only.  Fleet mode reports to journald or
             /dev/log only: where neither is there, reports are dropped and
             cannot be counted; status says so and gives "unknown", never 0.
---json prints one object (schema 2; keys in pmuguard-fleet(8)).
+--json prints one object (schema 2; keys in pmuguard-fleet(8)); --keys the
+same, one KEY=VALUE a line.  -q prints nothing: the exit code (and, with
+--textfile, the metrics) alone.
 --layer kernel or auto, with --root: also ask the running kernel's guard
 (under --root only the files are looked at by default).
 --textfile FILE writes node_exporter textfile-collector metrics to FILE,
@@ -231,6 +233,7 @@ fleet_options() {
 		--pmuguard) need_arg $# "$1"; PMUGUARD=$2; shift 2 ;;
 		--layer) need_arg $# "$1"; LAYER=$2; shift 2 ;;
 		--json) JSON=1; shift ;;
+		--keys) JSON=keys; shift ;;
 		--textfile) need_arg $# "$1"; TEXTFILE=$2; shift 2 ;;
 		--syslog-file) need_arg $# "$1"; SYSLOG_FILE=$2; shift 2 ;;
 		--quiet | -q) QUIET=1; shift ;;
@@ -242,7 +245,7 @@ fleet_options() {
 		esac
 	done
 	case $LAYER in "" | auto | kernel | preload) ;; *) die_usage "--layer is auto, kernel or preload, not '$LAYER'" ;; esac
-	case $CMD in status) ;; *) [ "$JSON" = 0 ] || die_usage "$CMD: --json is for status" ;; esac
+	case $CMD in status) ;; *) [ "$JSON" = 0 ] || die_usage "$CMD: --json and --keys are for status" ;; esac
 	case $CMD in install | reprobe) ;; *) [ "$NO_LOCK" = 0 ] || die_usage "$CMD: --no-lock is for install and reprobe" ;; esac
 	case $CMD in status | reprobe) ;; *) [ -z "$TEXTFILE" ] || die_usage "$CMD: --textfile is for status and reprobe" ;; esac
 	case $TEXTFILE in "" | /*) ;; *) die_usage "--textfile must be an absolute path" ;; esac

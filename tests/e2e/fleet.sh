@@ -1306,6 +1306,21 @@ status-unknown-is-not-fine)
 	[ "${t:-0}" -gt $(($(date +%s) - 100)) ] || fail "metrics: the failure has no fresh time"
 	ok "an unknown verdict exits 4 and has its own series; a failed reprobe rewrites the metrics with the failure and its time"
 	;;
+status-keys-and-quiet)
+	# Issue 40 (11): status --keys, which the README gives, was refused;
+	# -q was missing from status --help.
+	mkdir -p "$tmp/r/etc"
+	set +e
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" status --keys --root "$tmp/r" --pmuguard "$PMUGUARD" >"$tmp/out" 2>"$tmp/err"
+	r=$?
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" status -q --root "$tmp/r" --pmuguard "$PMUGUARD" >"$tmp/q" 2>&1
+	set -e
+	[ "$r" = 3 ] || fail "status --keys exited $r: $(cat "$tmp/err")"
+	[ "$(head -n 1 "$tmp/out")" = schema=2 ] || fail "status --keys did not print the keys: $(head -n 3 "$tmp/out")"
+	[ ! -s "$tmp/q" ] || fail "status -q printed: $(cat "$tmp/q")"
+	"$FLEET" status --help | grep -q -- '-q|--quiet' || fail "status --help omits -q"
+	ok "pmuguard-fleet status --keys prints the keys, -q nothing, --help names both"
+	;;
 reprobe-failed-command-says-so)
 	# Issue 40 (4): a reprobe whose command is missing (or whose status
 	# cannot write) left pmuguard_reprobe_success 1 and the old time.
