@@ -177,6 +177,10 @@ struct status_model {
 	char log_src[4096 + 8]; /* journal | file:PATH | none */
 	char log_why[STATUS_WHY];
 	bool log_counted;
+	/* Reports in a syslog file whose time could not be read (or under
+	 * --root, where this boot is not the tree's): counted, so the count
+	 * may span boots. */
+	uint64_t log_timeless;
 	uint64_t blocks, undelivered;
 	struct status_lenc *lenc;
 	unsigned n_lenc;

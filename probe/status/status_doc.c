@@ -211,6 +211,8 @@ static void reports(const struct doc *d, const struct status_model *m)
 		null(d, "blocks_reported");
 		null(d, "undelivered");
 	}
+	/* Reports counted whose time could not be placed in this boot. */
+	num(d, "of_unknown_boot", m->log_timeless);
 	begin(d, "by_encoding", REPORT_NODE_ARRAY);
 	for (unsigned i = 0; i < m->n_lenc; i++) {
 		begin(d, NULL, REPORT_NODE_OBJECT);

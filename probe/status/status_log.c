@@ -13,6 +13,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -271,6 +272,64 @@ static void journal_report(void *ctx, const struct entry *e)
 		   entry_get(e, "PMUGUARD_UNDELIVERED"));
 }
 
+/* This boot's start (/proc/stat's btime, the kernel's), 0 where unknown:
+ * under --root the tree's boot is not this host's. */
+static time_t boot_time(const struct status_model *m)
+{
+	if (m->o->root && *m->o->root)
+		return 0;
+	FILE *f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	char line[256];
+	long long bt = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &bt) == 1)
+			break;
+	fclose(f);
+	return (time_t)bt;
+}
+
+/* A syslog line's time, or -1 where it has none that can be read: RFC
+ * 3339 (rsyslog's default since Debian 12: "2026-12-06T21:00:00.123+01:00
+ * host ...") or the traditional "Dec  6 21:00:00 host ..." (local time, no
+ * year: this year, or the last where that would be in the future). */
+static time_t line_time(const char *line, time_t now)
+{
+	struct tm tm = {0};
+	const char *p = strptime(line, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (p) {
+		while (*p == '.' || (*p >= '0' && *p <= '9'))
+			p++;
+		long off = 0;
+		if (*p == '+' || *p == '-') {
+			int hh, mm;
+			if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2)
+				return -1;
+			off = (*p == '+' ? 1 : -1) * (hh * 3600L + mm * 60L);
+		} else if (*p != 'Z') {
+			return -1;
+		}
+		time_t t = timegm(&tm);
+		return t == (time_t)-1 ? -1 : t - off;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (!strptime(line, "%b %e %H:%M:%S", &tm))
+		return -1;
+	struct tm n;
+	if (!localtime_r(&now, &n))
+		return -1;
+	tm.tm_year = n.tm_year;
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t != (time_t)-1 && t > now + 86400) {
+		tm.tm_year--;
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+	}
+	return t;
+}
+
 /* A syslog line holds a report as the line its datagram became
  * (probe/guard/log.c, to_syslog): "pmuguard[PID]: ", the words, and the
  * fields as data at its end, " [data: layer=L decision=D type=T config=0xC
@@ -294,12 +353,21 @@ static void syslog_reports(struct reports *r, const char *path)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
+	/* "This boot", as the journal's count: a line older than the boot is
+	 * an earlier boot's; one whose time cannot be read is counted and
+	 * said (the count may then span boots). */
+	time_t boot = boot_time(r->m), now = time(NULL);
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';
 		regmatch_t g[2];
 		if (regexec(&whole, line, 0, NULL, 0) || regexec(&data, line, 2, g, 0))
 			continue;
+		time_t t = boot ? line_time(line, now) : -1;
+		if (t >= 0 && t < boot)
+			continue;
+		if (t < 0)
+			r->m->log_timeless++;
 		line[g[1].rm_eo] = '\0';
 		const char *layer = "", *dec = "", *type = "", *cfg = "", *und = NULL;
 		for (char *save, *kv = strtok_r(line + g[1].rm_so, " ", &save); kv;

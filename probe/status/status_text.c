@@ -258,8 +258,11 @@ void status_render_text(FILE *out, const char *P, const struct status_model *m,
 	} else {
 		say(out, P,
 		    "preload blocks reported since boot: %" PRIu64
-		    " (one per encoding per process; from %s)",
-		    m->blocks, m->log_src);
+		    " (one per encoding per process; from %s%s)",
+		    m->blocks, m->log_src,
+		    m->log_timeless ? "; the count may span boots: some lines' times could not "
+				      "be placed after this boot's start"
+				    : "");
 		if (m->undelivered)
 			say(out, P,
 			    "preload reports not delivered (the log was full or away), as later "

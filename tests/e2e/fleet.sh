@@ -1306,6 +1306,24 @@ status-unknown-is-not-fine)
 	[ "${t:-0}" -gt $(($(date +%s) - 100)) ] || fail "metrics: the failure has no fresh time"
 	ok "an unknown verdict exits 4 and has its own series; a failed reprobe rewrites the metrics with the failure and its time"
 	;;
+status-syslog-this-boot)
+	# Issue 40 (5): "since boot" from a syslog file counted earlier boots'
+	# lines.  An earlier boot's report (RFC 3339, 2001) is not counted,
+	# this boot's is; one whose time cannot be read is counted and said.
+	now=$(date -u +%Y-%m-%dT%H:%M:%S.000000+00:00)
+	{
+		echo "2001-01-01T00:00:00.000000+00:00 host pmuguard[1]: blocked [data: layer=preload decision=deny type=4 config=0x400]"
+		echo "$now host pmuguard[2]: blocked [data: layer=preload decision=deny type=4 config=0x8000]"
+	} >"$tmp/syslog.in"
+	sandbox "$PMUGUARD" status --keys --syslog-file "$tmp/syslog.in"
+	grep -qx 'reports.blocks_reported=1' "$tmp/out" || fail "not this boot's one report: $(grep '^reports\.' "$tmp/out")"
+	grep -qx 'reports.of_unknown_boot=0' "$tmp/out" || fail "of_unknown_boot: $(grep '^reports\.' "$tmp/out")"
+	echo "<12>pmuguard[3]: blocked [data: layer=preload decision=deny type=4 config=0x400]" >>"$tmp/syslog.in"
+	sandbox "$PMUGUARD" status --syslog-file "$tmp/syslog.in"
+	grep -q 'preload blocks reported since boot: 2 .*the count may span boots' "$tmp/out" ||
+		fail "a report of no readable time was not said: $(grep 'since boot' "$tmp/out")"
+	ok "a syslog file's earlier boots are not counted; a line of no readable time is counted and said"
+	;;
 status-keys-and-quiet)
 	# Issue 40 (11): status --keys, which the README gives, was refused;
 	# -q was missing from status --help.
