@@ -121,6 +121,10 @@ void enf_life_json(const char *event, const char *key, const char *value);
 /* --textfile: the node's series written by a child from now on, every
  * interval seconds and soon after agent_textfile_refresh(); 0 or -errno. */
 int agent_textfile_start(const char *path, unsigned interval, const char *snapshot);
+/* Where the kernel refused the guard: the node's metrics written once, the
+ * refusal (why) among them, so that the node that needs an alert has its
+ * series; 0 or -errno (said on the agent's log). */
+int agent_textfile_refused(const char *path, const char *snapshot, const char *why);
 /* A denial was reported: have the file say so soon. */
 void agent_textfile_refresh(void);
 /* The writer stopped and reaped (nothing where none was started). */

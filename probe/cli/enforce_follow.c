@@ -321,9 +321,16 @@ int enforce_agent(int argc, char **argv)
 	bool guarding = outcome != OUT_NOTHING && outcome != OUT_REFUSED;
 	char facts[PATH_MAX];
 	snprintf(facts, sizeof(facts), "%s", m.pl.set.snapshot ? m.pl.set.snapshot : "");
+	char refused[512];
+	snprintf(refused, sizeof(refused), "%s", outcome == OUT_REFUSED && m.r ? m.r->why : "");
 	start_free(&m);
-	if (outcome == OUT_REFUSED)
+	if (outcome == OUT_REFUSED) {
+		/* The one node that needs an alert keeps its series (issue 40,
+		 * item 8): the kernel's refusal in the textfile, then exit 4. */
+		if (textfile)
+			(void)agent_textfile_refused(textfile, facts, refused);
 		return rc;
+	}
 	/* After the start, which verified the guard: the file's first state
 	 * is the one the pod's log just gave. */
 	if (textfile) {

@@ -207,6 +207,38 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 	_exit(EXIT_OK);
 }
 
+int agent_textfile_refused(const char *path, const char *snapshot, const char *why)
+{
+	char dwhy[PATH_MAX + 160];
+	int bad = status_textfile_dir_check(path, dwhy, sizeof(dwhy));
+	if (bad) {
+		enf_life_json("textfile-failed", "why", dwhy);
+		return bad;
+	}
+	if (snapshot && *snapshot)
+		setenv("PMUGUARD_SNAPSHOT", snapshot, 1);
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -errno;
+	self[n] = '\0';
+	const struct status_opts o = {.version = PMUGUARD_VERSION,
+				      .me = geteuid(),
+				      .kernel_only = true,
+				      .pmuguard = self,
+				      .preload = "/etc/ld.so.preload",
+				      .kernel_refusal = why};
+	int e = write_once(path, &o);
+	if (e < 0) {
+		char w[PATH_MAX + 64];
+		snprintf(w, sizeof(w), "cannot write %s: %s", path, strerror(-e));
+		enf_life_json("textfile-failed", "why", w);
+	} else {
+		enf_life_json("textfile", "path", path);
+	}
+	return e;
+}
+
 int agent_textfile_start(const char *path, unsigned interval, const char *snapshot)
 {
 	/* The rule status --textfile follows: no file written, and no

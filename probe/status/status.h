@@ -51,6 +51,9 @@ struct status_opts {
 	 * kernel guard is the node's, and on a container host the only layer
 	 * that reaches the containers. */
 	bool kernel_only;
+	/* The node agent's start was refused by the kernel: why, for the
+	 * textfile (pmuguard_kernel_refused_info); NULL: none. */
+	const char *kernel_refusal;
 };
 
 enum status_verdict { STATUS_HAZARD, STATUS_SAFE, STATUS_UNKNOWN };

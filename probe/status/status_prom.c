@@ -212,6 +212,15 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		      "whether they map the preloaded library is unknown.",
 		      m->not_read);
 	}
+	if (m->o && m->o->kernel_refusal) {
+		/* The node whose kernel refuses the guard is the one that needs
+		 * an alert: its reason, by the one rule for a label. */
+		head(out, "pmuguard_kernel_refused_info", "gauge",
+		     "The node agent could not attach the kernel guard: why.");
+		fputs("pmuguard_kernel_refused_info{error=\"", out);
+		label_max(out, m->o->kernel_refusal, PROM_ERROR_MAX);
+		fputs("\"} 1\n", out);
+	}
 	head(out, "pmuguard_kernel_calls_total", "counter",
 	     "perf_event_open calls the kernel guard denied or audited, by encoding (exact).");
 	for (unsigned i = 0; i < d->n_kenc; i++) {

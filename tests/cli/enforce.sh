@@ -175,6 +175,27 @@ bpffs-not-mounted)
 	done
 	ok "no bpffs: exit 4, one line that says so (and --keys: outcome refused, the reason as error)"
 	;;
+agent-refused-writes-metrics)
+	need_enforce
+	# Issue 40 (8): where the kernel refuses the guard, the agent exited 4
+	# and wrote nothing: the one node that needs an alert had no series.
+	mkdir -p "$tmp/m"
+	chmod 755 "$tmp/m"
+	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
+		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2/m/p.prom"' \
+		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$tmp" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
+	[ "$rc" != 99 ] || skip "cannot mount a private bpffs"
+	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
+		skip "this kernel let the guard attach (the refusal is shown in tests/vm)"
+	fi
+	[ "$rc" = 4 ] || fail "the agent exited $rc, expected 4"
+	[ -f "$tmp/m/p.prom" ] || fail "the refused agent wrote no metrics"
+	grep -qx 'pmuguard_unguarded 1' "$tmp/m/p.prom" || fail "no pmuguard_unguarded 1: $(cat "$tmp/m/p.prom")"
+	grep -q '^pmuguard_kernel_refused_info{error="lsm: .*"} 1$' "$tmp/m/p.prom" ||
+		fail "the refusal is not in the metrics: $(grep refused "$tmp/m/p.prom")"
+	grep -q '"event":"textfile"' "$tmp/out" || fail "the agent's log does not name the file"
+	ok "the refused agent exits 4 and writes the node's metrics: unguarded 1, and why"
+	;;
 refused-leaves-nothing)
 	need_enforce
 	# This host's kernel refuses BPF trampoline/LSM programs (EPERM).  The
