@@ -24,6 +24,8 @@ PMUGUARD_DEB_PACKAGES=(
 	libbpf-dev bpftool
 	# the vm suite (tests/vm): QEMU, the initramfs, the test PMU module's kbuild
 	qemu-system-x86 busybox-static cpio make xz-utils linux-headers-amd64
+	# promtool, for the shipped alerts' tests (tests/e2e/rules.sh)
+	prometheus
 	# the vm suite's matrix (tests/vm/prepare-suite.sh): each Debian suite's
 	# tree, and a kernel's modules compressed with zstd
 	debootstrap debian-archive-keyring zstd

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Every alert the README prints must select the series it is meant to.
+"""Every alert pmuguard ships must select the series it is meant to.
 
-    alerts.py README.md TEXTFILE METRIC...
+    alerts.py RULES.yml TEXTFILE METRIC...
 
-Reads the PromQL expressions of the README's "Alert on:" list (in
-backticks), takes each series selector in them (NAME or NAME{l="v",...}),
+Reads the PromQL expressions of the rules file the package installs
+(scripts/prometheus/pmuguard.rules.yml, its alerts' expr), takes each
+series selector in them (NAME or NAME{l="v",...}),
 and checks it against TEXTFILE (node_exporter's textfile format) as
 Prometheus would match it: the name, and every label matcher (=, !=, =~,
 !~) on the series' labels.  Each METRIC named must be in TEXTFILE, and
@@ -15,14 +16,14 @@ says "denied") selects nothing and fails.  Exit 0, or 1 with the reason."""
 import re
 import sys
 
-readme, textfile, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
-text = open(readme).read()
-section = text[text.index("Alert on:"):]
-section = section[:section.index("\n\n", section.index("\n\n") + 2)]
-exprs = re.findall(r"`([^`]+)`", section)
+import yaml
+
+rules, textfile, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
+exprs = [r["expr"] for g in yaml.safe_load(open(rules))["groups"] for r in g["rules"] if "alert" in r]
 selector = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?")
 matcher = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*,?')
-functions = {"increase", "rate", "time", "sum", "by", "max", "min", "and", "or", "unless"}
+functions = {"increase", "rate", "time", "sum", "by", "max", "min", "and", "or", "unless", "offset",
+             "absent"}
 
 series = []
 for line in open(textfile):
@@ -49,7 +50,8 @@ def selects(name, body, s):
 failed = False
 seen = set()
 for e in exprs:
-    for name, body in selector.findall(re.sub(r"\[[0-9a-z]+\]", "", e)):
+    plain = re.sub(r"offset\s+[0-9]+[smhdwy]", "", re.sub(r"\[[0-9a-z]+\]", "", e))
+    for name, body in selector.findall(plain):
         if name in functions or not name.startswith("pmuguard_"):
             continue
         seen.add(name)
@@ -63,6 +65,6 @@ for e in exprs:
             failed = True
 for name in wanted:
     if name not in seen:
-        print("FAIL: no alert of the README names %s" % name)
+        print("FAIL: no alert of %s names %s" % (rules, name))
         failed = True
 sys.exit(1 if failed else 0)

@@ -888,9 +888,9 @@ assert enc == {("denied", 4, "0x400"): 6, ("denied", 4, "0x8000"): 1}, enc
 PY
 	grep -qx 'pmuguard_kernel_calls_total{decision="denied",pmu_type="4",config="0x400"} 6' "$tmp/k.prom" ||
 		fail "metrics: the kernel's counts by encoding: $(grep kernel_calls "$tmp/k.prom")"
-	python3 "$here/alerts.py" "$here/../../README.md" "$tmp/k.prom" pmuguard_kernel_calls_total \
+	python3 "$here/alerts.py" "$here/../../scripts/prometheus/pmuguard.rules.yml" "$tmp/k.prom" pmuguard_kernel_calls_total \
 		pmuguard_unguarded pmuguard_status_timestamp_seconds pmuguard_verdict >"$tmp/alerts.out" ||
-		fail "a README alert selects nothing in the kernel layer's metrics: $(cat "$tmp/alerts.out")"
+		fail "a shipped alert (pmuguard.rules.yml) selects nothing in the kernel layer's metrics: $(cat "$tmp/alerts.out")"
 	grep -qx 'pmuguard_layer_installed{layer="kernel"} 1' "$tmp/k.prom" || fail "metrics: no kernel layer"
 	grep -qx 'pmuguard_kernel_verified_timestamp_seconds 1764676900' "$tmp/k.prom" || fail "metrics: no verification time"
 	grep -q '^pmuguard-fleet: kernel: attached and verified at 2025-12-02T12:01:40Z (self-test), since 2025-12-02T12:00:00Z' "$tmp/out" ||
@@ -1084,9 +1084,9 @@ PY
 	grep -qx 'pmuguard_hazard 1' "$prom" || fail "metrics: no hazard"
 	grep -qx 'pmuguard_layer_installed{layer="preload"} 1' "$prom" || fail "metrics: no layer"
 	grep -qx 'pmuguard_preload_reports{pmu_type="4",config="0x400"} 2' "$prom" || fail "metrics: no count by encoding"
-	python3 "$here/alerts.py" "$here/../../README.md" "$prom" pmuguard_preload_reports pmuguard_unguarded \
+	python3 "$here/alerts.py" "$here/../../scripts/prometheus/pmuguard.rules.yml" "$prom" pmuguard_preload_reports pmuguard_unguarded \
 		pmuguard_status_timestamp_seconds pmuguard_verdict >"$tmp/alerts.out" ||
-		fail "a README alert selects nothing in the preload's metrics: $(cat "$tmp/alerts.out")"
+		fail "a shipped alert (pmuguard.rules.yml) selects nothing in the preload's metrics: $(cat "$tmp/alerts.out")"
 	[ "$(find "$tmp/metrics" -type f | wc -l)" = 1 ] || fail "a temporary was left beside the metrics"
 	# Every sample line is NAME{LABELS} VALUE: what the textfile collector parses.
 	! grep -v '^#' "$prom" | grep -vqE '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9]+$' ||

@@ -92,13 +92,13 @@ deb)
 		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml \
 		./usr/share/pmuguard/snapshots/m6i-16xlarge/ ./usr/share/pmuguard/snapshots/m6i-16xlarge/cpuid.txt \
 		./usr/share/pmuguard/schemas/probe.schema.json ./usr/share/pmuguard/schemas/status.schema.json \
-		./usr/share/pmuguard/schemas/enforce.schema.json \
+		./usr/share/pmuguard/schemas/enforce.schema.json ./usr/share/pmuguard/pmuguard.rules.yml \
 		./usr/lib/systemd/catalog/pmuguard.catalog; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done
 	! grep -E '/snapshots/.*/(expected|report\.(txt|json)|enforce-start\.json)$' "$tmp/contents" ||
 		fail "the package ships the tests' pins with the reference snapshots"
-	ok "built $(basename "$deb") with the command, library, fleet script and its parts, man pages, README, units, journald catalog, role, SSM document, reference snapshots, JSON schemas"
+	ok "built $(basename "$deb") with the command, library, fleet script and its parts, man pages, README, units, journald catalog, role, SSM document, reference snapshots, JSON schemas, alert rules"
 	# Built with the distribution's hardening flags, the preloaded library
 	# still imports nothing (what every process on a host pays at start)
 	# and keeps full RELRO and the CET marking.

@@ -278,9 +278,9 @@ EOF
 		fleet_ok fleet-lock
 	# The README's alerts against the textfile status wrote from these
 	# real blocks: each selects the series it is meant to.
-	guarded fleet-metrics "every README alert on the preload's series selects one in the file written from these real blocks" \
+	guarded fleet-metrics "every shipped alert (pmuguard.rules.yml) on the preload's series selects one in the file written from these real blocks" \
 		eval 'grep -q "^pmuguard_preload_reports{pmu_type=\"4\",config=\"0x400\"} [1-9]" "$dir/fleet.prom" &&
-			python3 "$here/../e2e/alerts.py" "$here/../../README.md" "$dir/fleet.prom" pmuguard_preload_reports \
+			python3 "$here/../e2e/alerts.py" "$here/../../scripts/prometheus/pmuguard.rules.yml" "$dir/fleet.prom" pmuguard_preload_reports \
 				pmuguard_verdict pmuguard_status_timestamp_seconds'
 	if grep -qsF "$LIB" /etc/ld.so.preload; then
 		tap_not_ok "fleet: the host's /etc/ld.so.preload names the library: the VM wrote the host"

@@ -248,9 +248,9 @@ EOF
 		eval 'rc_is metrics-nodir 0 && [ "$(grep -c "does not exist: no metrics written" "$dir/metrics-nodir.journal")" = 1 ]'
 	# The README's alerts against the file the real unit wrote after a real
 	# kernel denial: each selects the series it is meant to.
-	guarded alerts "every README alert on these series selects one in the file written after a real kernel denial (decision=\"denied\", config=\"0x400\")" \
+	guarded alerts "every shipped alert (pmuguard.rules.yml) on these series selects one in the file written after a real kernel denial (decision=\"denied\", config=\"0x400\")" \
 		eval 'grep -q "^pmuguard_kernel_calls_total{decision=\"denied\",pmu_type=\"4\",config=\"0x400\"} [1-9]" "$dir/metrics.prom" &&
-			python3 "$here/../e2e/alerts.py" "$here/../../README.md" "$dir/metrics.prom" pmuguard_kernel_calls_total \
+			python3 "$here/../e2e/alerts.py" "$here/../../scripts/prometheus/pmuguard.rules.yml" "$dir/metrics.prom" pmuguard_kernel_calls_total \
 				pmuguard_unguarded pmuguard_status_timestamp_seconds pmuguard_verdict pmuguard_reprobe_success'
 	guarded upgrade "an upgrade keeps the enabled follower and the metrics timer running, the follower restarted on the new binary (pid $(cat "$dir/pid.before" 2>/dev/null) -> $(cat "$dir/pid.after" 2>/dev/null)), still guarded" \
 		eval 'rc_is upgrade 0 && rc_is active-upgraded 0 && [ "$(grep -c "^active$" "$dir/active-upgraded.out")" = 2 ] &&
@@ -714,9 +714,9 @@ assert "mounted" in ev or "no-lsm-list" not in ev, ev' "$dir/agent.log"
 			grep -qx "pmuguard_layer_installed{layer=\"kernel\"} 1" "$dir/textfile-start.prom" &&
 			grep -qx "pmuguard_unguarded 0" "$dir/textfile-start.prom" &&
 			! grep -Eq "^pmuguard_preload|layer=\"preload\"" "$dir/textfile-start.prom"'
-	guarded textfile-denied "the agent's --textfile after the second container's denial: decision=\"denied\", config=\"0x400\"; every README alert on these series selects one; nothing but pmuguard.prom in the directory" \
+	guarded textfile-denied "the agent's --textfile after the second container's denial: decision=\"denied\", config=\"0x400\"; every shipped alert (pmuguard.rules.yml) on these series selects one; nothing but pmuguard.prom in the directory" \
 		eval 'grep -q "^pmuguard_kernel_calls_total{decision=\"denied\",pmu_type=\"4\",config=\"0x400\"} [1-9]" "$dir/textfile-denied.prom" &&
-			python3 "$here/../e2e/alerts.py" "$here/../../README.md" "$dir/textfile-denied.prom" pmuguard_kernel_calls_total \
+			python3 "$here/../e2e/alerts.py" "$here/../../scripts/prometheus/pmuguard.rules.yml" "$dir/textfile-denied.prom" pmuguard_kernel_calls_total \
 				pmuguard_unguarded pmuguard_status_timestamp_seconds pmuguard_verdict &&
 			[ "$(cat "$dir/textfile-dir.out")" = pmuguard.prom ] &&
 			grep -q "\"event\":\"textfile\",.*\"path\":\"/var/lib/prometheus/node-exporter/pmuguard.prom\"" "$dir/agent.log"'
