@@ -1621,7 +1621,7 @@ remove-is-uninstall)
 	r=$?
 	set -e
 	[ "$r" = 2 ] || fail "remove --json exited $r, not 2"
-	grep -q '^pmuguard-fleet: uninstall: --json is for status' "$tmp/err" || fail "remove --json: $(cat "$tmp/err")"
+	grep -q '^pmuguard-fleet: uninstall: --json and --keys are for status' "$tmp/err" || fail "remove --json: $(cat "$tmp/err")"
 	ok "remove works as uninstall: the same help, the same words, the same file restored"
 	;;
 install-locks-the-policy)
@@ -1870,7 +1870,7 @@ SH
 	grep -q 'blocked perf_event_open(type=4, config=0x400) in peo' "$tmp/err" &&
 		grep -Eq '0x400 .* denied: TOPDOWN.SLOTS' "$tmp/err" ||
 		fail "the locked hazardous host's policy did not answer the audited call: $(cat "$tmp/err")"
-	grep -q 'lock = yes: the host.s policy (mode auto) still answers every call' "$tmp/err" ||
+	grep -q 'is locked (lock = yes, or unreadable): the host.s policy (mode auto) still answers every call' "$tmp/err" ||
 		fail "the audit does not say the host's policy still answers"
 	ok "lock = yes: the host's policy still answers the audited tree's calls"
 	;;
