@@ -130,6 +130,57 @@ static void remove_temporaries(const char *path)
 	closedir(d);
 }
 
+/* The rule status --textfile follows: no file written, and no temporary
+ * removed, in a directory others may write.  0, or -errno (said on the
+ * agent's log). */
+static int dir_ok(const char *path)
+{
+	char why[PATH_MAX + 160];
+	int bad = status_textfile_dir_check(path, why, sizeof(why));
+	if (bad)
+		enf_life_json("textfile-failed", "why", why);
+	return bad;
+}
+
+/* The node's model as every write gathers it: the facts the agent's start
+ * used (PMUGUARD_SNAPSHOT, for the probe's verdict and for `enforce status
+ * --keys`, which status asks), this command (its path into self) as the
+ * one that answers, the kernel layer alone, and the kernel's refusal where
+ * there was one.  0, or -errno (said on the agent's log). */
+static int node_opts(struct status_opts *o, char *self, size_t size, const char *snapshot,
+		     const char *refusal)
+{
+	if (snapshot && *snapshot)
+		setenv("PMUGUARD_SNAPSHOT", snapshot, 1);
+	ssize_t n = readlink("/proc/self/exe", self, size - 1);
+	if (n <= 0) {
+		int e = errno ? -errno : -ENOENT;
+		enf_life_json("textfile-failed", "why",
+			      "cannot find this command (/proc/self/exe)");
+		return e;
+	}
+	self[n] = '\0';
+	*o = (struct status_opts){.version = PMUGUARD_VERSION,
+				  .me = geteuid(),
+				  .kernel_only = true,
+				  .pmuguard = self,
+				  .preload = "/etc/ld.so.preload",
+				  .kernel_refusal = refusal};
+	return 0;
+}
+
+/* One write said on the agent's log: its failure, or the file's path. */
+static void say_write(const char *path, int e)
+{
+	if (e < 0) {
+		char why[PATH_MAX + 64];
+		snprintf(why, sizeof(why), "cannot write %s: %s", path, strerror(-e));
+		enf_life_json("textfile-failed", "why", why);
+	} else {
+		enf_life_json("textfile", "path", path);
+	}
+}
+
 static _Noreturn void writer_loop(const char *path, unsigned interval, const char *snapshot,
 				  pid_t agent)
 {
@@ -155,23 +206,10 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 	sigdelset(&unblocked, SIGHUP);
 	sigdelset(&unblocked, SIGUSR1);
 	remove_temporaries(path);
-	/* The facts the agent's start used, for the probe's verdict here and
-	 * for `enforce status --keys`, which status asks. */
-	if (snapshot && *snapshot)
-		setenv("PMUGUARD_SNAPSHOT", snapshot, 1);
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		enf_life_json("textfile-failed", "why",
-			      "cannot find this command (/proc/self/exe)");
+	struct status_opts o;
+	if (node_opts(&o, self, sizeof(self), snapshot, NULL) != 0)
 		_exit(EXIT_INTERNAL);
-	}
-	self[n] = '\0';
-	const struct status_opts o = {.version = PMUGUARD_VERSION,
-				      .me = geteuid(),
-				      .kernel_only = true,
-				      .pmuguard = self,
-				      .preload = "/etc/ld.so.preload"};
 	bool failing = false, said = false;
 	while (!stopping) {
 		refresh = 0;
@@ -183,13 +221,11 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 			break; /* a stop pending since the last wait */
 		int e = write_once(path, &o);
 		sigprocmask(SIG_BLOCK, &blocked, NULL);
-		if (e < 0 && !failing) {
-			char why[PATH_MAX + 64];
-			snprintf(why, sizeof(why), "cannot write %s: %s", path, strerror(-e));
-			enf_life_json("textfile-failed", "why", why);
-		} else if (e == 0 && (failing || !said)) {
-			enf_life_json("textfile", "path", path);
-			said = true;
+		/* Said when it changes: the first failure, the first success
+		 * and the first after failures. */
+		if ((e < 0 && !failing) || (e == 0 && (failing || !said))) {
+			say_write(path, e);
+			said = said || e == 0;
 		}
 		failing = e < 0;
 		time_t at = now_s(), next = at + (time_t)interval,
@@ -209,46 +245,23 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 
 int agent_textfile_refused(const char *path, const char *snapshot, const char *why)
 {
-	char dwhy[PATH_MAX + 160];
-	int bad = status_textfile_dir_check(path, dwhy, sizeof(dwhy));
-	if (bad) {
-		enf_life_json("textfile-failed", "why", dwhy);
-		return bad;
-	}
-	if (snapshot && *snapshot)
-		setenv("PMUGUARD_SNAPSHOT", snapshot, 1);
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -errno;
-	self[n] = '\0';
-	const struct status_opts o = {.version = PMUGUARD_VERSION,
-				      .me = geteuid(),
-				      .kernel_only = true,
-				      .pmuguard = self,
-				      .preload = "/etc/ld.so.preload",
-				      .kernel_refusal = why};
-	int e = write_once(path, &o);
-	if (e < 0) {
-		char w[PATH_MAX + 64];
-		snprintf(w, sizeof(w), "cannot write %s: %s", path, strerror(-e));
-		enf_life_json("textfile-failed", "why", w);
-	} else {
-		enf_life_json("textfile", "path", path);
+	struct status_opts o;
+	int e = dir_ok(path);
+	if (e == 0)
+		e = node_opts(&o, self, sizeof(self), snapshot, why);
+	if (e == 0) {
+		e = write_once(path, &o);
+		say_write(path, e);
 	}
 	return e;
 }
 
 int agent_textfile_start(const char *path, unsigned interval, const char *snapshot)
 {
-	/* The rule status --textfile follows: no file written, and no
-	 * temporary removed, in a directory others may write. */
-	char why[PATH_MAX + 160];
-	int bad = status_textfile_dir_check(path, why, sizeof(why));
-	if (bad) {
-		enf_life_json("textfile-failed", "why", why);
+	int bad = dir_ok(path);
+	if (bad)
 		return bad;
-	}
 	fflush(NULL);
 	sigset_t set, old;
 	writer_signals(&set);
