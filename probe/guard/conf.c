@@ -206,11 +206,17 @@ void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct
 	}
 }
 
-void guard_conf_parse(struct guard_conf *c, const char *text, size_t len, const char *path)
+/* A policy that sets nothing: what the file is read into. */
+static void conf_empty(struct guard_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = -1;
 	c->slots = -1;
+}
+
+void guard_conf_parse(struct guard_conf *c, const char *text, size_t len, const char *path)
+{
+	conf_empty(c);
 	int lineno = 0;
 	for (size_t at = 0; at < len;) {
 		const char *nl = memchr(text + at, '\n', len - at);
@@ -224,9 +230,7 @@ void guard_conf_parse(struct guard_conf *c, const char *text, size_t len, const 
 
 int guard_conf_read(struct guard_conf *c, const char *path)
 {
-	memset(c, 0, sizeof(*c));
-	c->mode = -1;
-	c->slots = -1;
+	conf_empty(c);
 	struct conf_ctx x = {c, 0};
 	struct stat st;
 	int rc = probe_read_lines_st(path, conf_cb, &x, &st);
