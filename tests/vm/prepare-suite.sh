@@ -27,6 +27,8 @@
 # this host cannot (the reason on stdout), 1 on a failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/kernel.sh
+. "$here/kernel.sh"
 cache=${1:?usage: prepare-suite.sh CACHE SUITE}
 suite=${2:?usage: prepare-suite.sh CACHE SUITE}
 mirror=${PMUGUARD_VM_MIRROR:-http://deb.debian.org/debian}
@@ -132,40 +134,10 @@ if [ ! -f "$kernel" ]; then
 	mv "$kernel.tmp" "$kernel"
 	rm -rf "$c/deb"
 fi
-# The same kernel uncompressed (QEMU boots it through its PVH entry, 5 s
-# faster under TCG); xz up to 6.1, zstd from then on in Debian.
 vmlinux=$kdir/vmlinux-$kver
-if [ ! -f "$vmlinux" ]; then
-	for z in xz:$'\xfd7zXZ' zstd:$'\x28\xb5\x2f\xfd'; do
-		tool=${z%%:*} magic=${z#*:}
-		command -v "$tool" >/dev/null || continue
-		off=$(LC_ALL=C grep -abo "$magic" "$kernel" | head -n 1 | cut -d: -f1) || off=
-		[ -n "$off" ] || continue
-		tail -c +$((off + 1)) "$kernel" | "$tool" -dc >"$vmlinux.tmp" 2>/dev/null || true
-		if readelf -n "$vmlinux.tmp" 2>/dev/null | grep -q Xen; then
-			mv "$vmlinux.tmp" "$vmlinux"
-			break
-		fi
-		rm -f "$vmlinux.tmp"
-	done
-fi
-[ ! -f "$vmlinux" ] || kernel=$vmlinux
-
+kernel=$(vmlinux_of "$kernel" "$vmlinux")
 initrd=$c/initrd.cpio
-if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$kernel" -nt "$initrd" ]; then
-	d=$c/initrd.d
-	rm -rf "$d"
-	mkdir -p "$d/bin" "$d/modules"
-	cp /bin/busybox "$d/bin/busybox"
-	ln -s busybox "$d/bin/sh"
-	cp "$here/init" "$d/init"
-	chmod 0755 "$d/init"
-	cp "$kdir"/modules/*.ko "$d/modules/" 2>/dev/null || :
-	echo generic >"$d/flavor"
-	(cd "$d" && find . | cpio -o -H newc --quiet) >"$initrd.tmp"
-	mv "$initrd.tmp" "$initrd"
-	rm -rf "$d"
-fi
+initrd_of "$initrd" "$kernel" "$kdir/modules" generic
 
 # The test PMU module, by the suite's own kbuild and compiler, in its tree.
 pmu=$c/testpmu

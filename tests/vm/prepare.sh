@@ -27,6 +27,8 @@
 # reason on stdout), 1 on a failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/kernel.sh
+. "$here/kernel.sh"
 cache=${1:?usage: prepare.sh CACHE [generic|cloud]}
 flavor=${2:-generic}
 case $flavor in
@@ -86,38 +88,10 @@ if [ ! -f "$kernel" ]; then
 	mv "$kernel.tmp" "$kernel"
 	rm -rf "$cache/deb"
 fi
-# The same kernel uncompressed, which QEMU starts through its PVH entry
-# (CONFIG_PVH): TCG spends about 5 s of each boot unpacking the bzImage
-# otherwise.  Debian's is XZ-compressed; without xz, boot the bzImage.
 vmlinux=$kdir/vmlinux-$kver
-if [ ! -f "$vmlinux" ] && command -v xz >/dev/null; then
-	off=$(LC_ALL=C grep -abo $'\xfd7zXZ\x00' "$kernel" | head -n 1 | cut -d: -f1)
-	if [ -n "$off" ]; then
-		tail -c +$((off + 1)) "$kernel" | xz -dc >"$vmlinux.tmp" 2>/dev/null || true
-		if readelf -n "$vmlinux.tmp" 2>/dev/null | grep -q Xen; then
-			mv "$vmlinux.tmp" "$vmlinux"
-		fi
-		rm -f "$vmlinux.tmp"
-	fi
-fi
-[ ! -f "$vmlinux" ] || kernel=$vmlinux
-
-# The initramfs: rebuilt when init changes.
+kernel=$(vmlinux_of "$kernel" "$vmlinux")
 initrd=$cache/initrd.cpio
-if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$kernel" -nt "$initrd" ]; then
-	root=$cache/initrd.d
-	rm -rf "$root"
-	mkdir -p "$root/bin" "$root/modules"
-	cp /bin/busybox "$root/bin/busybox"
-	ln -s busybox "$root/bin/sh"
-	cp "$here/init" "$root/init"
-	chmod 0755 "$root/init"
-	cp "$kdir"/modules/*.ko "$root/modules/"
-	echo "$flavor" >"$root/flavor"
-	(cd "$root" && find . | cpio -o -H newc --quiet) >"$initrd.tmp"
-	mv "$initrd.tmp" "$initrd"
-	rm -rf "$root"
-fi
+initrd_of "$initrd" "$kernel" "$kdir/modules" "$flavor"
 
 # The test PMU module: kbuild writes next to the sources, so build a copy.
 pmu=$cache/testpmu
