@@ -75,25 +75,29 @@ kernel_refusal() {
 }
 
 # Stop whatever kernel guard is attached: one that does not protect (audit
-# mode, or unverified) is still attached and pinned, and goes too.
+# mode, or unverified) is still attached and pinned, and goes too.  Asked
+# of the kernel layer alone (`pmuguard enforce status`, its exit codes,
+# pmuguard(1)), not of a whole status: no canary, no /proc scan, in the
+# package's prerm too.
 kernel_uninstall() {
 	set +e
-	st=$(pmuguard_status --keys 2>/dev/null)
+	st=$("$PMUGUARD" enforce status --keys 2>/dev/null 9>&-)
 	rc=$?
 	set -e
-	state=$(kv "$st" kernel.state)
-	case $state in
-	attached | audit | unverified)
+	case $rc in
+	0 | 7 | 8 | 9)
 		# Its words, if it fails, go to stderr as they are: for people.
 		"$PMUGUARD" enforce stop >/dev/null 9>&- || die "kernel: pmuguard enforce stop failed (exit $?)"
 		say "uninstalled: kernel guard stopped"
 		;;
-	detached | unavailable) info "kernel: not attached" ;;
+	5 | 6) info "kernel: not attached" ;;
 	*)
-		# bpf() refused (a container's seccomp profile): nothing here can
-		# be attached or stopped; do not hold up the rest of the removal.
-		why=$(kv "$st" kernel.not_attached_because)
-		warn "kernel: cannot tell whether the kernel guard is attached (${why:-pmuguard status exited $rc}); if it is, run 'pmuguard enforce stop' where bpf() is permitted"
+		# bpf() refused (a container's seccomp profile), or the pins
+		# unreadable: nothing here can be attached or stopped; do not
+		# hold up the rest of the removal.
+		why=$(kv "$st" error)
+		[ -n "$why" ] || why=$(kv "$st" why)
+		warn "kernel: cannot tell whether the kernel guard is attached (${why:-pmuguard enforce status exited $rc}); if it is, run 'pmuguard enforce stop' where bpf() is permitted"
 		;;
 	esac
 }

@@ -773,6 +773,7 @@ layer-choice)
 	# are not the script's to read, so the stub prints none.
 	cat >"$tmp/pmuguard" <<SH
 #!/bin/sh
+echo "\$*" >>"$tmp/calls.log"
 case "\$1 \${2:-} \${3:-}" in
 "enforce start --keys")
 	echo start >>"$tmp/enforce.log"
@@ -958,8 +959,13 @@ PY
 	grep -q '^pmuguard-fleet: kernel: attached in audit mode' "$tmp/a.txt" ||
 		fail "status does not say the kernel guard is in audit mode: $(cat "$tmp/a.txt")"
 	grep -qx 'pmuguard_protected 0' "$tmp/a.prom" || fail "metrics: an audit guard counted as protection"
+	rm -f "$tmp/calls.log"
 	STUB_KERNEL=ok STUB_AUDIT=1 f uninstall --layer kernel >"$tmp/out"
 	[ ! -e "$tmp/attached" ] || fail "uninstall did not stop the audit kernel guard: $(cat "$tmp/out")"
+	# Uninstall asks the kernel layer alone: no whole status (its canary
+	# and /proc scan), in the package's prerm too.
+	! grep -q '^status' "$tmp/calls.log" || fail "uninstall ran a whole pmuguard status: $(cat "$tmp/calls.log")"
+	grep -qx 'enforce status --keys' "$tmp/calls.log" || fail "uninstall did not ask the kernel layer: $(cat "$tmp/calls.log")"
 	# Under --root without --layer, the running kernel is left alone.
 	rm -f "$tmp/enforce.log"
 	STUB_KERNEL=ok f install >"$tmp/out" 2>&1
