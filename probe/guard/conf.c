@@ -23,6 +23,30 @@ static bool is(const char *s, const char *e, const char *word)
 	return (size_t)(e - s) == n && memcmp(s, word, n) == 0;
 }
 
+/* snapshot = DIR (absolute) or NAME, a reference snapshot, as the flag and
+ * the environment take them.  A NAME is joined to the installed reference
+ * snapshots here, once: root's policy never resolves against a process's
+ * working directory (a user's own directory of that name) nor against
+ * PMUGUARD_SNAPSHOT_DIR. */
+static bool conf_snapshot(struct guard_conf *c, const char *v, size_t n)
+{
+	if (n == 0 || n >= sizeof(c->snapshot) || memchr(v, '\0', n))
+		return false;
+	char name[sizeof(c->snapshot)];
+	memcpy(name, v, n);
+	name[n] = '\0';
+	if (*v == '/') {
+		memcpy(c->snapshot, name, n + 1);
+		return true;
+	}
+	if (*v == '.' || memchr(v, '/', n))
+		return false; /* relative paths, "." and ".." are no names */
+	if (probe_join(c->snapshot, sizeof(c->snapshot), probe_snapshot_dir, name))
+		return true;
+	c->snapshot[0] = '\0';
+	return false;
+}
+
 void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lineno)
 {
 	const char *s = line, *e = line + len;
@@ -50,11 +74,7 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 			else if ((ok = is(vs, ve, "quiet")))
 				c->dest = GUARD_DEST_QUIET;
 		} else if (is(ks, ke, "snapshot")) {
-			size_t n = (size_t)(ve - vs);
-			if ((ok = n > 0 && n < sizeof(c->snapshot) && *vs == '/')) {
-				memcpy(c->snapshot, vs, n);
-				c->snapshot[n] = '\0';
-			}
+			ok = conf_snapshot(c, vs, (size_t)(ve - vs));
 		} else if (is(ks, ke, "slots")) {
 			if ((ok = is(vs, ve, "deny")))
 				c->slots = GUARD_SLOTS_DENY;

@@ -6,7 +6,8 @@
  *   log  = syslog | stderr | quiet
  *   lock = yes | no
  *   slots = deny | substitute
- *   snapshot = DIR      (read the facts from a snapshot: replay and tests)
+ *   snapshot = DIR | NAME  (read the facts from a snapshot: replay and tests;
+ *                          a NAME is a reference snapshot, never a relative path)
  *
  * '#' starts a comment; unknown keys or values are counted and ignored.
  * How the file combines with the environment and the command line is

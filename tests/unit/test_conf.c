@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* /etc/pmuguard.conf: the parser and the precedence rules. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,23 @@ Test(conf, snapshot_must_be_absolute)
 	struct guard_conf c = parse(l, 2);
 	cr_assert_eq(c.bad_lines, 1);
 	cr_assert_str_eq(c.snapshot, "/var/lib/pmuguard/m6i");
+}
+
+/* A NAME, as --snapshot and PMUGUARD_SNAPSHOT take it, is a reference
+ * snapshot: joined to the installed ones once, never looked up in a
+ * process's working directory; "." and ".." are no names. */
+Test(conf, snapshot_by_name_is_a_reference_snapshot)
+{
+	const char *l[] = {"snapshot = m6i-16xlarge"};
+	struct guard_conf c = parse(l, 1);
+	cr_assert_eq(c.bad_lines, 0);
+	char want[512];
+	snprintf(want, sizeof(want), "%s/m6i-16xlarge", probe_snapshot_dir);
+	cr_assert_str_eq(c.snapshot, want);
+	const char *bad[] = {"snapshot = ..", "snapshot = .", "snapshot = .hidden"};
+	c = parse(bad, 3);
+	cr_assert_eq(c.bad_lines, 3);
+	cr_assert_str_eq(c.snapshot, "");
 }
 
 Test(conf, garbage_is_counted_and_ignored)
