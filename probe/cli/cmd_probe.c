@@ -41,6 +41,7 @@ int cmd_probe(int argc, char **argv)
 		{"msr", no_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"dmesg", required_argument, NULL, 'd'},
+		{"as-locked", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -52,8 +53,9 @@ int cmd_probe(int argc, char **argv)
 	if (!in || !r)
 		die_errno("out of memory");
 	const char *cli_snapshot = NULL;
+	bool as_locked = false;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+jkcqms:d:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+jkcqms:d:Lh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;
@@ -76,9 +78,13 @@ int cmd_probe(int argc, char **argv)
 		case 'd':
 			in->dmesg = optarg;
 			break;
+		case 'L':
+			as_locked = true;
+			break;
 		case 'h':
 			fputs("Usage: pmuguard probe [--json|--keys] [--check [-q]] [--msr] "
 			      "[--snapshot DIR] [--dmesg FILE]\n"
+			      "                      [--as-locked]\n"
 			      "\n"
 			      "What this machine's PMU really implements, in plain words: the facts,\n"
 			      "the verdict, and findings with cause, consequence and remedy.\n"
@@ -96,6 +102,9 @@ int cmd_probe(int argc, char **argv)
 			      "                   without '/' that is no directory here: a reference\n"
 			      "                   snapshot (pmuguard snapshot --list)\n"
 			      "  --dmesg FILE     diagnose from a kernel log alone (or with --snapshot)\n"
+			      "  --as-locked      take the settings as under lock = yes, which the caller\n"
+			      "                   is about to set (pmuguard-fleet install): what the\n"
+			      "                   environment may not change then is ignored, and said\n"
 			      "\n"
 			      "Exit: 0 report printed (--check: no hazard); 3 hazard present (--check;\n"
 			      "also on a verdict from a kernel log alone); 1 internal error, or a\n"
@@ -105,7 +114,7 @@ int cmd_probe(int argc, char **argv)
 			free(in);
 			return EXIT_OK;
 		default:
-			die_bad_option("probe", argv, "jkcqms:d:h");
+			die_bad_option("probe", argv, "jkcqms:d:Lh");
 		}
 	}
 	if (optind < argc)
@@ -134,7 +143,7 @@ int cmd_probe(int argc, char **argv)
 	bool from_settings = !in->snapshot && !in->dmesg && !in->msr_asked;
 	struct guard_settings set = {0};
 	if (from_settings || in->snapshot) {
-		struct guard_cli cli = {.mode = -1};
+		struct guard_cli cli = {.mode = -1, .locking = as_locked};
 		cli_settings(&set, &cli, !from_settings, NULL);
 	}
 	if (from_settings)

@@ -52,6 +52,10 @@ static void ignore(struct guard_settings *s, const char *what, const char *value
 static const char *const lock_why = ": " GUARD_CONF_PATH " has lock = yes";
 static const char *const unreadable_why =
 	": " GUARD_CONF_PATH " could not be read, so it is treated as locked";
+static const char *const locking_why =
+	": the policy is being locked (lock = yes in " GUARD_CONF_PATH
+	"), under which the environment cannot loosen the guard or move its facts; "
+	"put it in the file instead";
 
 /* A mode asked for from outside the file: taken, or reported; file_mode is
  * what the file (or the default) said, so that the environment cannot
@@ -78,7 +82,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	 * (lock = yes, a mode stricter than the default): its other lines
 	 * could be anyone's, for every user's processes. */
 	bool untrusted = conf_err == 0 && conf->untrusted;
-	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : 0;
+	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : cli->locking ? 3 : 0;
 	s->locked = locked != 0;
 	bool use = conf_err == 0 && !untrusted; /* the file's settings count */
 
@@ -109,7 +113,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	else if (conf->bad_lines)
 		ignore(s, conf->bad_where, conf->bad_word, conf->bad_tail);
 
-	const char *why = locked == 1 ? lock_why : unreadable_why;
+	const char *why = locked == 1 ? lock_why : locked == 3 ? locking_why : unreadable_why;
 	int file_mode = use && conf->mode >= 0 ? conf->mode : GUARD_AUTO;
 	if (untrusted && conf->mode > GUARD_AUTO)
 		file_mode = conf->mode; /* stricter: taken from anyone */
@@ -158,8 +162,9 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	s->snapshot = snap;
 	/* Where a NAME is looked up: the environment's folder only where the
 	 * environment may point the facts anywhere anyway.  Under lock the
-	 * facts are the file's (a path: conf.c takes no NAME), so it would
-	 * change nothing, and it is not taken. */
+	 * facts are the file's (conf.c joins a NAME to the installed
+	 * reference snapshots), so it would change nothing, and it is not
+	 * taken. */
 	s->snapshot_dir = !s->locked && env->snapshot_dir && *env->snapshot_dir
 				  ? env->snapshot_dir
 				  : NULL;

@@ -59,6 +59,9 @@ extern const char guard_env_lib_name[];
 struct guard_cli {
 	int mode;              /* enum guard_mode, -1 when not given */
 	const char *snapshot;  /* --snapshot, or NULL */
+	bool locking;          /* judged as under lock = yes, which the caller is
+				  about to set (pmuguard-fleet install: its probe
+				  and the status after it then agree) */
 };
 
 #define GUARD_MAX_IGNORED 6

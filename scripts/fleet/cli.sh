@@ -82,7 +82,10 @@ ROOT/etc/pmuguard.conf gets lock = yes (created, mode 0644, where there is
 none; else its lock lines set or one added, every other byte, the owner
 and the mode kept), so that PMUGUARD_MODE, PMUGUARD_SNAPSHOT and
 PMUGUARD_SLOTS of any user can only make the guard stricter.  --no-lock
-leaves the file as it is.  A policy file that is a symbolic link or not a
+leaves the file as it is.  Install's own probe already judges as under
+that lock (pmuguard probe --as-locked; not under --root), as every status
+after it does: a PMUGUARD_SNAPSHOT in its environment is ignored, and
+said; simulate a host with snapshot = NAME in the policy file.  A policy file that is a symbolic link or not a
 regular file is not changed (a warning says so).
 Idempotent: an installed layer is left as it is.  Holds the lock
 ROOT/run/pmuguard/fleet.lock while it reads and writes the files.  Where

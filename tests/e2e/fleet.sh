@@ -211,7 +211,10 @@ policy-others-can-write-is-replaced)
 	sandbox "$PMUGUARD" status
 	grep -q 'policy: ignored: /etc/pmuguard.conf: /etc/pmuguard.conf is writable by other users (mode 0666): not trusted' "$tmp/out" ||
 		{ cat "$tmp/out" "$tmp/err"; fail "status did not say the policy file is not trusted"; }
-	sandbox env PMUGUARD_SNAPSHOT="$M6I" "$FLEET" install --layer preload --lib "$LIB" --pmuguard "$PMUGUARD"
+	# --force: the file others can write cannot name the facts, and
+	# install, which locks, takes no PMUGUARD_SNAPSHOT (fleet
+	# install-under-lock-agrees-with-status).
+	sandbox "$FLEET" install --force --layer preload --lib "$LIB" --pmuguard "$PMUGUARD"
 	[ "$rc" = 0 ] || fail "install failed ($rc)"
 	grep -q 'was writable by other users (mode 666)' "$tmp/err" || fail "install did not say why it replaced the policy"
 	[ "$(stat -c '%u %a' "$(etc)/pmuguard.conf")" = "0 644" ] ||
@@ -221,7 +224,7 @@ policy-others-can-write-is-replaced)
 	grep -q 'mode = off' "$(etc)/pmuguard.conf.pmuguard-untrusted" || fail "the old file was not kept aside"
 	# A directory others can write is refused: they could replace any file.
 	rm -rf "$tmp/sb" && mkdir -p "$tmp/sb"
-	sandbox sh -c 'chmod 777 /etc && exec "$@"' sh env PMUGUARD_SNAPSHOT="$M6I" "$FLEET" install --layer preload --lib "$LIB" --pmuguard "$PMUGUARD"
+	sandbox sh -c 'chmod 777 /etc && exec "$@"' sh "$FLEET" install --force --layer preload --lib "$LIB" --pmuguard "$PMUGUARD"
 	[ "$rc" != 0 ] || fail "install locked a policy in a directory others can write"
 	grep -q 'policy NOT locked: /etc is writable by other users' "$tmp/err" || fail "no reason for refusing: $(cat "$tmp/err")"
 	ok "a policy others can write: status says so, install replaces it (none of its lines adopted), a directory others can write is refused"
@@ -331,6 +334,32 @@ SH
 	[ "$kills" -ge 20 ] || fail "only $kills kill points: the wrappers did not see the script's steps"
 	[ -z "$(temporaries)" ] || fail "a stale temporary file was left"
 	;;
+install-under-lock-agrees-with-status)
+	# Issue 40 (6): install honoured PMUGUARD_SNAPSHOT, locked the policy,
+	# and the status after it, under that lock, ignored the setting and
+	# said "no hazard": the Ansible role's verify failed on its own
+	# simulation.  Under the lock install is about to set, its probe takes
+	# the settings as status will: the environment is ignored, and said;
+	# the policy file is where root simulates the facts.  (Without a lock
+	# the environment moves only the facts of the commands it is given to:
+	# status's canary, a process started now, meets the host's policy.)
+	cat >"$tmp/script" <<SH
+export PMUGUARD_SNAPSHOT=$M6I
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD; echo "install=\$?"
+[ -e /etc/ld.so.preload ] && echo "listed: env under lock"
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD; echo "install=\$?"
+grep -qxF $LIB /etc/ld.so.preload && echo "listed: the file's snapshot"
+$FLEET status --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "status=\$?"
+SH
+	sandbox bash "$tmp/script"
+	grep -q "probe: ignoring PMUGUARD_SNAPSHOT=$M6I: the policy is being locked" "$tmp/err" ||
+		fail "install did not say it ignored the environment under the lock it sets: $(cat "$tmp/err")"
+	! grep -q 'listed: env under lock' "$tmp/out" || fail "install guarded on a setting the lock it set then ignores"
+	grep -q 'listed: the file' "$tmp/out" || fail "install did not take the policy file's snapshot: $(cat "$tmp/out" "$tmp/err")"
+	grep -qx 'status=0' "$tmp/out" || fail "status under the lock disagrees with install: $(cat "$tmp/out" "$tmp/err")"
+	ok "install under the lock it sets ignores PMUGUARD_SNAPSHOT, as status does, and says so; the policy file's snapshot counts for both"
+	;;
 lock-cannot-be-taken-by-a-user)
 	# Issue: /run/lock is writable by every user, and a user who made
 	# /run/lock/pmuguard first locked every later install, uninstall and
@@ -358,6 +387,7 @@ timeout 20 $FLEET uninstall --layer preload --lib $LIB --pmuguard $PMUGUARD
 stat -c 'lockdir %u %a' /run/pmuguard
 kill \$holder
 SH
+	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "a lock another user made in /run/lock: exit $rc"
 	! grep -q 'NOBODY MADE' "$tmp/out" || fail "an unprivileged user could create /run/pmuguard"

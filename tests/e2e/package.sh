@@ -161,7 +161,10 @@ set +e; /usr/bin/pmuguard probe --check --snapshot m6i-16xlarge >/dev/null; echo
 /usr/bin/pmuguard run --mode preload -- sh -c 'echo "preload=\$LD_PRELOAD"'
 ls /usr/share/man/man1/pmuguard.1.gz
 for t in $adt; do AUTOPKGTEST_TMP=$tmp/autopkgtest/tmp sh $tmp/autopkgtest/\$t; done
-PMUGUARD_SNAPSHOT=m6i-16xlarge /usr/sbin/pmuguard-fleet install --layer preload
+# The host simulated by root's policy, by name (install locks it, and
+# under that lock the environment names no facts).
+printf 'snapshot = m6i-16xlarge\n' >/etc/pmuguard.conf
+/usr/sbin/pmuguard-fleet install --layer preload
 grep -c libpmuguard /etc/ld.so.preload
 # The admin's install starts pmuguard-metrics.service itself, where systemd
 # runs (pmuguard-fleet(8)); the stand-in marks it.  That start is the
@@ -481,11 +484,11 @@ ansible-package)
 	# shellcheck disable=SC2016 # a dpkg-deb format, not an expansion
 	ver=$(dpkg-deb --show --showformat='${Version}' "$deb")
 	in_ns() { in_sandbox "$tmp/ns-state" "$@"; }
-	# The host's own policy names its world: the install locks the policy
-	# (users' PMUGUARD_SNAPSHOT is ignored then), and status's canary runs
-	# with an empty environment.
+	# The host's own policy names its world (pmuguard_snapshot): the
+	# install locks the policy (PMUGUARD_SNAPSHOT is ignored then: the
+	# role refuses it, case ansible-snapshot-in-the-environment-refused),
+	# and status's canary runs with an empty environment.
 	mkdir -p "$tmp/ns-state/etc-up"
-	printf 'snapshot = %s\n' "$M6I" >"$tmp/ns-state/etc-up/pmuguard.conf"
 	# The operator's directory: the .deb, and a checkout of pmuguard.
 	mkdir -p "$tmp/operator" "$tmp/home"
 	ops=$(cd "$tmp/operator" && pwd -P)
@@ -500,7 +503,7 @@ ansible-package)
 	play() {
 		(cd "$ops" && in_ns ansible-playbook -i localhost, -c local "$@" \
 			-e ansible_become=false -e pmuguard_layer=preload \
-			-e "{\"pmuguard_environment\": {\"PMUGUARD_SNAPSHOT\": \"$M6I\"}}") >"$tmp/out" 2>&1
+			-e pmuguard_snapshot="$M6I") >"$tmp/out" 2>&1
 	}
 	host() { in_ns sh -c "$1" >"$tmp/host" 2>"$tmp/host.err"; }
 	# shellcheck disable=SC2016 # a dpkg-query format, not an expansion
@@ -625,7 +628,7 @@ cd $ops
 play() {
 	ansible-playbook -i localhost, -c local $SRCDIR/scripts/ansible/pmuguard.yml \
 		-e pmuguard_package_file=./$(basename "$deb") -e ansible_become=false -e pmuguard_layer=preload \
-		-e '{"pmuguard_environment": {"PMUGUARD_SNAPSHOT": "$M6I"}}' "\$@"
+		-e pmuguard_snapshot=$M6I "\$@"
 }
 real() {
 	[ "\$(dpkg-query -W -f='\${db:Status-Status} \${Version}' pmuguard 2>/dev/null)" = "installed $ver" ] &&
@@ -652,7 +655,6 @@ SH
 	# so this shell is its parent), even killed: a test killed at any point
 	# leaves no process behind, and nothing outside $tmp.
 	mkdir -p "$tmp/ns-state/etc-up"
-	printf 'snapshot = %s\n' "$M6I" >"$tmp/ns-state/etc-up/pmuguard.conf"
 	in_sandbox "$tmp/ns-state" setpriv --pdeathsig KILL -- \
 		unshare --pid --fork --kill-child --mount-proc bash "$tmp/script" >"$tmp/out" 2>"$tmp/err" ||
 		fail "the sandbox's script failed"
@@ -670,6 +672,25 @@ SH
 	grep -q 'default: no copy left' "$tmp/out" || fail "the default rollout left its copy in /var/tmp"
 	! grep -q 'attacker: swapped' "$tmp/out" || fail "the attacker swapped a copy: $(grep attacker: "$tmp/out")"
 	ok "by default, with the attacker watching: the real pmuguard $ver installed (its md5sums), the copy and its directory removed, the hostile postinst never ran"
+	;;
+ansible-snapshot-in-the-environment-refused)
+	# Issue 40 (6): PMUGUARD_SNAPSHOT in pmuguard_environment on a live
+	# host made install guard one host and the verify, under the lock
+	# install set, judge another.  The role refuses it, naming
+	# pmuguard_snapshot, before anything (check mode: nothing could be
+	# written in any case).
+	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
+	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp
+	set +e
+	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
+		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_fleet=/nonexistent/pmuguard-fleet \
+		-e "{\"pmuguard_environment\": {\"PMUGUARD_SNAPSHOT\": \"$M6I\"}}" >"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" != 0 ] || fail "the role took PMUGUARD_SNAPSHOT on a live host under its lock"
+	grep -q 'set pmuguard_snapshot instead' "$tmp/out" || fail "the refusal does not name pmuguard_snapshot: $(cat "$tmp/out")"
+	ok "PMUGUARD_SNAPSHOT in pmuguard_environment on a live host under the lock: refused, pmuguard_snapshot named"
 	;;
 ansible-lint)
 	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed"
