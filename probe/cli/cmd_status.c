@@ -199,9 +199,20 @@ int cmd_status(int argc, char **argv)
 	cli_status_observe(m, d, &o);
 
 	if (textfile) {
-		int e = status_write_textfile(textfile, m, d, &rp);
+		struct status_textfile_note note;
+		int e = status_write_textfile(textfile, m, d, &rp, &note);
 		if (e < 0)
 			die("--textfile: cannot write %s: %s", textfile, strerror(-e));
+		if (note.shared)
+			warn_msg(
+				"--textfile: %s was also written by %s %llds ago: each write "
+				"replaces the other's series (pmuguard_textfile_shared says so); give "
+				"each its own file in the collector's directory",
+				textfile,
+				strcmp(note.previous_writer, "agent") == 0
+					? "a node agent (pmuguard enforce agent --textfile)"
+					: "this host's pmuguard status --textfile",
+				note.previous_age);
 	}
 	if (!quiet) {
 		if (json || keys) {

@@ -79,7 +79,17 @@ static int write_once(const char *path, const struct status_opts *o)
 	int e = -ENOMEM;
 	if (m && d) {
 		cli_status_observe(m, d, o);
-		e = status_write_textfile(path, m, d, NULL);
+		struct status_textfile_note note;
+		e = status_write_textfile(path, m, d, NULL, &note);
+		if (e == 0 && note.shared) {
+			char why[PATH_MAX + 256];
+			snprintf(
+				why, sizeof(why),
+				"%s was also written by the %s's pmuguard status --textfile %llds "
+				"ago: each write replaces the other's series; give each its own file",
+				path, note.previous_writer, note.previous_age);
+			enf_life_json("textfile-shared", "why", why);
+		}
 		status_free(m, d);
 	}
 	free(m);

@@ -317,10 +317,20 @@ struct status_reprobe {
  * node agent's): a directory, that no group or other may write unless it
  * is sticky and root's.  0, or -errno and why. */
 int status_textfile_dir_check(const char *path, char *why, size_t size);
+/* What a write saw of the file it replaced: its writer's mark ("host",
+ * "agent"; "" where none), how old, and whether that is a second writer
+ * of this file (another kind, within 15 minutes): the file then says so
+ * (pmuguard_textfile_shared), and the caller says so too. */
+struct status_textfile_note {
+	char previous_writer[16];
+	long long previous_age; /* seconds since it was written */
+	bool shared;
+};
 /* Write the textfile atomically (a temporary in its directory, mode 0644,
  * renamed over it), in a directory status_textfile_dir_check() passes
- * (else its -errno, nothing written); 0 or -errno. */
+ * (else its -errno, nothing written); 0 or -errno.  note may be NULL. */
 int status_write_textfile(const char *path, const struct status_model *m,
-			  const struct status_decision *d, const struct status_reprobe *rp);
+			  const struct status_decision *d, const struct status_reprobe *rp,
+			  struct status_textfile_note *note);
 
 #endif

@@ -68,10 +68,22 @@ static void gauge(FILE *out, const char *name, const char *help, uint64_t v)
 	fprintf(out, "%s %" PRIu64 "\n", name, v);
 }
 
-/* The lines of the last reprobe kept from the file this one replaces, so
- * that the boot's reprobe and the timer's status share one file without a
- * series twice. */
-static void keep_reprobe_lines(FILE *out, const char *path)
+/* The writer's mark: every file says who wrote it, so that a second
+ * writer of the same file (the host's timer and a DaemonSet's agent on
+ * one node) is seen by each, not left to a README line: each overwrites
+ * the other's series every interval.  A mark older than this is a writer
+ * that has gone (a DaemonSet removed), not a second one. */
+#define PROM_OTHER_WRITER_MAX_AGE (15 * 60)
+
+static const char *writer_of(const struct status_model *m)
+{
+	return m->o->kernel_only ? "agent" : "host";
+}
+
+/* The file this write replaces: its writer's mark (and age) into note, and
+ * with keep, the last reprobe's lines copied to keep, so that the boot's
+ * reprobe and the timer's status share one file without a series twice. */
+static void read_previous(const char *path, FILE *keep, struct status_textfile_note *note)
 {
 	/* The directory may be another's to write (a textfile collector's):
 	 * no link followed, no FIFO waited on, a regular file of a bounded
@@ -86,12 +98,25 @@ static void keep_reprobe_lines(FILE *out, const char *path)
 		close(fd);
 		return;
 	}
+	static const char mark[] = "pmuguard_textfile_writer_info{writer=\"";
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t got;
 	off_t total = 0;
 	while ((got = getline(&line, &cap, f)) >= 0 && (total += got) <= PROM_KEEP_MAX) {
 		const char *p = line;
+		if (!strncmp(p, mark, sizeof(mark) - 1)) {
+			p += sizeof(mark) - 1;
+			size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+			if (n < sizeof(note->previous_writer) && p[n] == '"') {
+				memcpy(note->previous_writer, p, n);
+				note->previous_writer[n] = '\0';
+				note->previous_age = (long long)time(NULL) - (long long)st.st_mtime;
+			}
+			continue;
+		}
+		if (!keep)
+			continue;
 		if (!strncmp(p, "# HELP ", 7) || !strncmp(p, "# TYPE ", 7))
 			p += 7;
 		if (strncmp(p, "pmuguard_reprobe_", 17) != 0)
@@ -99,10 +124,26 @@ static void keep_reprobe_lines(FILE *out, const char *path)
 		p += 17;
 		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
 		if (n && (p[n] == ' ' || p[n] == '{'))
-			fputs(line, out);
+			fputs(line, keep);
 	}
 	free(line);
 	fclose(f);
+}
+
+/* Who writes this file, and the other writer seen in it. */
+static void writer_lines(FILE *out, const struct status_model *m,
+			 const struct status_textfile_note *note)
+{
+	head(out, "pmuguard_textfile_writer_info", "gauge",
+	     "Who wrote this file: host (pmuguard status --textfile: the package's timer, "
+	     "pmuguard-fleet) or agent (pmuguard enforce agent --textfile, a node agent).");
+	fprintf(out, "pmuguard_textfile_writer_info{writer=\"%s\"} 1\n", writer_of(m));
+	if (!note->shared)
+		return;
+	head(out, "pmuguard_textfile_shared", "gauge",
+	     "1: another writer wrote this file within 15 minutes; each overwrites the other's "
+	     "series: give each its own file.");
+	fprintf(out, "pmuguard_textfile_shared{other_writer=\"%s\"} 1\n", note->previous_writer);
 }
 
 /* What every textfile starts with: the build, when it was written, and
@@ -110,8 +151,17 @@ static void keep_reprobe_lines(FILE *out, const char *path)
  * pmuguard_status_timestamp_seconds: a file nobody refreshes keeps its
  * last state. */
 static void metrics_head(FILE *out, const char *path, const struct status_model *m,
-			 const struct status_reprobe *rp)
+			 const struct status_reprobe *rp, struct status_textfile_note *note)
 {
+	/* The last reprobe's lines, kept where this write is no reprobe's. */
+	char *kept = NULL;
+	size_t kept_len = 0;
+	FILE *keep = rp && rp->exit >= 0 ? NULL : open_memstream(&kept, &kept_len);
+	read_previous(path, keep, note);
+	if (keep)
+		fclose(keep);
+	note->shared = note->previous_writer[0] && strcmp(note->previous_writer, writer_of(m)) &&
+		       note->previous_age <= PROM_OTHER_WRITER_MAX_AGE;
 	long long now = (long long)time(NULL);
 	head(out, "pmuguard_build_info", "gauge", "The pmuguard this host runs.");
 	fputs("pmuguard_build_info{version=\"", out);
@@ -135,9 +185,11 @@ static void metrics_head(FILE *out, const char *path, const struct status_model 
 			label_max(out, rp->error ? rp->error : "", PROM_ERROR_MAX);
 			fputs("\"} 1\n", out);
 		}
-	} else {
-		keep_reprobe_lines(out, path);
+	} else if (kept) {
+		fwrite(kept, 1, kept_len, out);
 	}
+	free(kept);
+	writer_lines(out, m, note);
 }
 
 static void metrics(FILE *out, const struct status_model *m, const struct status_decision *d)
@@ -284,8 +336,13 @@ int status_textfile_dir_check(const char *path, char *why, size_t size)
 }
 
 int status_write_textfile(const char *path, const struct status_model *m,
-			  const struct status_decision *d, const struct status_reprobe *rp)
+			  const struct status_decision *d, const struct status_reprobe *rp,
+			  struct status_textfile_note *note)
 {
+	struct status_textfile_note none;
+	if (!note)
+		note = &none;
+	memset(note, 0, sizeof(*note));
 	char why[PATH_MAX + 160];
 	int bad = status_textfile_dir_check(path, why, sizeof(why));
 	if (bad)
@@ -309,7 +366,7 @@ int status_write_textfile(const char *path, const struct status_model *m,
 		free(tmp);
 		return e;
 	}
-	metrics_head(out, path, m, rp);
+	metrics_head(out, path, m, rp, note);
 	metrics(out, m, d);
 	int e = 0;
 	if (fflush(out) != 0 || fchmod(fd, 0644) != 0 || fsync(fd) != 0)

@@ -196,6 +196,42 @@ agent-refused-writes-metrics)
 	grep -q '"event":"textfile"' "$tmp/out" || fail "the agent's log does not name the file"
 	ok "the refused agent exits 4 and writes the node's metrics: unguarded 1, and why"
 	;;
+textfile-two-writers-say-so)
+	need_enforce
+	# Issue 40 (9): the package's timer (pmuguard status --textfile) and a
+	# node agent's --textfile on one file overwrite each other's series.
+	# Each file carries its writer's mark; each writer that finds the
+	# other's fresh mark says so, in its log and in the file
+	# (pmuguard_textfile_shared).  A mark older than 15 minutes is a
+	# writer gone, not a second one.
+	mkdir -p "$tmp/m"
+	chmod 755 "$tmp/m"
+	f=$tmp/m/p.prom
+	"$PMUGUARD" status --textfile "$f" >/dev/null 2>"$tmp/err" || :
+	grep -qx 'pmuguard_textfile_writer_info{writer="host"} 1' "$f" || fail "status wrote no writer mark: $(cat "$f")"
+	! grep -q 'pmuguard_textfile_shared' "$f" || fail "one writer alone is called shared"
+	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
+		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2"' \
+		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$f" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
+	[ "$rc" != 99 ] || skip "cannot mount a private bpffs"
+	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
+		skip "this kernel let the guard attach (the agent would keep writing)"
+	fi
+	grep -q '"event":"textfile-shared".*also written by the host' "$tmp/out" ||
+		fail "the agent did not say the file has a second writer: $(cat "$tmp/out")"
+	grep -qx 'pmuguard_textfile_shared{other_writer="host"} 1' "$f" || fail "the agent's file does not say shared: $(grep textfile "$f")"
+	grep -qx 'pmuguard_textfile_writer_info{writer="agent"} 1' "$f" || fail "the agent wrote no writer mark"
+	"$PMUGUARD" status --textfile "$f" >/dev/null 2>"$tmp/err" || :
+	grep -q 'also written by a node agent' "$tmp/err" || fail "status did not say the file has a second writer: $(cat "$tmp/err")"
+	grep -qx 'pmuguard_textfile_shared{other_writer="agent"} 1' "$f" || fail "status's file does not say shared"
+	# The agent's mark an hour old: a writer gone, not a second one.
+	sed -i 's/writer="host"/writer="agent"/' "$f"
+	touch -d '1 hour ago' "$f"
+	"$PMUGUARD" status --textfile "$f" >/dev/null 2>"$tmp/err" || :
+	! grep -q 'also written' "$tmp/err" || fail "an hour-old mark was called a second writer"
+	! grep -q 'pmuguard_textfile_shared' "$f" || fail "an hour-old mark made the file shared"
+	ok "two writers of one textfile: each says so (log, stderr, pmuguard_textfile_shared); an old mark does not"
+	;;
 refused-leaves-nothing)
 	need_enforce
 	# This host's kernel refuses BPF trampoline/LSM programs (EPERM).  The

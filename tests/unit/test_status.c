@@ -207,7 +207,7 @@ static char *textfile_of(const struct status_model *m, const struct status_decis
 	cr_assert_not_null(mkdtemp(dir));
 	char path[sizeof(dir) + 16];
 	snprintf(path, sizeof(path), "%s/p.prom", dir);
-	cr_assert_eq(status_write_textfile(path, m, d, NULL), 0);
+	cr_assert_eq(status_write_textfile(path, m, d, NULL, NULL), 0);
 	FILE *f = fopen(path, "re");
 	cr_assert_not_null(f);
 	char *text = calloc(1, 65536);
@@ -552,7 +552,7 @@ Test(status, the_textfile_is_never_written_where_others_may_write)
 	cr_assert_eq(chmod(dir, 0777), 0);
 	char path[sizeof(dir) + 16];
 	snprintf(path, sizeof(path), "%s/p.prom", dir);
-	cr_assert_eq(status_write_textfile(path, &m, &d, NULL), -EPERM);
+	cr_assert_eq(status_write_textfile(path, &m, &d, NULL, NULL), -EPERM);
 	cr_assert_neq(access(path, F_OK), 0, "a file was written in a directory others may write");
 	char why[256];
 	cr_assert_eq(status_textfile_dir_check(path, why, sizeof(why)), -EPERM);
@@ -560,7 +560,7 @@ Test(status, the_textfile_is_never_written_where_others_may_write)
 	/* Sticky and root's (as /tmp): each user's files stay theirs. */
 	cr_assert_eq(chmod(dir, 01777), 0);
 	if (geteuid() == 0)
-		cr_assert_eq(status_write_textfile(path, &m, &d, NULL), 0);
+		cr_assert_eq(status_write_textfile(path, &m, &d, NULL, NULL), 0);
 	unlink(path);
 	rmdir(dir);
 	status_free(&m, &d);
