@@ -276,13 +276,17 @@ int enforce_status(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'J'},
 		{"keys", no_argument, NULL, 'K'},
+		{"snapshot", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	enum form form = FORM_TEXT;
+	const char *snapshot = NULL;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (ch == 'J') {
+	while ((ch = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
+		if (ch == 's') {
+			snapshot = optarg;
+		} else if (ch == 'J') {
 			form_set(&form, FORM_JSON, "status");
 		} else if (ch == 'K') {
 			form_set(&form, FORM_KEYS, "status");
@@ -290,7 +294,7 @@ int enforce_status(int argc, char **argv)
 			fputs(enforce_usage, stdout);
 			return EXIT_OK;
 		} else {
-			die_bad_option("enforce status", argv, "h");
+			die_bad_option("enforce status", argv, "s:h");
 		}
 	}
 	if (optind < argc)
@@ -303,7 +307,9 @@ int enforce_status(int argc, char **argv)
 	if (m.err) {
 		m.rc = EXIT_INTERNAL;
 	} else if (!m.st->attached) {
-		plan_make(&m.pl, -1, NULL, true);
+		/* What a start would do: on the facts named (lock = yes
+		 * applies: the settings say what they ignored), else live. */
+		plan_make(&m.pl, -1, snapshot, !snapshot);
 		kernel_read(&m.k);
 		m.rc = EXIT_NOT_ATTACHED;
 	} else {

@@ -232,6 +232,20 @@ textfile-two-writers-say-so)
 	! grep -q 'pmuguard_textfile_shared' "$f" || fail "an hour-old mark made the file shared"
 	ok "two writers of one textfile: each says so (log, stderr, pmuguard_textfile_shared); an old mark does not"
 	;;
+status-snapshot-judges-the-policy)
+	need_enforce
+	# Issue 40 (11): enforce status had no --snapshot: what a start would
+	# do on another machine's facts could not be asked.  Nothing attached:
+	# the policy is judged on the facts named.
+	[ ! -e /sys/fs/bpf/pmuguard ] || skip "/sys/fs/bpf/pmuguard exists on this host"
+	run 6 "$PMUGUARD" enforce status --snapshot "$FIXTURES/m6i-16xlarge" --keys
+	grep -qx 'policy.would_attach=true' "$tmp/out" || fail "m6i: the policy would not attach: $(grep policy "$tmp/out")"
+	grep -q '^policy.reason=this guest advertises fixed counter 3' "$tmp/out" || fail "m6i: no reason"
+	run 6 "$PMUGUARD" enforce status --snapshot "$FIXTURES/icx-8375c-metal"
+	grep -q '^  policy: nothing to attach' "$tmp/out" || fail "healthy metal: the policy would attach: $(cat "$tmp/out")"
+	run 1 "$PMUGUARD" enforce status --snapshot "$tmp/none"
+	ok "enforce status --snapshot: where nothing is attached, the policy judged on the facts named"
+	;;
 refused-leaves-nothing)
 	need_enforce
 	# This host's kernel refuses BPF trampoline/LSM programs (EPERM).  The
