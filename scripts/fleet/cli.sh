@@ -4,7 +4,7 @@
 # pmuguard-fleet: the command line (the usage texts, the options) and the
 # words it prints.  fleet_options sets the options, once: CMD, ROOT,
 # FORCE, NO_LOCK, LIB, PMUGUARD, LAYER (and LAYER_GIVEN), JSON, TEXTFILE,
-# SYSLOG_FILE, QUIET.
+# SYSLOG_FILE, QUIET, DRY_RUN.
 
 usage_main() {
 	cat <<'EOF'
@@ -42,6 +42,8 @@ Options (each command's --help says which it takes):
   --textfile FILE               status, reprobe: also write node_exporter
                                 metrics to FILE (atomically)
   --syslog-file FILE            status: count blocks in FILE, not the journal
+  --dry-run                     install, uninstall: say what would change,
+                                write nothing
   -q, --quiet                   print only what changed (and errors; a wait
                                 for another run's lock is still said)
   -h, --help                    this text; COMMAND --help: that command's
@@ -65,6 +67,7 @@ usage_install() {
 	cat <<'EOF'
 Usage: pmuguard-fleet install [--layer auto|kernel|preload] [--force] [--no-lock]
                               [--root DIR] [--lib PATH] [--pmuguard PATH] [--quiet]
+                              [--dry-run]
 
 Probe the host (`pmuguard probe --check`); where it has the hazard (or with
 --force), guard it:
@@ -85,8 +88,12 @@ PMUGUARD_SLOTS of any user can only make the guard stricter.  --no-lock
 leaves the file as it is.  Install's own probe already judges as under
 that lock (pmuguard probe --as-locked; not under --root), as every status
 after it does: a PMUGUARD_SNAPSHOT in its environment is ignored, and
-said; simulate a host with snapshot = NAME in the policy file.  A policy file that is a symbolic link or not a
-regular file is not changed (a warning says so).
+said; simulate a host with snapshot = NAME in the policy file.  A policy
+file that is a symbolic link or not a regular file is not changed (a
+warning says so).
+--dry-run: probe, and say what would change ("would: ..."), writing
+nothing (no file, no kernel guard, no lock; where the kernel guard would
+be tried, whether this kernel takes it is only known by trying).
 Idempotent: an installed layer is left as it is.  Holds the lock
 ROOT/run/pmuguard/fleet.lock while it reads and writes the files.  Where
 /etc/ld.so.preload is a symbolic link, the file it leads to is edited and
@@ -104,7 +111,7 @@ EOF
 usage_uninstall() {
 	cat <<'EOF'
 Usage: pmuguard-fleet uninstall [--layer auto|kernel|preload] [--root DIR]
-                                [--lib PATH] [--pmuguard PATH] [--quiet]
+                                [--lib PATH] [--pmuguard PATH] [--quiet] [--dry-run]
        pmuguard-fleet remove ...   (the same)
 
 Remove the guard: exactly our line from /etc/ld.so.preload (every other
@@ -117,6 +124,7 @@ otherwise.  /etc/pmuguard.conf is removed where install created it and
 nobody changed it since (with the preload, or alone under --layer kernel);
 any other policy file is left as it is, lock = yes included.  Works while
 the package is being removed: it needs neither the library nor the probe.
+--dry-run: say what would be removed ("would: ..."), writing nothing.
 
 Exit: 0 removed or nothing to do; 1 failed (file unchanged); 2 usage.
 EOF
@@ -195,6 +203,8 @@ EOF
 }
 
 say() { printf '%s: %s\n' "$PROG" "$*"; }
+# What --dry-run would have changed: said, never done.
+would() { say "would: $*"; }
 info() { [ "$QUIET" = 1 ] || say "$@"; }
 warn() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() {
@@ -210,7 +220,7 @@ die_usage() {
 # fleet_options ARG...: the command and its options, checked; --help and
 # --version answered here.
 fleet_options() {
-	ROOT='' FORCE=0 NO_LOCK=0 LIB='' PMUGUARD='' LAYER='' JSON=0 TEXTFILE='' SYSLOG_FILE='' QUIET=0
+	ROOT='' FORCE=0 NO_LOCK=0 LIB='' PMUGUARD='' LAYER='' JSON=0 TEXTFILE='' SYSLOG_FILE='' QUIET=0 DRY_RUN=0
 	[ $# -ge 1 ] || die_usage "a command is required"
 	CMD=$1
 	shift
@@ -240,6 +250,7 @@ fleet_options() {
 		--textfile) need_arg $# "$1"; TEXTFILE=$2; shift 2 ;;
 		--syslog-file) need_arg $# "$1"; SYSLOG_FILE=$2; shift 2 ;;
 		--quiet | -q) QUIET=1; shift ;;
+		--dry-run) DRY_RUN=1; shift ;;
 		-h | --help)
 			"usage_$CMD"
 			exit 0
@@ -251,6 +262,7 @@ fleet_options() {
 	case $CMD in status) ;; *) [ "$JSON" = 0 ] || die_usage "$CMD: --json and --keys are for status" ;; esac
 	case $CMD in install | reprobe) ;; *) [ "$NO_LOCK" = 0 ] || die_usage "$CMD: --no-lock is for install and reprobe" ;; esac
 	case $CMD in status | reprobe) ;; *) [ -z "$TEXTFILE" ] || die_usage "$CMD: --textfile is for status and reprobe" ;; esac
+	case $CMD in install | uninstall) ;; *) [ "$DRY_RUN" = 0 ] || die_usage "$CMD: --dry-run is for install and uninstall" ;; esac
 	case $TEXTFILE in "" | /*) ;; *) die_usage "--textfile must be an absolute path" ;; esac
 	# The kernel layer acts on the running kernel, which is not --root's: under
 	# --root it is used only when --layer asks for it.

@@ -86,6 +86,10 @@ kernel_uninstall() {
 	set -e
 	case $rc in
 	0 | 7 | 8 | 9)
+		if [ "$DRY_RUN" = 1 ]; then
+			would "stop the kernel guard (pmuguard enforce stop)"
+			return 0
+		fi
 		# Its words, if it fails, go to stderr as they are: for people.
 		"$PMUGUARD" enforce stop >/dev/null 9>&- || die "kernel: pmuguard enforce stop failed (exit $?)"
 		say "uninstalled: kernel guard stopped"
@@ -100,4 +104,26 @@ kernel_uninstall() {
 		warn "kernel: cannot tell whether the kernel guard is attached (${why:-pmuguard enforce status exited $rc}); if it is, run 'pmuguard enforce stop' where bpf() is permitted"
 		;;
 	esac
+}
+
+# --dry-run: what a start would do, from `pmuguard enforce status` (what
+# is attached, and the policy on this host's facts); whether this kernel
+# takes the guard is known only by trying.  0 where the kernel layer
+# would be tried (or is attached already), 1 where the policy attaches
+# nothing.
+kernel_would_start() {
+	set +e
+	st=$("$PMUGUARD" enforce status --keys 2>/dev/null 9>&-)
+	rc=$?
+	set -e
+	case $rc in
+	0 | 7) info "kernel: already attached"; return 0 ;;
+	8 | 9) would "replace the kernel guard attached now ($(kv "$st" why))"; return 0 ;;
+	esac
+	if [ "$(kv "$st" policy.would_attach)" = true ]; then
+		would "attach the kernel guard (pmuguard enforce start: $(kv "$st" policy.reason))"
+		return 0
+	fi
+	info "kernel: the policy attaches nothing here${st:+ ($(kv "$st" policy.reason))}"
+	return 1
 }

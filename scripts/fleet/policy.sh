@@ -77,6 +77,16 @@ policy_lock() {
 		info "policy: already locked: $CONF has lock = yes"
 		return 0
 	fi
+	if [ "$DRY_RUN" = 1 ]; then
+		if [ -n "$untrusted" ]; then
+			would "replace $CONF ($untrusted) by a file of root's with lock = yes, keeping the old one as $CONF.pmuguard-untrusted"
+		elif [ -f "$CONF" ]; then
+			would "set lock = yes in $CONF, every other byte kept"
+		else
+			would "create $CONF (root's, 0644) with lock = yes"
+		fi
+		return 0
+	fi
 	NEW=$(mktemp "$CONF.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $CONF; it is unchanged"
 	if [ -n "$untrusted" ]; then
 		# Its lines may be anyone's (mode = off, a snapshot): none is
@@ -126,7 +136,10 @@ policy_lock() {
 # included (the admin's file, or one the admin has since edited).
 policy_unlock() {
 	[ -f "$CONF" ] && [ ! -L "$CONF" ] || return 0
-	if ! has_entry && printf '%s\n' "$CONF_CREATED" | cmp -s - "$CONF"; then
+	if [ "$DRY_RUN" = 1 ] && { ! has_entry || [ "$LAYER" != kernel ]; } &&
+		printf '%s\n' "$CONF_CREATED" | cmp -s - "$CONF"; then
+		would "remove $CONF (install created it; unchanged since) once no preload entry is left"
+	elif ! has_entry && printf '%s\n' "$CONF_CREATED" | cmp -s - "$CONF"; then
 		rm -f "$CONF"
 		fsync_path "$CONF_DIR"
 		say "uninstalled: removed $CONF (install created it; unchanged since)"

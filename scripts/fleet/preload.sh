@@ -58,6 +58,7 @@ preload_target() {
 		die "$PRELOAD is a symbolic link to no sane place: $TARGET; nothing changed (a link must lead, through at most $MAX_LINKS links in directories only root can write${ROOT:+ and inside $ROOT}, to a regular file)"
 	TARGET_DIR=${TARGET%/*}
 	TARGET_DIR=${TARGET_DIR:-/}
+	[ "$DRY_RUN" = 0 ] || return 0
 	rm -f "$PRELOAD".pmuguard-new "$PRELOAD".pmuguard-new.* "$TARGET".pmuguard-new.* "$BACKUP".new.*
 }
 
@@ -126,6 +127,10 @@ preload_install() {
 		done
 		info "the library loads cleanly into /bin/true and env"
 	fi
+	if [ "$DRY_RUN" = 1 ]; then
+		would "list $LIB first in $(preload_name)${TARGET:+$([ -f "$TARGET" ] && echo ", every other byte kept, the old file backed up to $BACKUP")}"
+		return 0
+	fi
 	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
 	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
 	# Ours first, so it interposes before anything else; then the old file
@@ -163,6 +168,10 @@ preload_uninstall() {
 	preload_target
 	if ! has_entry; then
 		info "preload: not installed: $(preload_name) does not list ${LIB:-libpmuguard.so}"
+		return 0
+	fi
+	if [ "$DRY_RUN" = 1 ]; then
+		would "remove $LIB from $(preload_name), every other byte kept"
 		return 0
 	fi
 	# Drop exactly the lines that are our entry; keep every other byte (sed,

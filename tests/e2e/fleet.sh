@@ -360,6 +360,43 @@ SH
 	grep -qx 'status=0' "$tmp/out" || fail "status under the lock disagrees with install: $(cat "$tmp/out" "$tmp/err")"
 	ok "install under the lock it sets ignores PMUGUARD_SNAPSHOT, as status does, and says so; the policy file's snapshot counts for both"
 	;;
+dry-run-writes-nothing)
+	# Issue 40 (11): install and uninstall had no --dry-run.  It says what
+	# would change, and writes nothing: not the preload, not the policy,
+	# not the lock's directory, no kernel guard.
+	cat >"$tmp/script" <<SH
+state() { for f in /etc/ld.so.preload /etc/pmuguard.conf /run/pmuguard; do
+	if [ -e "\$f" ]; then ls -ld "\$f"; [ ! -f "\$f" ] || sha256sum "\$f"; else echo "\$f absent"; fi; done; }
+state >/tmp/before
+echo "== install preload"
+$FLEET install --dry-run --layer preload --lib $LIB --pmuguard $PMUGUARD
+echo "== install auto"
+$FLEET install --dry-run --lib $LIB --pmuguard $PMUGUARD
+state | cmp -s - /tmp/before && echo "install: nothing written"
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+state >/tmp/before
+echo "== uninstall"
+$FLEET uninstall --dry-run --lib $LIB --pmuguard $PMUGUARD
+state | cmp -s - /tmp/before && echo "uninstall: nothing written"
+$FLEET reprobe --dry-run --lib $LIB --pmuguard $PMUGUARD 2>/dev/null; echo "reprobe=\$?"
+SH
+	m6i_host
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "the dry runs failed (exit $rc): $(cat "$tmp/err")"
+	sed -n '/== install preload/,/== install auto/p' "$tmp/out" >"$tmp/preload.out"
+	grep -q "would: list $LIB first in /etc/ld.so.preload" "$tmp/preload.out" || fail "install --dry-run does not say it would list the library: $(cat "$tmp/out")"
+	grep -q 'would: set lock = yes in /etc/pmuguard.conf' "$tmp/preload.out" || fail "install --dry-run does not say it would lock the policy"
+	sed -n '/== install auto/,/== uninstall/p' "$tmp/out" >"$tmp/auto.out"
+	grep -q 'would: attach the kernel guard (pmuguard enforce start: this guest advertises fixed counter 3' "$tmp/auto.out" ||
+		fail "install --dry-run (auto) does not say it would try the kernel guard: $(cat "$tmp/auto.out")"
+	grep -q 'the preload instead' "$tmp/auto.out" || fail "install --dry-run (auto) does not name the fallback"
+	grep -qx 'install: nothing written' "$tmp/out" || fail "install --dry-run wrote something"
+	grep -q "would: remove $LIB from /etc/ld.so.preload" "$tmp/out" || fail "uninstall --dry-run does not say what it would remove: $(cat "$tmp/out")"
+	grep -qx 'uninstall: nothing written' "$tmp/out" || fail "uninstall --dry-run wrote something"
+	grep -qx 'reprobe=2' "$tmp/out" || fail "reprobe took --dry-run"
+	grep -qxF "$LIB" "$(etc)/ld.so.preload" || fail "the real install between the dry runs did not install"
+	ok "install and uninstall --dry-run say what would change (preload, policy, kernel guard and its fallback) and write nothing, the lock's directory included"
+	;;
 lock-cannot-be-taken-by-a-user)
 	# Issue: /run/lock is writable by every user, and a user who made
 	# /run/lock/pmuguard first locked every later install, uninstall and
