@@ -108,6 +108,7 @@ static void boot_reset(struct probe_klog *k)
 	k->parse.first_line = p.first_line;
 	k->parse.mono_known = p.mono_known;
 	k->parse.mono = p.mono;
+	k->parse.restart_seen = p.restart_seen;
 	memcpy(k->parse.clean, p.clean, sizeof(p.clean)); /* text may point into it */
 	k->parse.text = p.text;
 	k->parse.text_len = p.text_len;
@@ -506,7 +507,11 @@ static bool rec_of(struct probe_klog_parse *ps, const char *line, size_t len, st
  *   "CPU topo: Crash kernel detected" (topo_register_apic(), arch/x86/kernel/cpu/topology.c,
  *                                     6.9+) and "Command line: " / "Kernel command line: "
  *                                     (setup_arch(), start_kernel()) with elfcorehdr=, which
- *                                     kexec-tools passes only to a kdump capture kernel. */
+ *                                     kexec-tools passes only to a kdump capture kernel.
+ *   "DMI not present or invalid"      dmi_setup(): no SMBIOS (Firecracker gives none)
+ *   "kexec_core: Starting new kernel" kernel_kexec() (kernel/kexec_core.c) and "reboot: Restarting
+ *                                     system" (kernel_restart(), kernel/reboot.c): the boot before
+ *                                     the next banner ended in a kexec or a reset. */
 enum mark_what {
 	M_OPENER,
 	M_DOTS,
@@ -525,6 +530,8 @@ enum mark_what {
 	M_VIRTUALIZED,
 	M_CRASH_KERNEL,
 	M_CMDLINE,
+	M_NO_DMI,
+	M_RESTART,
 	M_NONE,
 };
 
@@ -557,6 +564,9 @@ static const struct {
 	MARK("CPU topo: Crash kernel detected", M_CRASH_KERNEL),
 	MARK("Command line: ", M_CMDLINE),
 	MARK("Kernel command line: ", M_CMDLINE),
+	MARK("DMI not present or invalid", M_NO_DMI),
+	MARK("kexec_core: Starting new kernel", M_RESTART),
+	MARK("reboot: Restarting system", M_RESTART),
 #undef MARK
 };
 
@@ -1007,7 +1017,10 @@ static enum probe_klog_kind banner(struct probe_klog *k, const struct rec *r, co
 		k->ignored.banner++;
 		return PROBE_KLOG_NONE;
 	}
+	bool restart = ps->restart_seen;
 	boot_reset(k);
+	ps->restart_seen = false;
+	k->boot.after_restart = restart;
 	ps->boot_started = !r->quoted;
 	ps->starts = true;
 	copy_text(k->boot.kernel_release, sizeof(k->boot.kernel_release), rel, p);
@@ -1208,6 +1221,12 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		bt->virtualized = true;
 		bt->virt_anchored |= kernel_beyond_doubt(k);
 		break;
+	case M_NO_DMI:
+		bt->no_dmi = true;
+		break;
+	case M_RESTART:
+		k->parse.restart_seen = true; /* the next banner's boot follows it */
+		break;
 	case M_CRASH_KERNEL:
 		bt->crash_kernel = true;
 		bt->crash_kernel_why = "\"Crash kernel detected\"";
@@ -1215,6 +1234,9 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 	case M_CMDLINE:
 		/* A parameter of its own: at the start, or after a blank.  Any
 		 * other command line is no fact of ours, and is not quoted. */
+		for (const char *q = t.p, *e; (e = text_find(q, r->end, "virtio_mmio.device=")); q = e)
+			if (e - 19 == t.p || e[-20] == ' ')
+				bt->virtio_mmio = true; /* Firecracker's devices (no PCI) */
 		for (const char *q = t.p, *e; (e = text_find(q, r->end, "elfcorehdr=")); q = e)
 			if (e - 11 == t.p || e[-12] == ' ') {
 				bt->crash_kernel = true;

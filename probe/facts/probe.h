@@ -92,6 +92,10 @@ struct probe_boot {
 				    "Hardware name:" where there is no "DMI:" line) */
 	bool dmi_from_dmi_line;
 	bool dmi_anchored;       /* the DMI line came where only the kernel writes (as above) */
+	bool no_dmi;             /* "DMI not present or invalid" (no SMBIOS: Firecracker) */
+	bool virtio_mmio;        /* virtio_mmio.device= on the command line (Firecracker's devices) */
+	bool after_restart;      /* the text's boot before this one ended in a kexec or a reset
+				    ("kexec_core: Starting new kernel", "reboot: Restarting system") */
 	struct probe_msr_error msr_errors[PROBE_MAX_MSR_ERRORS]; /* PMU MSRs only */
 	unsigned n_msr_errors;
 };
@@ -151,6 +155,7 @@ struct probe_klog_parse {
 	bool first_line;             /* a line that is not empty came */
 	bool mono_known;             /* the first stamped line said whether a host and tag follow */
 	bool mono;                   /* ... they do: journalctl -o short-monotonic */
+	bool restart_seen;           /* a kexec or restart line since the last banner */
 	bool driver_lines;           /* the driver's block has "..." lines: nothing replaces it */
 	bool pending;                /* the open block may replace a bare driver block */
 	char pending_vendor[13];     /* its driver's vendor, until it has "..." lines */
