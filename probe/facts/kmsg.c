@@ -70,6 +70,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kmsg_paste.h"
 #include "probe.h"
 #include "sys.h"
 #include "text.h"
@@ -103,6 +104,12 @@ static void boot_reset(struct probe_klog *k)
 	k->parse.any_record = p.any_record;
 	k->parse.quote_known = p.quote_known;
 	k->parse.quote_blanks = p.quote_blanks;
+	k->parse.quote_bare = p.quote_bare;
+	k->parse.first_line = p.first_line;
+	k->parse.mono_known = p.mono_known;
+	k->parse.mono = p.mono;
+	k->parse.restart_seen = p.restart_seen;
+	memcpy(k->parse.clean, p.clean, sizeof(p.clean)); /* text may point into it */
 	k->parse.text = p.text;
 	k->parse.text_len = p.text_len;
 }
@@ -176,7 +183,11 @@ static bool skip_stamp(struct text *t, struct rec *r)
 	d = p;
 	while (p < e && *p >= '0' && *p <= '9')
 		nonzero |= *p++ != '0';
-	if (p == d || p >= e || *p++ != ']')
+	if (p == d)
+		return false;
+	while (p < e && *p == ' ')
+		p++; /* "[ 0.123 ]": some vendor kernels' printk */
+	if (p >= e || *p++ != ']')
 		return false;
 	t->p = p;
 	r->stamp = true;
@@ -332,6 +343,68 @@ static size_t quote_blanks(const char *line, size_t len)
 	return skip_stamp(&t, &scratch) || skip_pri(&t, &scratch) ? n : 0;
 }
 
+/* The blanks that start a line before its text, or 0 (none, more than
+ * one byte's worth, or the line is blank). */
+static size_t bare_blanks(const char *line, size_t len)
+{
+	size_t n = 0;
+	while (n < len && (line[n] == ' ' || line[n] == '\t'))
+		n++;
+	return n < len && n <= 255 && line[n] != '\r' ? n : 0;
+}
+
+/* The text's first line that is not blank: a paste of `dmesg -t` indented
+ * once ("  Linux version ...", every line alike) says so there, where a
+ * log's first line is never a record's further line.  Its lines are read
+ * as dmesg -t printed them (no more trusted: a text without timestamps is
+ * only as trustworthy as its source), a line indented deeper stays a
+ * further line. */
+static void first_line(struct probe_klog_parse *ps, const char *line, size_t len)
+{
+	size_t q = bare_blanks(line, len), n = 0;
+	while (n < len && (line[n] == ' ' || line[n] == '\t' || line[n] == '\r'))
+		n++;
+	if (n == len)
+		return; /* blank: the next line says */
+	ps->first_line = true;
+	struct text t = {line + q, line + len};
+	struct rec scratch;
+	if (q && !skip_stamp(&t, &scratch) && !skip_pri(&t, &scratch) && !skip_ctime(&t) &&
+	    !skip_date(&t)) {
+		ps->quote_known = ps->quote_bare = true;
+		ps->quote_blanks = (unsigned char)q;
+	}
+}
+
+/* journalctl -o short-monotonic: "[    0.588495] HOST kernel: text", and
+ * another program's "[    5.1] HOST systemd[1]: text".  The text's first
+ * stamped line says whether its lines carry a host and a tag (a kernel
+ * record never starts "WORD kernel: "); after it, only such a text's
+ * lines lose them.  1 the kernel's record follows, -1 another program's,
+ * 0 neither. */
+static int mono_header(struct probe_klog_parse *ps, struct text *t)
+{
+	const char *p = t->p, *e = t->end, *host = p;
+	while (p < e && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			 (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
+		p++;
+	bool kernel = p > host && e - p >= 9 && !memcmp(p, " kernel: ", 9);
+	if (!ps->mono_known) {
+		ps->mono_known = true;
+		ps->mono = kernel;
+	}
+	if (!ps->mono || p == host || p >= e || *p != ' ')
+		return 0;
+	if (kernel) {
+		t->p = p + 9;
+		return 1;
+	}
+	const char *tag = ++p;
+	while (p < e && *p != ' ' && *p != ':' && p - tag < 64)
+		p++;
+	return p > tag && p < e && *p == ':' && e - p >= 2 && p[1] == ' ' ? -1 : 0;
+}
+
 /* A text line: quote marks ("> "), "<pri>", "DATE HOST kernel: ",
  * "kern  :info  : ", "[ts]" or "[ctime]", "[T1]", one space.  A line that
  * then starts with a blank (dmesg indents the further lines of a record)
@@ -350,7 +423,14 @@ static void rec_text(struct probe_klog_parse *ps, const char *line, size_t len, 
 	struct text t = {line, line + len};
 	*r = (struct rec){.kernel = true};
 	size_t q = quote_blanks(line, len);
-	if (!ps->quote_known) {
+	if (!ps->first_line)
+		first_line(ps, line, len);
+	if (ps->quote_bare) {
+		q = bare_blanks(line, len);
+		if (q && q == ps->quote_blanks)
+			t.p += q; /* as dmesg -t printed it: no further line is indented */
+		q = 0;
+	} else if (!ps->quote_known) {
 		struct text s = {line, line + len};
 		struct rec scratch;
 		if (q || skip_stamp(&s, &scratch) || skip_pri(&s, &scratch)) {
@@ -381,6 +461,8 @@ static void rec_text(struct probe_klog_parse *ps, const char *line, size_t len, 
 		stamped |= skip_caller(&t);
 	if (stamped)
 		text_lit(&t, " ");
+	if (r->stamp && mono_header(ps, &t) < 0)
+		r->kernel = false;
 	r->p = t.p;
 	r->end = t.end;
 }
@@ -425,7 +507,11 @@ static bool rec_of(struct probe_klog_parse *ps, const char *line, size_t len, st
  *   "CPU topo: Crash kernel detected" (topo_register_apic(), arch/x86/kernel/cpu/topology.c,
  *                                     6.9+) and "Command line: " / "Kernel command line: "
  *                                     (setup_arch(), start_kernel()) with elfcorehdr=, which
- *                                     kexec-tools passes only to a kdump capture kernel. */
+ *                                     kexec-tools passes only to a kdump capture kernel.
+ *   "DMI not present or invalid"      dmi_setup(): no SMBIOS (Firecracker gives none)
+ *   "kexec_core: Starting new kernel" kernel_kexec() (kernel/kexec_core.c) and "reboot: Restarting
+ *                                     system" (kernel_restart(), kernel/reboot.c): the boot before
+ *                                     the next banner ended in a kexec or a reset. */
 enum mark_what {
 	M_OPENER,
 	M_DOTS,
@@ -444,6 +530,8 @@ enum mark_what {
 	M_VIRTUALIZED,
 	M_CRASH_KERNEL,
 	M_CMDLINE,
+	M_NO_DMI,
+	M_RESTART,
 	M_NONE,
 };
 
@@ -476,6 +564,9 @@ static const struct {
 	MARK("CPU topo: Crash kernel detected", M_CRASH_KERNEL),
 	MARK("Command line: ", M_CMDLINE),
 	MARK("Kernel command line: ", M_CMDLINE),
+	MARK("DMI not present or invalid", M_NO_DMI),
+	MARK("kexec_core: Starting new kernel", M_RESTART),
+	MARK("reboot: Restarting system", M_RESTART),
 #undef MARK
 };
 
@@ -926,7 +1017,10 @@ static enum probe_klog_kind banner(struct probe_klog *k, const struct rec *r, co
 		k->ignored.banner++;
 		return PROBE_KLOG_NONE;
 	}
+	bool restart = ps->restart_seen;
 	boot_reset(k);
+	ps->restart_seen = false;
+	k->boot.after_restart = restart;
 	ps->boot_started = !r->quoted;
 	ps->starts = true;
 	copy_text(k->boot.kernel_release, sizeof(k->boot.kernel_release), rel, p);
@@ -1127,6 +1221,12 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		bt->virtualized = true;
 		bt->virt_anchored |= kernel_beyond_doubt(k);
 		break;
+	case M_NO_DMI:
+		bt->no_dmi = true;
+		break;
+	case M_RESTART:
+		k->parse.restart_seen = true; /* the next banner's boot follows it */
+		break;
 	case M_CRASH_KERNEL:
 		bt->crash_kernel = true;
 		bt->crash_kernel_why = "\"Crash kernel detected\"";
@@ -1134,6 +1234,9 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 	case M_CMDLINE:
 		/* A parameter of its own: at the start, or after a blank.  Any
 		 * other command line is no fact of ours, and is not quoted. */
+		for (const char *q = t.p, *e; (e = text_find(q, r->end, "virtio_mmio.device=")); q = e)
+			if (e - 19 == t.p || e[-20] == ' ')
+				bt->virtio_mmio = true; /* Firecracker's devices (no PCI) */
 		for (const char *q = t.p, *e; (e = text_find(q, r->end, "elfcorehdr=")); q = e)
 			if (e - 11 == t.p || e[-12] == ' ') {
 				bt->crash_kernel = true;
@@ -1161,6 +1264,8 @@ enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, siz
 	ps->text = NULL;
 	ps->text_len = 0;
 	ps->starts = ps->opens_pending = ps->commits = false;
+	if (ps->form == PROBE_KLOG_TEXT)
+		len = kmsg_paste_unwrap(line, len, ps->clean, sizeof(ps->clean), &line);
 	if (!rec_of(ps, line, len, &r))
 		return PROBE_KLOG_NONE;
 	bool first = !ps->any_record;
@@ -1200,6 +1305,13 @@ enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, siz
 #define KLOG_BLOCK_LINES 48
 #define KLOG_QUOTE 200
 
+/* A text pasted folded at 80 columns (a terminal's copy, a mail) splits a
+ * record's line into pieces of exactly 80 bytes and a shorter last one;
+ * the pieces after the first start no record.  Joined again up to
+ * KLOG_FOLD_MAX bytes. */
+#define KLOG_FOLD 80
+#define KLOG_FOLD_MAX 1024
+
 struct klog_ctx {
 	struct probe_klog *k;
 	int after_block; /* records since the driver's "Performance Events:", -1 before it */
@@ -1207,11 +1319,62 @@ struct klog_ctx {
 	const struct probe_klog_sink *sink;
 	char pending[KLOG_QUOTE]; /* a pending block's opener, quoted once it is the driver's */
 	size_t pending_len;
+	char fold[KLOG_FOLD_MAX]; /* a folded line's pieces so far */
+	size_t fold_len;
 };
 
+/* Does a text line start a record of its own: a timestamp, a priority, a
+ * date (journal, syslog), dmesg -T's time, after a quote's blanks? */
+static bool starts_record(const char *line, size_t len)
+{
+	struct text t = {line, line + len};
+	struct rec scratch;
+	while (t.p < t.end && t.p - line < 256 && (*t.p == ' ' || *t.p == '\t'))
+		t.p++;
+	return skip_stamp(&t, &scratch) || skip_pri(&t, &scratch) || skip_date(&t) ||
+	       skip_ctime(&t);
+}
+
+static size_t unterminated_len(const char *line, size_t len)
+{
+	return len && line[len - 1] == '\r' ? len - 1 : len;
+}
+
+static int klog_feed(struct klog_ctx *c, enum probe_klog_form form, const char *line, size_t len);
+
+/* Text lines, the pieces of a folded one joined first (KLOG_FOLD). */
 static int klog_cb(void *p, enum probe_klog_form form, const char *line, size_t len)
 {
 	struct klog_ctx *c = p;
+	int rc;
+	if (form != PROBE_KLOG_TEXT)
+		return klog_feed(c, form, line, len);
+	if (c->fold_len) {
+		if (!starts_record(line, len) && c->fold_len + len <= sizeof(c->fold)) {
+			bool more = unterminated_len(line, len) == KLOG_FOLD;
+			memcpy(c->fold + c->fold_len, line, more ? KLOG_FOLD : len);
+			c->fold_len += more ? KLOG_FOLD : len;
+			if (more)
+				return 0; /* more pieces may follow */
+			len = c->fold_len;
+			c->fold_len = 0;
+			return klog_feed(c, form, c->fold, len);
+		}
+		size_t n = c->fold_len;
+		c->fold_len = 0;
+		if ((rc = klog_feed(c, form, c->fold, n)) != 0)
+			return rc;
+	}
+	if (unterminated_len(line, len) == KLOG_FOLD && starts_record(line, len)) {
+		memcpy(c->fold, line, KLOG_FOLD); /* a '\r' ends the piece, not the line */
+		c->fold_len = KLOG_FOLD;
+		return 0;
+	}
+	return klog_feed(c, form, line, len);
+}
+
+static int klog_feed(struct klog_ctx *c, enum probe_klog_form form, const char *line, size_t len)
+{
 	if (!c->begun) {
 		probe_klog_begin(c->k, form);
 		c->begun = true;
@@ -1324,6 +1487,8 @@ void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
 	struct klog_ctx c = {.k = &f->klog, .after_block = -1, .stop_early = !whole && !path,
 			     .sink = sink};
 	int rc = probe_klog_each_line(path, klog_cb, &c);
+	if (rc == 0 && c.fold_len)
+		klog_feed(&c, PROBE_KLOG_TEXT, c.fold, c.fold_len); /* the text ended folded */
 	f->klog.parse.text = NULL; /* pointed into the reader's buffer */
 	f->klog.parse.text_len = 0;
 	if (rc < 0) {

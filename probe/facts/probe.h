@@ -92,6 +92,10 @@ struct probe_boot {
 				    "Hardware name:" where there is no "DMI:" line) */
 	bool dmi_from_dmi_line;
 	bool dmi_anchored;       /* the DMI line came where only the kernel writes (as above) */
+	bool no_dmi;             /* "DMI not present or invalid" (no SMBIOS: Firecracker) */
+	bool virtio_mmio;        /* virtio_mmio.device= on the command line (Firecracker's devices) */
+	bool after_restart;      /* the text's boot before this one ended in a kexec or a reset
+				    ("kexec_core: Starting new kernel", "reboot: Restarting system") */
 	struct probe_msr_error msr_errors[PROBE_MAX_MSR_ERRORS]; /* PMU MSRs only */
 	unsigned n_msr_errors;
 };
@@ -135,6 +139,9 @@ struct probe_klog_pmu {
 	bool perf_metrics_bit;     /* bit 48 in its mask (proof only if the block is anchored) */
 };
 
+/* The longest pasted line whose colours kmsg_paste.c takes off. */
+#define PROBE_KLOG_CLEAN 512
+
 /* The parser's own state (kmsg.c); not facts. */
 struct probe_klog_parse {
 	unsigned char form;          /* enum probe_klog_form */
@@ -144,6 +151,11 @@ struct probe_klog_parse {
 	bool any_record;             /* a record came before this one */
 	bool quote_known;            /* the first stamped line said whether the text is quoted */
 	unsigned char quote_blanks;  /* a quoted text's indentation (its first line's), 0 none */
+	bool quote_bare;             /* ... of a text without timestamps (its first line's) */
+	bool first_line;             /* a line that is not empty came */
+	bool mono_known;             /* the first stamped line said whether a host and tag follow */
+	bool mono;                   /* ... they do: journalctl -o short-monotonic */
+	bool restart_seen;           /* a kexec or restart line since the last banner */
 	bool driver_lines;           /* the driver's block has "..." lines: nothing replaces it */
 	bool pending;                /* the open block may replace a bare driver block */
 	char pending_vendor[13];     /* its driver's vendor, until it has "..." lines */
@@ -154,6 +166,7 @@ struct probe_klog_parse {
 	bool starts;         /* it starts its kind over: the driver's block, a boot */
 	bool opens_pending;  /* it opens a pending block: quoted once the block has lines */
 	bool commits;        /* it commits the pending block: quote the opener first */
+	char clean[PROBE_KLOG_CLEAN]; /* a pasted line without its SGR sequences (kmsg_paste.c) */
 };
 
 /* What the kernel log says: the current boot (the last in a text), and in

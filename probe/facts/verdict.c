@@ -134,6 +134,24 @@ static void guest_of(const struct probe_facts *f, struct probe_cpu *c)
 		probe_hv_from_name(c, name);
 }
 
+/* One name for the hypervisor everywhere (the facts, the findings): a
+ * VirtualBox guest's kernel says "Hypervisor detected: KVM" (and its CPUID
+ * signature is KVM's) because VirtualBox offers KVM's paravirtual
+ * interface; its DMI strings say what it is.  The signature stays. */
+static void one_name(const struct probe_facts *f, struct probe_cpu *c)
+{
+	char sys[2 * PROBE_DMI_LEN + 2];
+	const struct probe_boot *b = &f->klog.boot;
+	const char *dmi = f->known & PROBE_KNOWN_DMI ? dmi_system(&f->dmi, sys, sizeof(sys)) : "";
+	const char *line = f->known & PROBE_KNOWN_KLOG ? b->dmi : "";
+	const char *hv = probe_dmi_guest(dmi[0] ? dmi : line);
+	if (!c->hypervisor || !hv || strcmp(hv, "VirtualBox") || strcmp(c->hv_name, "KVM"))
+		return;
+	memcpy(c->hv_name, "VirtualBox", sizeof("VirtualBox"));
+	c->guest_because = "the DMI strings name VirtualBox, whose paravirtual interface tells "
+			   "the kernel \"KVM\"";
+}
+
 /* The CPU: CPUID's, else the kernel log's; its perfmon: CPUID.0AH, else
  * the PMU driver's block; then guest or not. */
 static void cpu_of(const struct probe_facts *f, struct probe_cpu *c)
@@ -145,6 +163,7 @@ static void cpu_of(const struct probe_facts *f, struct probe_cpu *c)
 		probe_perfmon_from_klog(f, c);
 	guest_of(f, c);
 	probe_hv_from_signature(c);
+	one_name(f, c);
 }
 
 const char *probe_metrics_proof(const struct probe_facts *f)

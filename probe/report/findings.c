@@ -373,6 +373,29 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 			       "CPUID, which it reads on the machine itself.");
 }
 
+/* A Firecracker microVM: no SMBIOS ("DMI not present or invalid") and its
+ * virtio devices on the command line (virtio_mmio.device=, no PCI), and no
+ * DMI that names another machine. */
+bool findings_firecracker(const struct probe_facts *f, const struct probe_machine *m)
+{
+	const struct probe_boot *b = &f->klog.boot;
+	return f->known & PROBE_KNOWN_KLOG && b->no_dmi && b->virtio_mmio && !m->system[0];
+}
+
+/* Firecracker's own words: its x86 CPUID normalization hides architectural
+ * perfmon (no vPMU), and its CPU templates only mask CPUID further
+ * [inferred from its docs/cpu_templates/]. */
+static void firecracker_remedy(char *buf, size_t size)
+{
+	add(buf, size, "This is a Firecracker microVM (no DMI, its virtio devices on the command "
+		       "line). Firecracker gives its x86 guests no vPMU: it hides architectural "
+		       "perfmon from them, and its CPU templates (T2, T2S, C3, ...) only mask "
+		       "CPUID features further, never add counters. No QEMU, libvirt or kvm module "
+		       "option applies. Only the host owner can change it (by running the "
+		       "workload outside Firecracker: a VM that exposes a vPMU, or bare metal). "
+		       "Nothing inside the guest can fix it.");
+}
+
 static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 		    const struct probe_machine *m, struct finding *out, unsigned *n)
 {
@@ -381,7 +404,11 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 	bool xen = strcmp(c->hv_vendor, "XenVMMXenVMM") == 0;
 	bool virtualbox = strstr(m->system, "VirtualBox") || !strcmp(c->hv_vendor, "VBoxVBoxVBox");
 	bool hybrid = c->hybrid || (c->fms_known && findings_hybrid_model(c->family, c->model));
-	struct finding *x = next(out, n, "no-vpmu", SEVERITY_ERROR,
+	bool firecracker = findings_firecracker(f, m);
+	/* A warning: nothing can fault and there is nothing to guard, so it
+	 * never leads as an error on a host with nothing to do (issue 40,
+	 * item 12); what it costs is measurement. */
+	struct finding *x = next(out, n, "no-vpmu", SEVERITY_WARNING,
 				 c->hypervisor ? "This guest has no virtual PMU: no hardware "
 						 "counters at all"
 					       : "No hardware PMU is available");
@@ -425,16 +452,28 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 			       "itself or in a hypervisor that exposes a vPMU (KVM/QEMU with `-cpu host`, "
 			       "VMware with \"Virtualize CPU performance counters\"). Nothing inside the "
 			       "guest can fix it.");
-	} else if ((kvm || (c->hypervisor && !c->hv_name[0])) && hybrid) {
+	} else if (firecracker) {
+		firecracker_remedy(x->remedy, sizeof(x->remedy));
+	} else if (kvm && hybrid) {
 		ADD(x->remedy,
 		    "It is not your CPU model. This %s model 0x%x is a hybrid (P-core/E-core) "
 		    "part, and KVM turns the vPMU off on hybrid hosts (Linux commit "
 		    "4d7404e5ee00, kernel 6.3 and stable, without a log line), so the guest "
-		    "sees CPUID.0AH all zero%s. Nothing inside the guest can fix it: the host owner "
+		    "sees CPUID.0AH all zero. Nothing inside the guest can fix it: the host owner "
 		    "must run the VM on a non-hybrid host, or on a host kernel with hybrid vPMU "
 		    "support.",
-		    c->vendor, c->model, kvm ? "" : " (if the hypervisor is KVM; the log does not "
-						   "name it)");
+		    c->vendor, c->model);
+	} else if (c->hypervisor && !c->hv_name[0] && hybrid) {
+		/* KVM's rule is KVM's: Hyper-V (WSL2 included) can give a guest
+		 * on a hybrid host a vPMU, so an unnamed hypervisor is not KVM. */
+		ADD(x->remedy,
+		    "This %s model 0x%x is a hybrid (P-core/E-core) part and the log does not "
+		    "name the hypervisor. If it is KVM, KVM turns the vPMU off on hybrid hosts "
+		    "(Linux commit 4d7404e5ee00, kernel 6.3 and stable, without a log line) and "
+		    "only another host can change that; other hypervisors (Hyper-V and WSL2 "
+		    "among them) can expose one on hybrid hosts: ask the hypervisor's owner. "
+		    "Nothing inside the guest can fix it.",
+		    c->vendor, c->model);
 	} else if (!strncmp(m->system, "Amazon EC2", 10)) {
 		/* EC2 gives a guest a vPMU only where it holds whole sockets;
 		 * no QEMU or libvirt setting is the user's to change there. */
@@ -488,10 +527,14 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 			    struct finding *out, unsigned *n)
 {
 	bool kdump = f->klog.boot.crash_kernel;
-	struct finding *x = next(out, n, "counters-in-use", kdump ? SEVERITY_WARNING : SEVERITY_ERROR,
-				 kdump ? "A PMU counter was left enabled by the crashed kernel, "
-					 "not by firmware: this is a kdump capture kernel's log"
-				       : "PMU counters were already in use at boot: counts may read as zero");
+	bool restart = !kdump && f->klog.boot.after_restart;
+	struct finding *x = next(
+		out, n, "counters-in-use", kdump || restart ? SEVERITY_WARNING : SEVERITY_ERROR,
+		kdump	  ? "A PMU counter was left enabled by the crashed kernel, "
+			    "not by firmware: this is a kdump capture kernel's log"
+		: restart ? "A PMU counter was left enabled by the kernel before a reset or kexec, "
+			    "not by firmware or the hypervisor"
+			  : "PMU counters were already in use at boot: counts may read as zero");
 	ADD(x->evidence, "The kernel log says \"Broken BIOS detected\" / \"the BIOS has corrupted "
 			 "hw-PMU resources\" for ");
 	for (unsigned i = 0; i < f->klog.n_corrupted_msr && i < 4; i++) {
@@ -519,6 +562,19 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 		ADD(x->remedy, "None needed for the PMU. Judge the machine by the log of a normal "
 			       "boot (`journalctl -k -b`): only if this line shows there too does "
 			       "firmware or a hypervisor hold the counter.");
+		return;
+	}
+	if (restart) {
+		ADD(x->evidence, " The same log shows the boot before this one ending in a kexec or a "
+				 "reset (\"kexec_core: Starting new kernel\" or \"reboot: Restarting "
+				 "system\"): the counter is that kernel's, left enabled.");
+		x->consequence = "None for the machine: the registers are left over from the kernel "
+				 "before the reset or kexec (neither a kexec nor a KVM guest's reset "
+				 "clears the PMU's registers), and this kernel programs the PMU afresh. "
+				 "No firmware or hypervisor holds them.";
+		ADD(x->remedy, "None needed for the PMU. Judge the machine by the log of a cold "
+			       "boot: only if this line shows there too does firmware or a hypervisor "
+			       "hold the counter.");
 		return;
 	}
 	x->consequence = "The driver still loads, but the hypervisor (or firmware) keeps those "

@@ -63,6 +63,8 @@ unsigned findings_containers(const struct report_containers *c, const struct pro
 /* Is this Intel family/model a hybrid (P-core + E-core) part?
  * (arch/x86/include/asm/intel-family.h, "Hybrid" processors) */
 bool findings_hybrid_model(uint32_t family, uint32_t model);
+/* A Firecracker microVM, by its kernel log (no DMI, virtio_mmio devices). */
+bool findings_firecracker(const struct probe_facts *f, const struct probe_machine *m);
 
 /* What an MSR that check_hw_exists() names is, e.g. "IA32_PERFEVTSEL0". */
 const char *findings_msr_name(unsigned msr, char *buf, size_t size);

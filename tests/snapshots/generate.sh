@@ -623,6 +623,10 @@ expect ${C}syzbot-nested-qemu-on-gce-icelake-6.13.0-rc6 no-pmu no-vpmu,facts-unk
 # A 6.1 guest on a Raptor Lake-P host whose own kernel put counter 3 and
 # bit 48 in its mask over CPUID's 3 (the hypervisor refused the write).
 expect ${C}kvm-guest-on-rpl-p-6.1.0-rc8-kernel-mask hazard fixed3-unimplemented,pmu-msr-rejected,facts-unknown
+# The same log pasted in each form of issue 41 (tests/paste/forms.py): read alike.
+for form in color short-monotonic foreign-prefix bbcode stamp-spaces indented-unstamped; do
+	expect ${C}form-$form-kvm-guest-on-rpl-p-6.1.0-rc8 hazard fixed3-unimplemented,pmu-msr-rejected,facts-unknown
+done
 # EC2 below a whole socket (r5d.xlarge): no vPMU; the remedy is the size.
 expect ${C}aws-ec2-r5d-xlarge-no-vpmu-5.12.0-rc3 no-pmu no-vpmu,facts-unknown
 # A Xen HVM guest without a vPMU: the switch is Xen's own vpmu= boot option.

@@ -309,3 +309,90 @@ Test(quotes, a_bare_first_block_gives_way_in_the_quote_too)
 	cr_assert_not(qf.klog.virt_unavailable);
 	cr_assert_eq(qf.klog.ignored.outside_block, 2u, "the third block: its opener and its line");
 }
+
+/* Issue 41, section 2: remedies that fit the machine the log names. */
+static void from_log(const char *const *lines, size_t count)
+{
+	memset(&w.f, 0, sizeof(w.f));
+	probe_klog_reset(&w.f.klog);
+	w.f.known = w.f.tried = PROBE_KNOWN_KLOG;
+	for (size_t i = 0; i < count; i++)
+		probe_klog_line(&w.f.klog, lines[i], strlen(lines[i]));
+	probe_evaluate(&w.f, &w.v);
+	n = findings_build(&w.f, &w.v, fs);
+}
+
+/* Firecracker: the pinned capture (a guest's log quoted in a page). */
+Test(remedies, firecracker_gets_firecrackers_words_not_qemus)
+{
+	load("cap-kvm-firecracker-guest-intel-xeon-no-vpmu-5.8.0-quoted");
+	const struct finding *x = find("no-vpmu");
+	cr_assert_not_null(x);
+	cr_assert(strstr(x->remedy, "Firecracker"), "%s", x->remedy);
+	cr_assert_null(strstr(x->remedy, "-cpu host"), "%s", x->remedy);
+	cr_assert_null(strstr(x->remedy, "enable_pmu"), "%s", x->remedy);
+	cr_assert(strstr(x->remedy, "host owner"), "%s", x->remedy);
+}
+
+/* KVM's hybrid-host rule only where the hypervisor is KVM. */
+Test(remedies, hybrid_rule_is_kvms_only)
+{
+	static const char *const unnamed[] = {
+		"[    0.000000] Linux version 6.6.87.2-microsoft-standard-WSL2 (root@a) (gcc) #1 SMP",
+		"[    0.112233] smpboot: CPU0: 13th Gen Intel(R) Core(TM) i9-13900K (family: 0x6, "
+		"model: 0xb7, stepping: 0x1)",
+		"[    0.112345] Performance Events: unsupported p6 CPU model 183 no PMU driver, "
+		"software events only."};
+	from_log(unnamed, 3);
+	const struct finding *x = find("no-vpmu");
+	cr_assert_not_null(x);
+	cr_assert(strstr(x->remedy, "If it is KVM"), "%s", x->remedy);
+	cr_assert(strstr(x->remedy, "Hyper-V"), "%s", x->remedy);
+	cr_assert_null(strstr(x->remedy, "It is not your CPU model"), "%s", x->remedy);
+	/* Named KVM: the rule, as before. */
+	load("kvm-on-hybrid-host");
+	cr_assert(strstr(find("no-vpmu")->remedy, "KVM turns the vPMU off"));
+	/* Named Hyper-V (WSL2): not KVM's rule. */
+	load("cap-wsl2-hyperv-on-rpl-i9-14900KF");
+	cr_assert_null(strstr(find("no-vpmu")->remedy, "4d7404e5ee00"), "%s",
+		       find("no-vpmu")->remedy);
+}
+
+/* Counters left enabled across a reset or kexec are the old kernel's. */
+Test(remedies, counters_left_over_from_a_kexec_are_not_the_owners)
+{
+	static const char *const lines[] = {
+		"[  812.004411] kexec_core: Starting new kernel",
+		"[    0.000000] Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) (gcc) #1 "
+		"SMP",
+		"[    0.000000] Hypervisor detected: KVM",
+		"[    0.092011] Performance Events: Fam17h+ core perfctr, Broken BIOS detected, "
+		"complain to your hardware vendor.",
+		"[    0.092023] [Firmware Bug]: the BIOS has corrupted hw-PMU resources (MSR c0010200 "
+		"is 530076)",
+		"[    0.092030] AMD PMU driver."};
+	from_log(lines, sizeof(lines) / sizeof(lines[0]));
+	const struct finding *x = find("counters-in-use");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->severity, SEVERITY_WARNING);
+	cr_assert(strstr(x->evidence, "kexec"), "%s", x->evidence);
+	cr_assert_null(strstr(x->remedy, "owner to stop using"), "%s", x->remedy);
+	/* Without the kexec line: the owner, as before. */
+	from_log(lines + 1, sizeof(lines) / sizeof(lines[0]) - 1);
+	x = find("counters-in-use");
+	cr_assert_eq(x->severity, SEVERITY_ERROR);
+	cr_assert(strstr(x->remedy, "owner to stop using"), "%s", x->remedy);
+}
+
+/* Issue 40, item 12: one name for the hypervisor, and no [error] leading
+ * on a host where nothing can fault. */
+Test(remedies, one_name_and_no_error_where_nothing_can_fault)
+{
+	load("cap-virtualbox-guest-on-adl-u-i7-1255U-6.6.0-rc7");
+	cr_assert_str_eq(w.v.cpu.hv_name, "VirtualBox");
+	cr_assert(strstr(find("no-vpmu")->evidence, "Hypervisor: VirtualBox"));
+	load("cap-kvm-firecracker-guest-amd-epyc-no-vpmu-6.18.44");
+	cr_assert_gt(fs[0].severity, SEVERITY_ERROR, "%s leads as %d", fs[0].id, fs[0].severity);
+	load("cap-hyperv-guest-win10-host-ryzen9-3900x-5.13.0-rc5-next");
+	cr_assert_gt(fs[0].severity, SEVERITY_ERROR, "%s leads as %d", fs[0].id, fs[0].severity);
+}

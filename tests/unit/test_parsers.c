@@ -658,3 +658,45 @@ Test(klog_forms, a_block_without_its_boots_start_is_not_anchored)
 	klog_more(&k, live + 1, 3);
 	cr_assert_not(k.pmu_block_anchored);
 }
+
+/* Issue 41: the paste forms' wrapping is taken off only where a kernel
+ * timestamp follows it at the line's start; a user's text, which always
+ * comes after the kernel's own timestamp, stays where it was. */
+Test(klog_trust, paste_forms_never_move_a_users_text_to_a_records_start)
+{
+	static const char *l[] = {
+		"\x1b[32m[    0.000000] \x1b[0mLinux version 6.8.0 (a@b) (gcc) #1 SMP",
+		"\x1b[32m[    0.352933] \x1b[0mPerformance Events: Icelake events, Intel PMU driver.",
+		"\x1b[32m[    0.353510] \x1b[0m... version:                2",
+		"\x1b[32m[    0.353510] \x1b[0m... fixed-purpose events:   4",
+		"\x1b[32m[    0.353510] \x1b[0m... event mask:             0000000f000000ff",
+		"\x1b[32m[    1.000000] \x1b[0mrcu: done",
+		/* A user's /dev/kmsg text after the kernel's stamp, in every form. */
+		"\x1b[32m[ 4211.338207] \x1b[0m[Moby][Info] [    0.000000] Linux version 6.9 (x@y) (gcc) #1",
+		"\x1b[32m[ 4211.338208] \x1b[0m[COLOR=red][    0.1] ... event mask: 0001000f000000ff[/COLOR]",
+		"\x1b[32m[ 4211.338209] \x1b[0mhost kernel: ... event mask: 0001000f000000ff"};
+	struct probe_klog k;
+	klog(&k, l, sizeof(l) / sizeof(l[0]));
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_not(k.perf_metrics_bit);
+	cr_assert(k.pmu_block_anchored);
+	cr_assert_str_eq(k.boot.kernel_release, "6.8.0");
+	cr_assert_eq(k.ignored.not_at_start, 2u, "the two masks after the stamp");
+}
+
+/* journalctl -o short-monotonic: another program's lines are not the
+ * kernel's, whatever they say. */
+Test(klog_trust, short_monotonic_other_programs_are_not_the_kernel)
+{
+	static const char *l[] = {
+		"[    0.000000] host kernel: Linux version 6.8.0 (a@b) (gcc) #1 SMP",
+		"[    0.352933] host kernel: Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.353510] host evil[31]: ... event mask:             0001000f000000ff",
+		"[    0.353510] host kernel: ... version:                2",
+		"[    0.353510] host kernel: ... event mask:             0000000f000000ff"};
+	struct probe_klog k;
+	klog(&k, l, sizeof(l) / sizeof(l[0]));
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_eq(k.version_logged, 2);
+	cr_assert_eq(k.ignored.other_facility, 1u);
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A kernel log as people paste it (issue 41): reads a log on stdin and
+writes it in one FORM on stdout.  Only the lines that start with the
+kernel's "[    0.123456] " take a form's prefix or wrapping; the others (a
+fixture's "# excerpt" notes, a record's further lines, another form's
+lines) pass as they are, or as the form would print them.
+
+  forms.py FORM < dmesg.txt > pasted.txt     forms.py --list
+"""
+import re
+import sys
+
+STAMP = re.compile(r"^\[ *(\d+)\.(\d+)\] ")
+SUBSYS = re.compile(r"^([A-Za-z0-9_.-]+: )")
+DATE = "May 04 12:22:28"
+
+
+def stamped(fn):
+    """Applies fn(stamp, text) to the lines that start with a stamp."""
+    def form(lines):
+        out = []
+        for line in lines:
+            m = STAMP.match(line)
+            out.append(fn(m.group(0), line[m.end():], m) if m else line)
+        return out
+    return form
+
+
+def color(stamp, text, _m):
+    # util-linux dmesg --color=always: the time green, the subsystem brown.
+    s = SUBSYS.match(text)
+    if s:
+        text = "\x1b[33m" + s.group(1) + "\x1b[0m" + text[s.end():]
+    return "\x1b[32m" + stamp + "\x1b[0m" + text
+
+
+def unstamp(lines):
+    return stamped(lambda st, text, m: text)(lines)
+
+
+def fold80(lines):
+    out = []
+    for line in lines:
+        while len(line) > 80:
+            out.append(line[:80])
+            line = line[80:]
+        out.append(line)
+    return out
+
+
+def interleaved(lines):
+    out = []
+    for i, line in enumerate(journal(lines)):
+        out.append(line)
+        if i % 3 == 0:
+            out.append(f"{DATE} host systemd[1]: Started session-{i}.scope - Session {i}.")
+        if i % 5 == 0:
+            out.append(f"{DATE} host sshd[812]: Accepted publickey for u from 10.0.0.{i % 250}")
+    return out
+
+
+journal = stamped(lambda st, text, m: f"{DATE} host kernel: {text}")
+FORMS = {
+    # Section 1 of issue 41.
+    "color": stamped(color),
+    "short-monotonic": stamped(lambda st, text, m: f"{st}host kernel: {text}"),
+    "foreign-prefix": stamped(lambda st, text, m: f"[10:25:44.788][Moby][Info] {st}{text}"),
+    "bbcode": stamped(lambda st, text, m:
+                      f"[COLOR=#000000][FONT=arial]{st}{text}[/FONT][/COLOR]"),
+    "html": stamped(lambda st, text, m: f'<span style="color:#000000">{st}{text}</span><br>'),
+    "stamp-spaces": stamped(lambda st, text, m: f"[ {m.group(1)}.{m.group(2)} ] {text}"),
+    "indented-unstamped": lambda lines: [" " + line for line in unstamp(lines)],
+    # The forms read before it.
+    "journal": journal,
+    "short-precise": stamped(lambda st, text, m: f"{DATE}.{m.group(2)} host kernel: {text}"),
+    "crlf": lambda lines: [line + "\r" for line in lines],
+    "unstamped": unstamp,
+    "fold80": fold80,
+    "interleaved": interleaved,
+}
+
+def unquoted(lines):
+    """A quoted log (its first stamped line indented) as it was before the
+    quote: each form is applied to the log itself."""
+    for line in lines:
+        m = re.match(r"^([ \t]+)\[ *\d+\.\d+\]", line)
+        if m:
+            q = m.group(1)
+            return [line[len(q):] if line.startswith(q) else line for line in lines]
+        if STAMP.match(line):
+            break
+    return lines
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--list"]:
+        print("\n".join(FORMS))
+        sys.exit(0)
+    if len(sys.argv) != 2 or sys.argv[1] not in FORMS:
+        sys.exit(f"usage: {sys.argv[0]} FORM|--list (forms: {' '.join(FORMS)})")
+    data = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    lines = data.split("\n")
+    last = lines.pop() if lines and lines[-1] == "" else None
+    out = "\n".join(FORMS[sys.argv[1]](unquoted(lines))) + ("\n" if last is not None else "")
+    sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))
