@@ -617,6 +617,9 @@ static void facts_unknown(const struct probe_facts *f, const struct probe_verdic
 		ADD(x->evidence, f->klog_err == -EPERM ? " (kernel.dmesg_restrict=1: needs root or "
 							 "CAP_SYSLOG). "
 							 : ". ");
+		if (f->klog_err == -EPERM || f->klog_err == -EACCES)
+			ADD(x->evidence, "This user sees fewer facts than root: root reads the log, "
+					 "and on this same host may reach another verdict. ");
 	} else if (!f->klog.pmu_driver_seen && v->intel) {
 		ADD(x->evidence, "The kernel log holds no \"Performance Events:\" line: it rotated "
 				 "out of the ring buffer, or the log is empty. ");

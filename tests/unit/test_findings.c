@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The findings per story: ids, and the words that tell the stories apart. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,6 +113,23 @@ Test(stories, unreadable_facts)
 	expect_ids("does-not-exist", IDS("facts-unknown"));
 	cr_assert(strstr(find("facts-unknown")->evidence, "CPUID"));
 	expect_ids("metal-no-sysfs", IDS("facts-unknown", "healthy"));
+}
+
+/* Issue 40 (12): a user under dmesg_restrict and root got two verdicts for
+ * one host, and nothing said why. */
+Test(stories, a_user_without_the_log_is_told_root_sees_more)
+{
+	load("m6i-16xlarge");
+	w.f.known &= ~PROBE_KNOWN_KLOG;
+	w.f.klog_err = -EPERM;
+	probe_evaluate(&w.f, &w.v);
+	n = findings_build(&w.f, &w.v, fs);
+	const struct finding *x = find("facts-unknown");
+	cr_assert_not_null(x);
+	cr_assert(strstr(x->evidence, "dmesg_restrict"));
+	cr_assert(strstr(x->evidence, "root reads the log, and on this same host may reach another "
+				      "verdict"),
+		  "%s", x->evidence);
 }
 
 Test(stories, amd_guest_without_a_vpmu_is_told_so)
