@@ -299,6 +299,11 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		      "Block reports of the preload this boot that could not be delivered, as later "
 		      "reports of the same process say.",
 		      m->undelivered);
+	/* Whether the preload's reports can be counted matters where it is
+	 * listed or the host needs a guard: a 0 on a healthy host with no
+	 * preload would be an alarm about nothing. */
+	if (!m->listed && d->verdict == STATUS_SAFE)
+		return;
 	head(out, "pmuguard_preload_reports_countable", "gauge",
 	     "1 if the preload's reports reach a log this host can count, 0 if they are dropped "
 	     "or unreadable.");
