@@ -110,7 +110,10 @@ void start_option(int ch, const char *arg, struct start_opts *o);
 void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
 	       bool keep_unverified);
 void start_data(const struct start_model *m, enum form form, const char *event);
-void start_refused_say(const struct start_model *m, enum form form);
+/* Why a start was refused, on stderr, for people: the refusal itself where
+ * the document went to stdout (repeat; not the agent's, whose pod log
+ * holds stdout and stderr alike: said once there), then the hint. */
+void start_refused_say(const struct start_model *m, enum form form, bool repeat);
 void start_free(struct start_model *m);
 
 /* ---- the agent (enforce_follow.c, enforce_textfile.c) ---------------------- */

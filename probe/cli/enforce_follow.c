@@ -315,7 +315,9 @@ int enforce_agent(int argc, char **argv)
 	struct start_model m;
 	start_run(&m, so.mode, so.snapshot, so.attach, false);
 	start_data(&m, FORM_JSON, "start");
-	start_refused_say(&m, FORM_JSON);
+	/* The "start" event carries the refusal; the pod's log is stdout
+	 * and stderr together: not said a second time. */
+	start_refused_say(&m, FORM_JSON, false);
 	int rc = m.rc;
 	enum outcome outcome = m.outcome;
 	bool guarding = outcome != OUT_NOTHING && outcome != OUT_REFUSED;

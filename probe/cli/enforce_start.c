@@ -193,11 +193,11 @@ void start_run(struct start_model *m, int mode, const char *snapshot, unsigned a
 	m->rc = existing_rc(m->ex, &m->r->cfg);
 }
 
-void start_refused_say(const struct start_model *m, enum form form)
+void start_refused_say(const struct start_model *m, enum form form, bool repeat)
 {
 	if (m->outcome != OUT_REFUSED)
 		return;
-	if (form != FORM_TEXT) /* the data said it; people still read stderr */
+	if (form != FORM_TEXT && repeat) /* the data said it; people still read stderr */
 		cli_line(stderr, "pmuguard: enforce: could not attach the kernel guard: %s",
 			 m->r->why);
 	hint(m->err);
@@ -269,7 +269,7 @@ int enforce_start(int argc, char **argv)
 		start_text(&m);
 	else
 		start_data(&m, form, NULL);
-	start_refused_say(&m, form);
+	start_refused_say(&m, form, true);
 	start_free(&m);
 	return m.rc;
 }

@@ -194,7 +194,13 @@ agent-refused-writes-metrics)
 	grep -q '^pmuguard_kernel_refused_info{error="lsm: .*"} 1$' "$tmp/m/p.prom" ||
 		fail "the refusal is not in the metrics: $(grep refused "$tmp/m/p.prom")"
 	grep -q '"event":"textfile"' "$tmp/out" || fail "the agent's log does not name the file"
-	ok "the refused agent exits 4 and writes the node's metrics: unguarded 1, and why"
+	# Issue 40 (12): the pod's log holds stdout and stderr alike; the
+	# refusal (some 450 characters) was in the "start" event and again on
+	# stderr.  Said once.
+	grep -q '"event":"start".*"outcome":"refused"' "$tmp/out" || fail "the start event does not carry the refusal"
+	! grep -q 'could not attach the kernel guard' "$tmp/err" ||
+		fail "the refusal is said twice in the pod's log (stderr too): $(cat "$tmp/err")"
+	ok "the refused agent exits 4 and writes the node's metrics: unguarded 1, and why; its refusal said once"
 	;;
 textfile-two-writers-say-so)
 	need_enforce
