@@ -31,7 +31,43 @@ static void require_log_file(const char *path)
 
 enum probe_output { OUT_TEXT, OUT_JSON, OUT_KEYS, OUT_NONE };
 
-int cmd_probe(int argc, char **argv)
+/* What the command line asked for. */
+struct probe_args {
+	bool check, json, keys, quiet, as_locked;
+	const char *snapshot; /* --snapshot, or NULL */
+};
+
+static const char probe_usage[] =
+	"Usage: pmuguard probe [--json|--keys] [--check [-q]] [--msr] "
+	"[--snapshot DIR] [--dmesg FILE]\n"
+	"                      [--as-locked]\n"
+	"\n"
+	"What this machine's PMU really implements, in plain words: the facts,\n"
+	"the verdict, and findings with cause, consequence and remedy.\n"
+	"  --json           one JSON object (schema 3; keys: probe/report/README.md)\n"
+	"  --keys           the same, one KEY=VALUE a line for shells: keys are\n"
+	"                   JSON paths (machine.words, pmus.0.name), null is empty,\n"
+	"                   control characters, \\ and bytes that are not UTF-8\n"
+	"                   are \\xHH; first schema=3\n"
+	"  --check          exit 3 where the fixed-counter-3 hazard is present\n"
+	"  -q, --quiet      with --check: print nothing on stdout, only the exit\n"
+	"                   status says (errors still go to stderr)\n"
+	"  --msr            show IA32_PERF_CAPABILITIES and IA32_FIXED_CTR3 (root,\n"
+	"                   the msr module; reads only)\n"
+	"  --snapshot DIR   read the facts from a snapshot (pmuguard snapshot); a NAME\n"
+	"                   without '/' that is no directory here: a reference\n"
+	"                   snapshot (pmuguard snapshot --list)\n"
+	"  --dmesg FILE     diagnose from a kernel log alone (or with --snapshot)\n"
+	"  --as-locked      take the settings as under lock = yes, which the caller\n"
+	"                   is about to set (pmuguard-fleet install): what the\n"
+	"                   environment may not change then is ignored, and said\n"
+	"\n"
+	"Exit: 0 report printed (--check: no hazard); 3 hazard present (--check;\n"
+	"also on a verdict from a kernel log alone); 1 internal error, or a\n"
+	"snapshot or --dmesg FILE that cannot be read; 2 usage.\n";
+
+/* The options into a and in (--msr, --dmesg); false after --help. */
+static bool probe_parse(int argc, char **argv, struct probe_args *a, struct report_input *in)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -45,96 +81,44 @@ int cmd_probe(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	enum probe_output output = OUT_TEXT;
-	bool check = false, json = false, keys = false, quiet = false;
-	/* What was read, and the model built from it (which points into it). */
-	struct report_input *in = calloc(1, sizeof(*in));
-	struct report *r = calloc(1, sizeof(*r));
-	if (!in || !r)
-		die_errno("out of memory");
-	const char *cli_snapshot = NULL;
-	bool as_locked = false;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jkcqms:d:Lh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j':
-			json = true;
-			break;
-		case 'k':
-			keys = true;
-			break;
-		case 'c':
-			check = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'm':
-			in->msr_asked = true;
-			break;
-		case 's':
-			cli_snapshot = optarg;
-			break;
-		case 'd':
-			in->dmesg = optarg;
-			break;
-		case 'L':
-			as_locked = true;
-			break;
-		case 'h':
-			fputs("Usage: pmuguard probe [--json|--keys] [--check [-q]] [--msr] "
-			      "[--snapshot DIR] [--dmesg FILE]\n"
-			      "                      [--as-locked]\n"
-			      "\n"
-			      "What this machine's PMU really implements, in plain words: the facts,\n"
-			      "the verdict, and findings with cause, consequence and remedy.\n"
-			      "  --json           one JSON object (schema 3; keys: probe/report/README.md)\n"
-			      "  --keys           the same, one KEY=VALUE a line for shells: keys are\n"
-			      "                   JSON paths (machine.words, pmus.0.name), null is empty,\n"
-			      "                   control characters, \\ and bytes that are not UTF-8\n"
-			      "                   are \\xHH; first schema=3\n"
-			      "  --check          exit 3 where the fixed-counter-3 hazard is present\n"
-			      "  -q, --quiet      with --check: print nothing on stdout, only the exit\n"
-			      "                   status says (errors still go to stderr)\n"
-			      "  --msr            show IA32_PERF_CAPABILITIES and IA32_FIXED_CTR3 (root,\n"
-			      "                   the msr module; reads only)\n"
-			      "  --snapshot DIR   read the facts from a snapshot (pmuguard snapshot); a NAME\n"
-			      "                   without '/' that is no directory here: a reference\n"
-			      "                   snapshot (pmuguard snapshot --list)\n"
-			      "  --dmesg FILE     diagnose from a kernel log alone (or with --snapshot)\n"
-			      "  --as-locked      take the settings as under lock = yes, which the caller\n"
-			      "                   is about to set (pmuguard-fleet install): what the\n"
-			      "                   environment may not change then is ignored, and said\n"
-			      "\n"
-			      "Exit: 0 report printed (--check: no hazard); 3 hazard present (--check;\n"
-			      "also on a verdict from a kernel log alone); 1 internal error, or a\n"
-			      "snapshot or --dmesg FILE that cannot be read; 2 usage.\n",
-			      stdout);
-			free(r);
-			free(in);
-			return EXIT_OK;
-		default:
-			die_bad_option("probe", argv, "jkcqms:d:Lh");
+		case 'j': a->json = true; break;
+		case 'k': a->keys = true; break;
+		case 'c': a->check = true; break;
+		case 'q': a->quiet = true; break;
+		case 'm': in->msr_asked = true; break;
+		case 's': a->snapshot = optarg; break;
+		case 'd': in->dmesg = optarg; break;
+		case 'L': a->as_locked = true; break;
+		case 'h': fputs(probe_usage, stdout); return false;
+		default: die_bad_option("probe", argv, "jkcqms:d:Lh");
 		}
 	}
 	if (optind < argc)
 		die_usage("probe: unexpected argument '%s'", argv[optind]);
-	if (json && keys)
+	if (a->json && a->keys)
 		die_usage("probe: --json and --keys print the same document: choose one");
 	/* -q is for `if pmuguard probe --check -q`: the answer is the status,
 	 * so it goes only with --check, and a document asked for too is a
 	 * contradiction, not something to drop in silence. */
-	if (quiet && !check)
+	if (a->quiet && !a->check)
 		die_usage("probe: --quiet goes with --check (the exit status is the answer)");
-	if (quiet && (json || keys))
-		die_usage("probe: --quiet prints nothing; it cannot go with --%s", json ? "json" : "keys");
-	output = quiet ? OUT_NONE : json ? OUT_JSON : keys ? OUT_KEYS : OUT_TEXT;
-	/* What the command line names is what is diagnosed: --snapshot, or
-	 * with --dmesg alone nothing of this machine, or with --msr this
-	 * machine.  Without any of them, the facts the guard would read
-	 * (PMUGUARD_SNAPSHOT, the policy file's snapshot, under its lock; else
-	 * this machine), through the one resolver. */
-	in->snapshot = cli_snapshot && *cli_snapshot ? cli_snapshot : NULL;
+	if (a->quiet && (a->json || a->keys))
+		die_usage("probe: --quiet prints nothing; it cannot go with --%s",
+			  a->json ? "json" : "keys");
+	return true;
+}
+
+/* What the command line names is what is diagnosed: --snapshot, or with
+ * --dmesg alone nothing of this machine, or with --msr this machine.
+ * Without any of them, the facts the guard would read (PMUGUARD_SNAPSHOT,
+ * the policy file's snapshot, under its lock; else this machine), through
+ * the one resolver. */
+static void probe_sources(const struct probe_args *a, struct report_input *in)
+{
+	in->snapshot = a->snapshot && *a->snapshot ? a->snapshot : NULL;
 	/* The settings' snapshot is this machine's facts pinned (fleet mode):
 	 * what runs here is still this machine's. */
 	in->this_machine = !in->snapshot && !in->dmesg;
@@ -143,7 +127,7 @@ int cmd_probe(int argc, char **argv)
 	bool from_settings = !in->snapshot && !in->dmesg && !in->msr_asked;
 	struct guard_settings set = {0};
 	if (from_settings || in->snapshot) {
-		struct guard_cli cli = {.mode = -1, .locking = as_locked};
+		struct guard_cli cli = {.mode = -1, .locking = a->as_locked};
 		cli_settings(&set, &cli, !from_settings, NULL);
 	}
 	if (from_settings)
@@ -154,11 +138,27 @@ int cmd_probe(int argc, char **argv)
 		die_usage("probe: --msr reads this machine; it cannot go with --dmesg");
 	if (in->dmesg && !*in->dmesg)
 		die_usage("probe: --dmesg needs a file");
-
 	if (in->snapshot)
 		in->snapshot = cli_snapshot_path(in->snapshot, set.snapshot_dir);
 	if (in->dmesg)
 		require_log_file(in->dmesg);
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	/* What was read, and the model built from it (which points into it). */
+	struct report_input *in = calloc(1, sizeof(*in));
+	struct report *r = calloc(1, sizeof(*r));
+	if (!in || !r)
+		die_errno("out of memory");
+	struct probe_args a = {0};
+	if (!probe_parse(argc, argv, &a, in)) {
+		free(r);
+		free(in);
+		return EXIT_OK;
+	}
+	enum probe_output output = a.quiet ? OUT_NONE : a.json ? OUT_JSON : a.keys ? OUT_KEYS : OUT_TEXT;
+	probe_sources(&a, in);
 	report_gather(in);
 	report_build(r, in);
 	r->version = PMUGUARD_VERSION;
@@ -168,19 +168,12 @@ int cmd_probe(int argc, char **argv)
 		fprintf(stderr, "pmuguard: /dev/cpu/0/msr is missing: `modprobe msr` first\n");
 
 	switch (output) {
-	case OUT_JSON:
-		report_render_json(stdout, r);
-		break;
-	case OUT_KEYS:
-		report_render_keys(stdout, r);
-		break;
-	case OUT_TEXT:
-		report_render_text(stdout, r);
-		break;
-	case OUT_NONE:
-		break;
+	case OUT_JSON: report_render_json(stdout, r); break;
+	case OUT_KEYS: report_render_keys(stdout, r); break;
+	case OUT_TEXT: report_render_text(stdout, r); break;
+	case OUT_NONE: break;
 	}
-	int rc = check && r->hazard ? EXIT_HAZARD : EXIT_OK;
+	int rc = a.check && r->hazard ? EXIT_HAZARD : EXIT_OK;
 	free(r);
 	free(in);
 	if (fflush(stdout) != 0)
