@@ -431,47 +431,121 @@ static bool reap(const struct sup *s, bool *child_alive, int *status)
 	}
 }
 
+/* Restore what sup_run changed of this process's signal handling. */
+static void signals_restore(const struct child_setup *cs)
+{
+	sigaction(SIGPIPE, &cs->pipe, NULL);
+	sigaction(SIGCHLD, &cs->chld, NULL);
+	sigprocmask(SIG_SETMASK, &cs->mask, NULL);
+}
+
+/* The command's child, forked with the forwarded signals and SIGCHLD
+ * blocked (block: for the signalfd), SIGPIPE ignored and SIGCHLD at its
+ * default; sv[1] goes to it, for its listener.  The child's pid, or
+ * -errno with everything as it was. */
+static pid_t start_child(char *const argv[], int sv[2], struct child_setup *cs, sigset_t *block)
+{
+	/* Orphans of the tree come to us, not to init (or a container's pid 1
+	 * that never reaps): we serve them and reap them. */
+	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -errno;
+	sigemptyset(block);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(block, forwarded[i]);
+	sigaddset(block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, block, &cs->mask);
+	/* A write to a closed stderr must not kill us (EPIPE instead); and
+	 * SIGCHLD must not be ignored, or the kernel reaps our children for
+	 * us and the command's status is lost. */
+	struct sigaction ign = {.sa_handler = SIG_IGN}, dfl = {.sa_handler = SIG_DFL};
+	sigaction(SIGPIPE, &ign, &cs->pipe);
+	sigaction(SIGCHLD, &dfl, &cs->chld);
+
+	pid_t child = fork();
+	if (child < 0) {
+		int e = errno;
+		signals_restore(cs);
+		return -e;
+	}
+	if (child == 0) {
+		close(sv[0]);
+		child_main(sv[1], argv, cs);
+	}
+	return child;
+}
+
+/* The listener and the signalfd, served until the last process of the
+ * tree is gone: every task that holds the filter is our descendant, and
+ * every descendant that is orphaned becomes our child; no child left
+ * means no task can call us.  The command's wait status into *status,
+ * and whether it is still alive into *child_alive. */
+static void serve(struct sup *s, int sfd, struct seccomp_notif *req,
+		  struct seccomp_notif_resp *resp, bool *child_alive, int *status)
+{
+	bool listening = true;
+	for (;;) {
+		struct pollfd pf[2] = {{listening ? s->nfd : -1, POLLIN, 0}, {sfd, POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* We can no longer serve: close the listener, so that the
+			 * tree's perf_event_open fails with ENOSYS instead of
+			 * waiting on us, and wait for the tree as promised. */
+			fprintf(stderr, "pmuguard: supervisor: poll: %s; perf_event_open now fails "
+					"with ENOSYS in this tree\n",
+				strerror(errno));
+			close(s->nfd);
+			s->nfd = -1;
+			int st;
+			pid_t p;
+			while ((p = waitpid(-1, &st, __WALL)) > 0 || (p < 0 && errno == EINTR))
+				if (p == s->child) {
+					*status = st;
+					*child_alive = false;
+				}
+			return;
+		}
+		if (pf[0].revents & POLLIN) {
+			memset(req, 0, sizeof(*req));
+			if (seccomp_notify_receive(s->nfd, req) == 0)
+				handle(s, req, resp);
+			else if (errno != EINTR && errno != ENOENT)
+				fprintf(stderr, "pmuguard: supervisor: receive: %s\n", strerror(errno));
+		} else if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			listening = false; /* no task holds the filter any more */
+		}
+		if (pf[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGCHLD) {
+				if (reap(s, child_alive, status))
+					return;
+			} else if (si.ssi_code != SI_KERNEL ||
+				   (si.ssi_signo == SIGHUP && getsid(0) == getpid())) {
+				/* A terminal's signal reached the child's process
+				 * group already (SI_KERNEL); forward only what was
+				 * sent to us.  But a hangup goes to the session
+				 * leader alone: where that is us (ssh -t host
+				 * pmuguard run ...), the command must get it too. */
+				forward(s, *child_alive, (int)si.ssi_signo);
+			}
+		}
+	}
+}
+
 int sup_run(char *const argv[], const struct sup_options *o, struct sup_audit *audit)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
-
-	/* Orphans of the tree come to us, not to init (or a container's pid 1
-	 * that never reaps): we serve them and reap them. */
-	if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
-		int e = errno;
-		close(sv[0]);
-		close(sv[1]);
-		return -e;
-	}
 	struct child_setup cs = {.cookie = o->preload_cookie ? make_cookie() : 0};
 	sigset_t block;
-	sigemptyset(&block);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&block, forwarded[i]);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &cs.mask);
-	/* A write to a closed stderr must not kill us (EPIPE instead); and
-	 * SIGCHLD must not be ignored, or the kernel reaps our children for
-	 * us and the command's status is lost. */
-	struct sigaction ign = {.sa_handler = SIG_IGN}, dfl = {.sa_handler = SIG_DFL};
-	sigaction(SIGPIPE, &ign, &cs.pipe);
-	sigaction(SIGCHLD, &dfl, &cs.chld);
-
-	pid_t child = fork();
+	pid_t child = start_child(argv, sv, &cs, &block);
 	if (child < 0) {
-		int e = errno;
 		close(sv[0]);
 		close(sv[1]);
-		sigaction(SIGPIPE, &cs.pipe, NULL);
-		sigaction(SIGCHLD, &cs.chld, NULL);
-		sigprocmask(SIG_SETMASK, &cs.mask, NULL);
-		return -e;
-	}
-	if (child == 0) {
-		close(sv[0]);
-		child_main(sv[1], argv, &cs);
+		return child;
 	}
 	close(sv[1]);
 
@@ -505,60 +579,7 @@ int sup_run(char *const argv[], const struct sup_options *o, struct sup_audit *a
 		fprintf(stderr, "pmuguard: run: supervisor setup: %s\n", strerror(err));
 		goto fail;
 	}
-
-	/* Until the last process of the tree is gone: every task that holds
-	 * the filter is our descendant, and every descendant that is orphaned
-	 * becomes our child; no child left means no task can call us. */
-	bool listening = true;
-	for (;;) {
-		struct pollfd pf[2] = {{listening ? s->nfd : -1, POLLIN, 0}, {sfd, POLLIN, 0}};
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			/* We can no longer serve: close the listener, so that the
-			 * tree's perf_event_open fails with ENOSYS instead of
-			 * waiting on us, and wait for the tree as promised. */
-			fprintf(stderr, "pmuguard: supervisor: poll: %s; perf_event_open now fails "
-					"with ENOSYS in this tree\n",
-				strerror(errno));
-			close(s->nfd);
-			s->nfd = -1;
-			int st;
-			pid_t p;
-			while ((p = waitpid(-1, &st, __WALL)) > 0 || (p < 0 && errno == EINTR))
-				if (p == child) {
-					status = st;
-					child_alive = false;
-				}
-			break;
-		}
-		if (pf[0].revents & POLLIN) {
-			memset(req, 0, sizeof(*req));
-			if (seccomp_notify_receive(s->nfd, req) == 0)
-				handle(s, req, resp);
-			else if (errno != EINTR && errno != ENOENT)
-				fprintf(stderr, "pmuguard: supervisor: receive: %s\n", strerror(errno));
-		} else if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			listening = false; /* no task holds the filter any more */
-		}
-		if (pf[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo == SIGCHLD) {
-				if (reap(s, &child_alive, &status))
-					break;
-			} else if (si.ssi_code != SI_KERNEL ||
-				   (si.ssi_signo == SIGHUP && getsid(0) == getpid())) {
-				/* A terminal's signal reached the child's process
-				 * group already (SI_KERNEL); forward only what was
-				 * sent to us.  But a hangup goes to the session
-				 * leader alone: where that is us (ssh -t host
-				 * pmuguard run ...), the command must get it too. */
-				forward(s, child_alive, (int)si.ssi_signo);
-			}
-		}
-	}
+	serve(s, sfd, req, resp, &child_alive, &status);
 	if (audit) {
 		*audit = s->a;
 		audit->complete = true;
@@ -580,8 +601,6 @@ out:
 		close(s->nfd);
 	close(sv[0]);
 	free(s);
-	sigaction(SIGPIPE, &cs.pipe, NULL);
-	sigaction(SIGCHLD, &cs.chld, NULL);
-	sigprocmask(SIG_SETMASK, &cs.mask, NULL);
+	signals_restore(&cs);
 	return rc;
 }
