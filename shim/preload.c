@@ -156,8 +156,59 @@ static void early_nothing(void)
 {
 }
 
+/*
+ * Running under valgrind?  Its client request (valgrind.h,
+ * RUNNING_ON_VALGRIND: request 0x1001), a no-op sequence natively.  There
+ * the loader runs on the stack valgrind built, whose unused words memcheck
+ * reports when read: the claim reads /proc/self/auxv instead.
+ */
+static bool on_valgrind(void)
+{
+	volatile unsigned long req[6] = {0x1001, 0, 0, 0, 0, 0};
+	unsigned long r = 0;
+#if defined(__x86_64__)
+	__asm__ volatile("rolq $3, %%rdi; rolq $13, %%rdi\n\t"
+			 "rolq $61, %%rdi; rolq $51, %%rdi\n\t"
+			 "xchgq %%rbx, %%rbx"
+			 : "=d"(r)
+			 : "a"(&req[0]), "0"(r)
+			 : "cc", "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("mov x3, %1\n\tmov x4, %2\n\t"
+			 "ror x12, x12, #3; ror x12, x12, #13\n\t"
+			 "ror x12, x12, #51; ror x12, x12, #61\n\t"
+			 "orr x10, x10, x10\n\tmov %0, x3"
+			 : "=r"(r)
+			 : "r"(r), "r"(&req[0])
+			 : "cc", "memory", "x3", "x4");
+#endif
+	return r != 0;
+}
+
+/*
+ * Our exported syscall() as the loader bound it for this library (a
+ * symbol relocation, never an import): the shim's own where the library
+ * was preloaded at the process's start (it comes before libc in the
+ * global scope), libc's where a dlopen() loads it (libc came first), and
+ * 0 should it not be relocated yet.  Only at the start is the caller of
+ * the IFUNC resolver known to run on the initial stack (rtld.c, dl_main),
+ * a short way below the kernel's argc.
+ */
+__attribute__((visibility("hidden"), used)) void *const pmug_bound_syscall = (void *)syscall;
+
+static bool at_process_start(void)
+{
+	return __atomic_load_n((void *const *)&pmug_bound_syscall, __ATOMIC_RELAXED) ==
+	       (void *)pmug_syscall_entry;
+}
+
 static void (*early_claim(void))(void)
 {
+	/* The auxiliary vector from memory the process already has (the
+	 * initial stack above this frame); where it is not found there,
+	 * pmug_libc_claim() reads /proc/self/auxv. */
+	if (at_process_start() && !on_valgrind())
+		pmug_libc_note_initial_stack(__builtin_frame_address(0));
 	if (pmug_libc_claim(pmug_syscall_entry))
 		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
 	return early_nothing;
@@ -166,6 +217,25 @@ static void (*early_claim(void))(void)
 __attribute__((visibility("hidden"), ifunc("early_claim"))) void pmug_early(void);
 /* The relocation that makes the loader call it. */
 __attribute__((visibility("hidden"), used)) void (*const pmug_early_ref)(void) = pmug_early;
+
+/* LD_PRELOAD in the initial environment names this library (the test
+ * fleet_loaded() makes of the environment read at the first call). */
+static bool named_in_ld_preload(char **envp)
+{
+	static const char key[] = "LD_PRELOAD=", name[] = "libpmuguard";
+	for (; envp && *envp; envp++) {
+		const char *e = *envp;
+		/* Every process pays this loop: one compare per variable. */
+		if (e[0] != 'L' || __builtin_strncmp(e, key, sizeof(key) - 1))
+			continue;
+		for (e += sizeof(key) - 1; *e; e++)
+			if (e[0] == 'l' && e[3] == 'p' &&
+			    !__builtin_strncmp(e, name, sizeof(name) - 1))
+				return true;
+		return false;
+	}
+	return false;
+}
 
 /* glibc hands a preloaded library's constructors the initial argc, argv
  * and environment. */
@@ -181,7 +251,12 @@ __attribute__((constructor)) static void pmug_init(int argc, char **argv, char *
 	if (!__atomic_load_n(&g_claimed, __ATOMIC_RELAXED) && pmug_libc_claim(pmug_syscall_entry))
 		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_ctor_ran, true, __ATOMIC_RELEASE);
-	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
+	/* fd 2's identity is needed only where a line may go there: loaded
+	 * through LD_PRELOAD (fleet_loaded()); every process started under
+	 * /etc/ld.so.preload is spared the fstat.  Where this says no and the
+	 * settings say stderr, lines go to the system log. */
+	if (named_in_ld_preload(envp))
+		g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
 }
 
 static bool stderr_unchanged(void)
