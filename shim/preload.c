@@ -33,6 +33,7 @@
 #include "once.h"
 #include "policy.h"
 #include "probe.h"
+#include "self_mem.h"
 #include "settings.h"
 #include "sys.h"
 
@@ -274,6 +275,7 @@ struct shim_state {
 	enum guard_dest dest; /* GUARD_DEST_STDERR or _SYSLOG (or _QUIET) */
 	uint64_t cookie;      /* PMUGUARD_SECCOMP_COOKIE, 0 when unset */
 	bool cacheable;       /* built on no transient failure */
+	bool filtered;        /* a seccomp filter (or not known): report */
 };
 
 enum { STATE_NONE, STATE_BUSY, STATE_READY };
@@ -358,6 +360,25 @@ static uint64_t parse_cookie(const char *v)
 }
 
 /*
+ * Could a seccomp supervisor (`pmuguard run`) see this process's calls?
+ * Only through a filter, which the process has from its start (inherited
+ * across fork and exec; a filter the program installs itself later is its
+ * own sandbox's).  The thread's Seccomp field (proc_pid_status(),
+ * fs/proc/array.c: 2 is SECCOMP_MODE_FILTER); where it cannot be read (no
+ * /proc), a filter is assumed.  Asked once, on the first call's stack.
+ */
+static bool seccomp_filtered(void)
+{
+	static const char key[] = "\nSeccomp:\t";
+	char buf[4096];
+	long n = probe_read_small("/proc/thread-self/status", buf, sizeof(buf));
+	if (n <= 0)
+		return true;
+	const char *at = __builtin_strstr(buf, key);
+	return !at || at[sizeof(key) - 1] != '0';
+}
+
+/*
  * Policy file, environment and probe -> state, through the one settings
  * resolver (settings.h).  Pure reads; safe to run concurrently.
  */
@@ -399,6 +420,7 @@ static void build_state(struct shim_state *s)
 	guard_policy_for(&set, &facts, &v, &s->policy);
 	s->policy.substitute = set.slots == GUARD_SLOTS_SUBSTITUTE;
 	s->cacheable = set.cacheable && !probe_facts_transient(&facts);
+	s->filtered = s->policy.watch && seccomp_filtered();
 	if (s->log == GUARD_LOG_DEBUG)
 		log_verdict(s, &v, set.snapshot);
 }
@@ -437,7 +459,7 @@ static struct guard_once g_once = GUARD_ONCE_INIT(g_seen);
 
 static bool first_sighting(const struct guard_decision *d)
 {
-	return guard_once_first(&g_once, (uint64_t)pmug_sys0(SYS_getpid), d);
+	return guard_once_first(&g_once, (uint64_t)pmug_self_pid(), d);
 }
 
 static bool worth_logging(const struct shim_state *s, const struct guard_decision *d)
@@ -510,7 +532,7 @@ static bool on_cold_stack(void (*fn)(void *), struct call *c)
 static void judge(const struct shim_state *s, struct call *c)
 {
 	struct guard_attr h;
-	int rc = s->policy.watch ? guard_read_attr(0, (uint64_t)c->attr, &h) : 0;
+	int rc = s->policy.watch ? pmug_read_self((uint64_t)c->attr, &h, sizeof(h)) : 0;
 	c->canary = s->policy.watch && rc == 0 && c->group == GUARD_REPORT_GROUP_FD &&
 		    h.rest[5] == GUARD_CANARY_MARK;
 	guard_decide(&s->policy, rc, &h, &c->d);
@@ -542,7 +564,7 @@ static void cold_log(void *p)
 static void without_stack(struct call *c)
 {
 	static const char reason[] = "no memory for the probe: failing closed on an Intel CPU";
-	c->local = (struct shim_state){.log = GUARD_LOG_QUIET};
+	c->local = (struct shim_state){.log = GUARD_LOG_QUIET, .filtered = true};
 	struct guard_policy *p = &c->local.policy;
 	p->mode = GUARD_ALWAYS;
 	p->reason = reason;
@@ -580,13 +602,13 @@ static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s
 		struct guard_attr head;
 		unsigned char bytes[ATTR_COPY_MAX];
 	} copy;
-	if (guard_read_attr(0, (uint64_t)attr, &copy.head) != 0)
+	if (pmug_read_self((uint64_t)attr, &copy.head, sizeof(copy.head)) != 0)
 		goto deny;
 	uint32_t first_size = copy.head.size;
 	size_t size = first_size ? first_size : sizeof(copy.head);
 	/* The size is read twice: a thread that changed it in between would
 	 * make the kernel read past what was copied. */
-	if (size > sizeof(copy) || guard_read_bytes(0, (uint64_t)attr, copy.bytes, size) != 0 ||
+	if (size > sizeof(copy) || pmug_read_self((uint64_t)attr, copy.bytes, size) != 0 ||
 	    copy.head.size != first_size || !guard_attr_sized(copy.head.size))
 		goto deny;
 	enum guard_hit hit = guard_classify(&s->policy, copy.head.type, copy.head.config);
@@ -603,10 +625,19 @@ deny:
 
 /* Told to a supervisor, if one watches (decide.h): it refuses nothing and
  * changes no errno (a raw system call). */
-static void report_answered(long attr)
+static _Atomic bool g_report_refused;
+
+static void report_answered(const struct shim_state *s, long attr)
 {
-	pmug_sys6(SYS_perf_event_open, attr, 0, -1, GUARD_REPORT_GROUP_FD, 0,
-		  (long)GUARD_REPORT_MARK);
+	/* No filter, no listener: the call would only cost a system call.
+	 * One answered other than EBADF (a filter's errno, ENOSYS where the
+	 * listener is gone) reached no supervisor: not asked again. */
+	if (!s->filtered || atomic_load_explicit(&g_report_refused, memory_order_relaxed))
+		return;
+	long r = pmug_sys6(SYS_perf_event_open, attr, 0, -1, GUARD_REPORT_GROUP_FD, 0,
+			   (long)GUARD_REPORT_MARK);
+	if (r != -EBADF)
+		atomic_store_explicit(&g_report_refused, true, memory_order_relaxed);
 }
 
 /*
@@ -629,14 +660,14 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 	}
 	if (c.d.deny) {
 		if (!c.canary)
-			report_answered(attr);
+			report_answered(c.s, attr);
 		ensure_resolved(); /* without_stack(): libc's errno not found yet */
 		set_errno(ENOENT);
 		return -1;
 	}
 	if (__builtin_expect(c.d.substitute, 0)) {
 		if (!c.canary)
-			report_answered(attr);
+			report_answered(c.s, attr);
 		return forward_slots_p(c.s, n, attr, pid, cpu, group, flags);
 	}
 	/* Under `pmuguard run` (auto mode) a seccomp supervisor also watches
