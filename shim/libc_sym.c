@@ -59,6 +59,73 @@ void pmug_libc_note_envp(char **envp)
 	__atomic_store_n(&g_auxv, (const uintptr_t *)envp, __ATOMIC_RELEASE);
 }
 
+/*
+ * The vector after the arguments and the environment at p, when p is where
+ * the kernel put argc (create_elf_tables(), fs/binfmt_elf.c: argc, argv[],
+ * NULL, envp[], NULL, then the vector to AT_NULL; the strings and AT_RANDOM's
+ * bytes above all of it), else NULL.  Every read is the word after one read
+ * before, and every walk ends at a zero word: from anywhere between the
+ * caller's frame and that argc, no read goes past the end of the stack
+ * (bprm_mm_init(), fs/exec.c, leaves its last word zero).  Checked to the
+ * ABI's letter (pointers above the tables, AT_PHDR and a power-of-two
+ * AT_PAGESZ in the vector), so that a frame's locals below are never taken
+ * for it.
+ */
+static const uintptr_t *auxv_after_args(const uintptr_t *p)
+{
+	const uintptr_t floor = (uintptr_t)p;
+	uintptr_t argc = p[0];
+	if (argc > (1u << 24))
+		return NULL;
+	const uintptr_t *q = p + 1;
+	for (; argc; argc--, q++)
+		if (*q <= floor)
+			return NULL;
+	if (*q++ != 0)
+		return NULL;
+	for (; *q; q++)
+		if (*q <= floor)
+			return NULL;
+	const uintptr_t *auxv = ++q;
+	unsigned found = 0;
+	for (; q[0] != AT_NULL; q += 2) {
+		if (q[0] > 4096)
+			return NULL;
+		if (q[0] == AT_PHDR)
+			found |= AUX_PHDR;
+		else if (q[0] == AT_PAGESZ && q[1] >= 4096 && !(q[1] & (q[1] - 1)))
+			found |= AUX_PAGESZ;
+	}
+	if (found != (AUX_PHDR | AUX_PAGESZ))
+		return NULL;
+	/* The strings lie above the whole table. */
+	for (const uintptr_t *s = p + 1; s < auxv; s++)
+		if (*s && *s <= (uintptr_t)q)
+			return NULL;
+	return auxv;
+}
+
+/* Words from the caller's frame up to the kernel's argc: ld.so's frames
+ * at relocation take about 1.3 KiB (glibc 2.36); 64 KiB is far beyond any. */
+#define INITIAL_STACK_SCAN (64u << 10)
+
+void pmug_libc_note_initial_stack(const void *frame)
+{
+	const uintptr_t *p = (const uintptr_t *)(((uintptr_t)frame + 15) & ~(uintptr_t)15);
+	const uintptr_t *end = p + INITIAL_STACK_SCAN / sizeof(*p);
+	/* The ABI aligns the initial stack pointer (argc's address) to 16. */
+	for (; p < end; p += 2) {
+		/* argc, then argv[0] above it (or, argc 0, the NULL): most
+		 * words of ld.so's frames fail here. */
+		if (p[0] > (1u << 24) || (p[1] <= (uintptr_t)p && (p[0] | p[1])))
+			continue;
+		const uintptr_t *auxv = auxv_after_args(p);
+		if (auxv) {
+			__atomic_store_n(&g_auxv, auxv, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
 
 static void auxv_take(struct auxv_want *w, uintptr_t type, uintptr_t val)
 {

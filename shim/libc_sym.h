@@ -17,6 +17,14 @@ struct pmug_libc {
  * vector. */
 void pmug_libc_note_envp(char **envp);
 
+/*
+ * From the IFUNC resolver, while the loader relocates the library at a
+ * process's start (never from a dlopen(): the caller checks): the
+ * auxiliary vector found on the initial stack above frame (an address in
+ * the caller's frame), so that the claim reads no /proc file.
+ */
+void pmug_libc_note_initial_stack(const void *frame);
+
 /* All of it, or false.  ours: the shim's syscall(), which libc's symbol
  * names once pmug_libc_claim() has run (libc's function is then the one
  * the claim saw). */

@@ -33,6 +33,7 @@
 #include "once.h"
 #include "policy.h"
 #include "probe.h"
+#include "self_mem.h"
 #include "settings.h"
 #include "sys.h"
 
@@ -156,8 +157,59 @@ static void early_nothing(void)
 {
 }
 
+/*
+ * Running under valgrind?  Its client request (valgrind.h,
+ * RUNNING_ON_VALGRIND: request 0x1001), a no-op sequence natively.  There
+ * the loader runs on the stack valgrind built, whose unused words memcheck
+ * reports when read: the claim reads /proc/self/auxv instead.
+ */
+static bool on_valgrind(void)
+{
+	volatile unsigned long req[6] = {0x1001, 0, 0, 0, 0, 0};
+	unsigned long r = 0;
+#if defined(__x86_64__)
+	__asm__ volatile("rolq $3, %%rdi; rolq $13, %%rdi\n\t"
+			 "rolq $61, %%rdi; rolq $51, %%rdi\n\t"
+			 "xchgq %%rbx, %%rbx"
+			 : "=d"(r)
+			 : "a"(&req[0]), "0"(r)
+			 : "cc", "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("mov x3, %1\n\tmov x4, %2\n\t"
+			 "ror x12, x12, #3; ror x12, x12, #13\n\t"
+			 "ror x12, x12, #51; ror x12, x12, #61\n\t"
+			 "orr x10, x10, x10\n\tmov %0, x3"
+			 : "=r"(r)
+			 : "r"(r), "r"(&req[0])
+			 : "cc", "memory", "x3", "x4");
+#endif
+	return r != 0;
+}
+
+/*
+ * Our exported syscall() as the loader bound it for this library (a
+ * symbol relocation, never an import): the shim's own where the library
+ * was preloaded at the process's start (it comes before libc in the
+ * global scope), libc's where a dlopen() loads it (libc came first), and
+ * 0 should it not be relocated yet.  Only at the start is the caller of
+ * the IFUNC resolver known to run on the initial stack (rtld.c, dl_main),
+ * a short way below the kernel's argc.
+ */
+__attribute__((visibility("hidden"), used)) void *const pmug_bound_syscall = (void *)syscall;
+
+static bool at_process_start(void)
+{
+	return __atomic_load_n((void *const *)&pmug_bound_syscall, __ATOMIC_RELAXED) ==
+	       (void *)pmug_syscall_entry;
+}
+
 static void (*early_claim(void))(void)
 {
+	/* The auxiliary vector from memory the process already has (the
+	 * initial stack above this frame); where it is not found there,
+	 * pmug_libc_claim() reads /proc/self/auxv. */
+	if (at_process_start() && !on_valgrind())
+		pmug_libc_note_initial_stack(__builtin_frame_address(0));
 	if (pmug_libc_claim(pmug_syscall_entry))
 		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
 	return early_nothing;
@@ -166,6 +218,25 @@ static void (*early_claim(void))(void)
 __attribute__((visibility("hidden"), ifunc("early_claim"))) void pmug_early(void);
 /* The relocation that makes the loader call it. */
 __attribute__((visibility("hidden"), used)) void (*const pmug_early_ref)(void) = pmug_early;
+
+/* LD_PRELOAD in the initial environment names this library (the test
+ * fleet_loaded() makes of the environment read at the first call). */
+static bool named_in_ld_preload(char **envp)
+{
+	static const char key[] = "LD_PRELOAD=", name[] = "libpmuguard";
+	for (; envp && *envp; envp++) {
+		const char *e = *envp;
+		/* Every process pays this loop: one compare per variable. */
+		if (e[0] != 'L' || __builtin_strncmp(e, key, sizeof(key) - 1))
+			continue;
+		for (e += sizeof(key) - 1; *e; e++)
+			if (e[0] == 'l' && e[3] == 'p' &&
+			    !__builtin_strncmp(e, name, sizeof(name) - 1))
+				return true;
+		return false;
+	}
+	return false;
+}
 
 /* glibc hands a preloaded library's constructors the initial argc, argv
  * and environment. */
@@ -181,7 +252,12 @@ __attribute__((constructor)) static void pmug_init(int argc, char **argv, char *
 	if (!__atomic_load_n(&g_claimed, __ATOMIC_RELAXED) && pmug_libc_claim(pmug_syscall_entry))
 		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_ctor_ran, true, __ATOMIC_RELEASE);
-	g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
+	/* fd 2's identity is needed only where a line may go there: loaded
+	 * through LD_PRELOAD (fleet_loaded()); every process started under
+	 * /etc/ld.so.preload is spared the fstat.  Where this says no and the
+	 * settings say stderr, lines go to the system log. */
+	if (named_in_ld_preload(envp))
+		g_stderr.known = stat_fd2(&g_stderr.dev, &g_stderr.ino);
 }
 
 static bool stderr_unchanged(void)
@@ -199,6 +275,7 @@ struct shim_state {
 	enum guard_dest dest; /* GUARD_DEST_STDERR or _SYSLOG (or _QUIET) */
 	uint64_t cookie;      /* PMUGUARD_SECCOMP_COOKIE, 0 when unset */
 	bool cacheable;       /* built on no transient failure */
+	bool filtered;        /* a seccomp filter (or not known): report */
 };
 
 enum { STATE_NONE, STATE_BUSY, STATE_READY };
@@ -283,6 +360,25 @@ static uint64_t parse_cookie(const char *v)
 }
 
 /*
+ * Could a seccomp supervisor (`pmuguard run`) see this process's calls?
+ * Only through a filter, which the process has from its start (inherited
+ * across fork and exec; a filter the program installs itself later is its
+ * own sandbox's).  The thread's Seccomp field (proc_pid_status(),
+ * fs/proc/array.c: 2 is SECCOMP_MODE_FILTER); where it cannot be read (no
+ * /proc), a filter is assumed.  Asked once, on the first call's stack.
+ */
+static bool seccomp_filtered(void)
+{
+	static const char key[] = "\nSeccomp:\t";
+	char buf[4096];
+	long n = probe_read_small("/proc/thread-self/status", buf, sizeof(buf));
+	if (n <= 0)
+		return true;
+	const char *at = __builtin_strstr(buf, key);
+	return !at || at[sizeof(key) - 1] != '0';
+}
+
+/*
  * Policy file, environment and probe -> state, through the one settings
  * resolver (settings.h).  Pure reads; safe to run concurrently.
  */
@@ -324,6 +420,7 @@ static void build_state(struct shim_state *s)
 	guard_policy_for(&set, &facts, &v, &s->policy);
 	s->policy.substitute = set.slots == GUARD_SLOTS_SUBSTITUTE;
 	s->cacheable = set.cacheable && !probe_facts_transient(&facts);
+	s->filtered = s->policy.watch && seccomp_filtered();
 	if (s->log == GUARD_LOG_DEBUG)
 		log_verdict(s, &v, set.snapshot);
 }
@@ -362,7 +459,7 @@ static struct guard_once g_once = GUARD_ONCE_INIT(g_seen);
 
 static bool first_sighting(const struct guard_decision *d)
 {
-	return guard_once_first(&g_once, (uint64_t)pmug_sys0(SYS_getpid), d);
+	return guard_once_first(&g_once, (uint64_t)pmug_self_pid(), d);
 }
 
 static bool worth_logging(const struct shim_state *s, const struct guard_decision *d)
@@ -435,7 +532,7 @@ static bool on_cold_stack(void (*fn)(void *), struct call *c)
 static void judge(const struct shim_state *s, struct call *c)
 {
 	struct guard_attr h;
-	int rc = s->policy.watch ? guard_read_attr(0, (uint64_t)c->attr, &h) : 0;
+	int rc = s->policy.watch ? pmug_read_self((uint64_t)c->attr, &h, sizeof(h)) : 0;
 	c->canary = s->policy.watch && rc == 0 && c->group == GUARD_REPORT_GROUP_FD &&
 		    h.rest[5] == GUARD_CANARY_MARK;
 	guard_decide(&s->policy, rc, &h, &c->d);
@@ -467,7 +564,7 @@ static void cold_log(void *p)
 static void without_stack(struct call *c)
 {
 	static const char reason[] = "no memory for the probe: failing closed on an Intel CPU";
-	c->local = (struct shim_state){.log = GUARD_LOG_QUIET};
+	c->local = (struct shim_state){.log = GUARD_LOG_QUIET, .filtered = true};
 	struct guard_policy *p = &c->local.policy;
 	p->mode = GUARD_ALWAYS;
 	p->reason = reason;
@@ -505,13 +602,13 @@ static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s
 		struct guard_attr head;
 		unsigned char bytes[ATTR_COPY_MAX];
 	} copy;
-	if (guard_read_attr(0, (uint64_t)attr, &copy.head) != 0)
+	if (pmug_read_self((uint64_t)attr, &copy.head, sizeof(copy.head)) != 0)
 		goto deny;
 	uint32_t first_size = copy.head.size;
 	size_t size = first_size ? first_size : sizeof(copy.head);
 	/* The size is read twice: a thread that changed it in between would
 	 * make the kernel read past what was copied. */
-	if (size > sizeof(copy) || guard_read_bytes(0, (uint64_t)attr, copy.bytes, size) != 0 ||
+	if (size > sizeof(copy) || pmug_read_self((uint64_t)attr, copy.bytes, size) != 0 ||
 	    copy.head.size != first_size || !guard_attr_sized(copy.head.size))
 		goto deny;
 	enum guard_hit hit = guard_classify(&s->policy, copy.head.type, copy.head.config);
@@ -528,10 +625,19 @@ deny:
 
 /* Told to a supervisor, if one watches (decide.h): it refuses nothing and
  * changes no errno (a raw system call). */
-static void report_answered(long attr)
+static _Atomic bool g_report_refused;
+
+static void report_answered(const struct shim_state *s, long attr)
 {
-	pmug_sys6(SYS_perf_event_open, attr, 0, -1, GUARD_REPORT_GROUP_FD, 0,
-		  (long)GUARD_REPORT_MARK);
+	/* No filter, no listener: the call would only cost a system call.
+	 * One answered other than EBADF (a filter's errno, ENOSYS where the
+	 * listener is gone) reached no supervisor: not asked again. */
+	if (!s->filtered || atomic_load_explicit(&g_report_refused, memory_order_relaxed))
+		return;
+	long r = pmug_sys6(SYS_perf_event_open, attr, 0, -1, GUARD_REPORT_GROUP_FD, 0,
+			   (long)GUARD_REPORT_MARK);
+	if (r != -EBADF)
+		atomic_store_explicit(&g_report_refused, true, memory_order_relaxed);
 }
 
 /*
@@ -554,14 +660,14 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 	}
 	if (c.d.deny) {
 		if (!c.canary)
-			report_answered(attr);
+			report_answered(c.s, attr);
 		ensure_resolved(); /* without_stack(): libc's errno not found yet */
 		set_errno(ENOENT);
 		return -1;
 	}
 	if (__builtin_expect(c.d.substitute, 0)) {
 		if (!c.canary)
-			report_answered(attr);
+			report_answered(c.s, attr);
 		return forward_slots_p(c.s, n, attr, pid, cpu, group, flags);
 	}
 	/* Under `pmuguard run` (auto mode) a seccomp supervisor also watches

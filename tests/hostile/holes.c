@@ -25,6 +25,14 @@
  *               the same in a mount namespace of its own without /proc
  *               (a chroot or bubblewrap without it): no mem file to read
  *   emfile      slots at the fd limit, twice, then with descriptors free
+ *   closeall    slots; every descriptor from 3 closed and /dev/zero put on
+ *               3..63; slots and metric again
+ *   fork2       slots; a fork; in the child slots from an address whose
+ *               parent's bytes say cycles, "child fds kept" where the
+ *               child holds no more descriptors after its call; the
+ *               parent's slots again
+ *   threads16   16 threads released together onto their first call
+ *               (slots), then each a metric
  *   fd2         close fd 2, open ARG (it becomes fd 2), then slots
  *   preinit     slots from a preinit_array function, then metric from main
  *   substitute  slots with modifier bits and flags set: "attr-unchanged yes"
@@ -51,6 +59,7 @@
  *               /run/systemd/journal/socket itself, and metric: its report
  *               is printed as "journal FIELD=VALUE|FIELD=VALUE|..."
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -225,6 +234,99 @@ static int sandbox(int which)
 }
 
 /* ---- descriptors --------------------------------------------------------- */
+
+/* Every descriptor from 3 up closed, then /dev/zero on each of 3..63: a
+ * descriptor the shim kept is gone, and its number reads zeros (an attr of
+ * zeros is cycles, allowed).  Then slots and metric. */
+static int closeall(void)
+{
+	report("closeall-1", open_raw(SYS_perf_event_open, SLOTS));
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	int z = open("/dev/zero", O_RDONLY);
+	if (z < 0)
+		return 1;
+	for (int fd = 3; fd < 64; fd++)
+		if (fd != z && dup2(z, fd) < 0)
+			return 1;
+	report("closeall-2", open_raw(SYS_perf_event_open, SLOTS));
+	report("closeall-3", open_raw(SYS_perf_event_open, METRIC));
+	return 0;
+}
+
+static int count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* A fork between two calls.  The parent's attr at the child's address is
+ * cycles; the child's own is slots: a guard that read the parent's memory
+ * (a descriptor inherited across the fork) would let the child's through. */
+static struct perf_event_attr g_forked;
+
+static int fork2(void)
+{
+	report("fork-parent-1", open_raw(SYS_perf_event_open, SLOTS));
+	g_forked = attr_of(PERF_TYPE_RAW, CYCLES);
+	g_forked.exclude_hv = 1;
+	fflush(stdout);
+	int pipefd[2];
+	if (pipe(pipefd) < 0)
+		return 1;
+	pid_t p = fork();
+	if (p == 0) {
+		g_forked.config = SLOTS;
+		int before = count_fds();
+		long fd = syscall(SYS_perf_event_open, &g_forked, 0, -1, -1, 0);
+		int e = errno;
+		int after = count_fds();
+		report("fork-child-1", fd < 0 ? (errno = e, -1) : fd);
+		report("fork-child-2", open_raw(SYS_perf_event_open, SLOTS));
+		printf("child fds %s\n", after <= before ? "kept" : "grew");
+		fflush(stdout);
+		_exit(0);
+	}
+	int st = 0;
+	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 1;
+	report("fork-parent-2", open_raw(SYS_perf_event_open, SLOTS));
+	return 0;
+}
+
+/* 16 threads released together onto their first call, then a second. */
+#define RACERS 16
+static pthread_barrier_t g_start;
+
+static void *racer(void *arg)
+{
+	char name[32];
+	pthread_barrier_wait(&g_start);
+	long fd = open_raw(SYS_perf_event_open, SLOTS);
+	snprintf(name, sizeof(name), "thread-%ld", (long)(intptr_t)arg);
+	report(name, fd);
+	fd = open_raw(SYS_perf_event_open, METRIC);
+	snprintf(name, sizeof(name), "thread-again-%ld", (long)(intptr_t)arg);
+	report(name, fd);
+	return NULL;
+}
+
+static int threads16(void)
+{
+	pthread_t t[RACERS];
+	pthread_barrier_init(&g_start, NULL, RACERS);
+	for (long i = 0; i < RACERS; i++)
+		if (pthread_create(&t[i], NULL, racer, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < RACERS; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
 
 static int emfile(void)
 {
@@ -419,6 +521,12 @@ int main(int argc, char **argv)
 		return sandbox(4);
 	if (!strcmp(mode, "emfile"))
 		return emfile();
+	if (!strcmp(mode, "closeall"))
+		return closeall();
+	if (!strcmp(mode, "fork2"))
+		return fork2();
+	if (!strcmp(mode, "threads16"))
+		return threads16();
 	if (!strcmp(mode, "substitute"))
 		return substitute();
 	if (!strcmp(mode, "slots")) {
