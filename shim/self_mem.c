@@ -131,25 +131,6 @@ static int read_kept(struct self_page *pg, long fd, uint64_t addr, void *buf, si
 	return KEPT_ASK_ALL;
 }
 
-/* probe/guard/attr.c's read_self_via_kernel(), for a process whose mem
- * file is refused for good: the kernel copies the attr and refuses group
- * -2 with EBADF before it allocates anything. */
-static int read_via_kernel(uint64_t addr, void *buf, size_t len)
-{
-	long r = pmug_sys6(SYS_perf_event_open, (long)addr, 0, -1, -2, 0, 0);
-	if (r >= 0) {
-		pmug_sys1(SYS_close, r);
-		return -EIO;
-	}
-	if (r == -EBADF) {
-		__builtin_memcpy(buf, (const void *)(uintptr_t)addr, len);
-		return 0;
-	}
-	if (r == -EFAULT || r == -E2BIG || r == -EINVAL)
-		return -EFAULT;
-	return (int)r;
-}
-
 static uint64_t new_witness(const void *pg, long pid)
 {
 	uint64_t t = 0;
@@ -183,7 +164,7 @@ static void close_parents(struct self_page *pg)
 static int read_cold(uint64_t addr, void *buf, size_t len)
 {
 	if (atomic_load_explicit(&g_no_mem_file, memory_order_acquire))
-		return read_via_kernel(addr, buf, len);
+		return guard_read_self_via_kernel(addr, buf, len);
 	struct self_page *pg = page();
 	if (!pg)
 		return guard_read_bytes(0, addr, buf, len);
@@ -212,7 +193,7 @@ static int read_cold(uint64_t addr, void *buf, size_t len)
 	long fd = pmug_open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC);
 	if (fd == -ENOENT || fd == -EACCES || fd == -EPERM || fd == -ENOTDIR) {
 		atomic_store_explicit(&g_no_mem_file, true, memory_order_release);
-		return read_via_kernel(addr, buf, len);
+		return guard_read_self_via_kernel(addr, buf, len);
 	}
 	if (fd < 0)
 		return guard_read_bytes(0, addr, buf, len);

@@ -140,7 +140,7 @@ static int read_other(pid_t pid, uint64_t addr, void *buf, size_t len)
  * killed services whose SystemCallFilter= lacked it), and the process's
  * own filter, which lets perf_event_open through, lets this through too.
  */
-static int read_self_via_kernel(uint64_t addr, void *buf, size_t len)
+int guard_read_self_via_kernel(uint64_t addr, void *buf, size_t len)
 {
 	long r = pmug_sys6(SYS_perf_event_open, (long)addr, 0, -1, -2, 0, 0);
 	if (r >= 0) {
@@ -168,7 +168,7 @@ static int read_self_via_kernel(uint64_t addr, void *buf, size_t len)
  * with openat, pread64 and close, which any program that reads a file
  * makes.  Where it cannot be opened (no /proc, a security module's
  * refusal, the descriptor limit), the kernel's own copy of the attr tells
- * whether it is readable (read_self_via_kernel).
+ * whether it is readable (guard_read_self_via_kernel).
  */
 static int read_self(uint64_t addr, void *buf, size_t len)
 {
@@ -183,7 +183,7 @@ static int read_self(uint64_t addr, void *buf, size_t len)
 	}
 	if (rc != -ENOENT && rc != -EACCES && rc != -EPERM && rc != -EMFILE && rc != -ENFILE)
 		return rc;
-	return read_self_via_kernel(addr, buf, len);
+	return guard_read_self_via_kernel(addr, buf, len);
 }
 
 int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len)

@@ -36,6 +36,11 @@ int guard_read_attr(pid_t pid, uint64_t addr, struct guard_attr *a);
 
 /* The same for len bytes at addr into buf. */
 int guard_read_bytes(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* This process's bytes at addr, by the kernel's own copy (a perf_event_open
+ * it refuses on group -2 before any event exists): where no mem file can be
+ * read.  0, -EFAULT where the kernel cannot read them, or another -errno
+ * (fail closed).  The shim's kept reader (shim/self_mem.c) uses it too. */
+int guard_read_self_via_kernel(uint64_t addr, void *buf, size_t len);
 
 /* Does the kernel get as far as scheduling an attr of this size?
  * perf_copy_attr(): 0 means PERF_ATTR_SIZE_VER0; otherwise VER0..PAGE_SIZE,
