@@ -318,14 +318,9 @@ int enf_start(const struct pmug_enf_config *want, const char *pin_dir, bool keep
 	return err;
 }
 
-static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
+/* What a start needs of the kernel: bpffs at pin_dir's parent and BTF. */
+static int start_preflight(const char *pin_dir, struct enf_result *r)
 {
-	char link_path[PATH_MAX], next_path[PATH_MAX];
-	if (!join(link_path, sizeof(link_path), pin_dir, "link") ||
-	    !join(next_path, sizeof(next_path), pin_dir, "next")) {
-		why(r->why, sizeof(r->why), "%s: path too long", pin_dir);
-		return -ENAMETOOLONG;
-	}
 	int err = check_bpffs(pin_dir, r->why, sizeof(r->why), &r->mounted_bpffs);
 	if (err)
 		return err;
@@ -337,14 +332,19 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		    ENF_BTF, strerror(err));
 		return -err;
 	}
+	return 0;
+}
 
-	/* What is attached already: the same configuration is success. */
+/* What is attached already: *had, and 0; or -errno where what is pinned
+ * cannot be read. */
+static int attached_before(const char *pin_dir, bool *had, struct enf_result *r)
+{
 	struct enf_status *old = calloc(1, sizeof(*old));
 	if (!old) {
 		why(r->why, sizeof(r->why), "out of memory");
 		return -ENOMEM;
 	}
-	err = enf_status_read(pin_dir, old, 0);
+	int err = enf_status_read(pin_dir, old, 0);
 	/* A program this pmuguard cannot read (-EPROTO: an older pmuguard's
 	 * layout) is replaced like any other configuration: renamed over, so
 	 * the host keeps a guard throughout. */
@@ -353,18 +353,20 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		free(old);
 		return err;
 	}
-	bool had = old->attached || err == -EPROTO;
+	*had = old->attached || err == -EPROTO;
 	free(old);
-	if (had && same_attached(pin_dir, cfg, r)) {
-		r->already = true;
-		return 0;
-	}
+	return 0;
+}
 
-	/* lsm where BPF LSM is listed; fmod_ret first otherwise (not listed,
-	 * or the list unreadable: securityfs not mounted), then the other.
-	 * Each is attached and then proved to run (the self-test) before it
-	 * is pinned: attached is not running (lsm/ where bpf is not an active
-	 * LSM loads and attaches, and is never called). */
+/* lsm where BPF LSM is listed; fmod_ret first otherwise (not listed, or
+ * the list unreadable: securityfs not mounted), then the other.  Each is
+ * attached and then proved to run (the self-test) before it is pinned:
+ * attached is not running (lsm/ where bpf is not an active LSM loads and
+ * attaches, and is never called).  The skeleton that passed (or, with
+ * keep_unverified, the last that attached: *unverified), or NULL and why. */
+static struct pmug_enforce *attach_verified(const struct pmug_enf_config *cfg,
+					    struct enf_result *r, bool *unverified, int *errp)
+{
 	unsigned order[2] = {PMUG_ENF_ATTACH_FMOD_RET, PMUG_ENF_ATTACH_LSM};
 	int lsm = bpf_lsm_active();
 	if (cfg->attach != PMUG_ENF_ATTACH_NONE) {
@@ -376,7 +378,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		order[1] = PMUG_ENF_ATTACH_FMOD_RET;
 	}
 	struct pmug_enforce *skel = NULL;
-	bool unverified = false;
+	int err = 0;
 	for (unsigned i = 0; i < 2 && order[i] != PMUG_ENF_ATTACH_NONE && !skel; i++) {
 		bool last = i == 1 || order[i + 1] == PMUG_ENF_ATTACH_NONE;
 		err = try_attach(cfg, order[i], &skel, r->why, sizeof(r->why));
@@ -387,7 +389,7 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 				break;
 			snprintf(r->why, sizeof(r->why), "%s", r->verify.why);
 			if (last && r->keep_unverified) {
-				unverified = true;
+				*unverified = true;
 				break;
 			}
 			pmug_enforce__destroy(skel); /* unpinned: this detaches it */
@@ -400,26 +402,30 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 				 l ? "; " : "", enf_attach_name(order[i]), r->why);
 		}
 	}
-	if (!skel) {
-		if (r->refused[0]) {
-			char all[sizeof(r->why)];
-			snprintf(all, sizeof(all), "%.500s", r->refused);
-			snprintf(r->why, sizeof(r->why), "%s", all);
-		}
-		if (lsm != 1) {
-			size_t l = strlen(r->why);
-			snprintf(r->why + l, sizeof(r->why) - l, " (BPF LSM %s)",
-				 lsm == 0 ? "is not active" : "status unknown: " ENF_LSM_LIST
-							      " unreadable");
-		}
-		return err ? err : -EINVAL;
+	if (skel)
+		return skel;
+	if (r->refused[0]) {
+		char all[sizeof(r->why)];
+		snprintf(all, sizeof(all), "%.500s", r->refused);
+		snprintf(r->why, sizeof(r->why), "%s", all);
 	}
-	r->attach = skel->rodata->cfg.attach;
-	r->cfg = skel->rodata->cfg;
+	if (lsm != 1) {
+		size_t l = strlen(r->why);
+		snprintf(r->why + l, sizeof(r->why) - l, " (BPF LSM %s)",
+			 lsm == 0 ? "is not active" : "status unknown: " ENF_LSM_LIST " unreadable");
+	}
+	*errp = err ? err : -EINVAL;
+	return NULL;
+}
 
-	/* Pin: into DIR/link when nothing is there, else into DIR/next and
-	 * then rename over DIR/link (bpffs: simple_rename), so the host is
-	 * never without a guard while one configuration replaces another. */
+/* Pin: into DIR/link when nothing is there, else into DIR/next and then
+ * rename over DIR/link (bpffs: simple_rename), so the host is never
+ * without a guard while one configuration replaces another.  The skeleton
+ * is gone after it, pinned or not. */
+static int pin(struct pmug_enforce *skel, const struct pmug_enf_config *cfg, const char *pin_dir,
+	       bool had, const char *link_path, const char *next_path, struct enf_result *r)
+{
+	int err;
 	bool made_dir = false;
 	if (mkdir(pin_dir, 0700) == 0)
 		made_dir = true;
@@ -454,12 +460,6 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 	}
 	r->replaced = had;
 	pmug_enforce__destroy(skel); /* the pin holds the link now */
-	if (unverified) {
-		size_t l = strlen(r->why);
-		snprintf(r->why + l, sizeof(r->why) - l,
-			 "; pinned all the same (--keep-unverified): it does not protect this host");
-		return -ENOEXEC;
-	}
 	return 0;
 
 undo:
@@ -467,6 +467,43 @@ undo:
 		rmdir(pin_dir);
 	pmug_enforce__destroy(skel); /* unpinned: closing it detaches it */
 	return err;
+}
+
+static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct enf_result *r)
+{
+	char link_path[PATH_MAX], next_path[PATH_MAX];
+	if (!join(link_path, sizeof(link_path), pin_dir, "link") ||
+	    !join(next_path, sizeof(next_path), pin_dir, "next")) {
+		why(r->why, sizeof(r->why), "%s: path too long", pin_dir);
+		return -ENAMETOOLONG;
+	}
+	int err = start_preflight(pin_dir, r);
+	bool had = false;
+	if (!err)
+		err = attached_before(pin_dir, &had, r);
+	if (err)
+		return err;
+	/* The same configuration attached already is success. */
+	if (had && same_attached(pin_dir, cfg, r)) {
+		r->already = true;
+		return 0;
+	}
+	bool unverified = false;
+	struct pmug_enforce *skel = attach_verified(cfg, r, &unverified, &err);
+	if (!skel)
+		return err;
+	r->attach = skel->rodata->cfg.attach;
+	r->cfg = skel->rodata->cfg;
+	err = pin(skel, cfg, pin_dir, had, link_path, next_path, r);
+	if (err || r->already)
+		return err;
+	if (unverified) {
+		size_t l = strlen(r->why);
+		snprintf(r->why + l, sizeof(r->why) - l,
+			 "; pinned all the same (--keep-unverified): it does not protect this host");
+		return -ENOEXEC;
+	}
+	return 0;
 }
 
 /* Wait (bounded) until the kernel no longer knows the object: an unpinned
