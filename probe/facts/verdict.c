@@ -177,13 +177,153 @@ const char *probe_metrics_proof(const struct probe_facts *f)
 	return NULL;
 }
 
+/* The verdicts reached before the fixed counters are read: an unknown
+ * CPU, another vendor, no leaf 0xA, no PMU.  True where one was. */
+static bool decided_before_counters(const struct probe_facts *f, struct probe_verdict *v,
+				    bool intel)
+{
+	const struct probe_cpu *c = &v->cpu;
+	bool from_log = c->basis == PROBE_BASIS_KLOG;
+	if (!c->known) {
+		/* The log says there is no PMU driver, whatever the CPU. */
+		if (probe_klog_pmu_off(f, false)) {
+			v->state = PROBE_NO_PMU;
+			v->basis = PROBE_BASIS_KLOG;
+			v->reason = "the kernel log says the PMU driver did not load (software events "
+				    "only): no hardware counters, nothing to guard";
+		} else {
+			v->state = PROBE_UNKNOWN;
+			v->reason = "CPUID could not be read and the kernel log does not name the CPU: "
+				    "failing open, nothing is blocked";
+		}
+		return true;
+	}
+	v->intel = intel;
+	if (!v->intel && (c->pmu_off || probe_klog_pmu_off(f, c->basis == PROBE_BASIS_CPUID))) {
+		/* The report says what the user lives with: no PMU at all (the
+		 * no-vpmu finding); the guard's state stays not-intel below, so
+		 * that even mode always spares another vendor's event 0x00.
+		 * Off Intel there is no leaf 0xA to read all zero, so the
+		 * driver's own words decide, live as from a log alone. */
+		v->state = PROBE_NO_PMU;
+		v->reason = "not an Intel CPU, and the kernel log says its PMU driver did not load "
+			    "(software events only): no hardware counters, nothing to guard";
+		return true;
+	}
+	if (!v->intel) {
+		v->state = PROBE_NOT_INTEL;
+		v->reason = from_log ? "not an Intel CPU (the kernel log says so): the fixed-counter-3 "
+				       "hazard does not exist here"
+				     : "not an Intel CPU: the fixed-counter-3 hazard does not exist here";
+		return true;
+	}
+	if (!c->leaf_a_known) {
+		v->state = PROBE_UNKNOWN;
+		v->reason = from_log ? "the kernel log names an Intel CPU but holds no PMU block: the "
+				       "fixed counter count is unknown, failing open, nothing is blocked"
+				     : "CPUID leaf 0xA (architectural perfmon) is not available: the fixed "
+				       "counter count is unknown, failing open, nothing is blocked";
+		return true;
+	}
+	if (c->perfmon_basis == PROBE_BASIS_KLOG)
+		v->basis = PROBE_BASIS_KLOG;
+	if (c->perfmon_basis == PROBE_BASIS_KLOG ? c->pmu_off : c->pmu_version == 0) {
+		v->state = PROBE_NO_PMU;
+		v->reason = c->perfmon_basis == PROBE_BASIS_KLOG
+				    ? "the kernel log says the PMU driver did not load (software "
+				      "events only): no hardware counters, nothing to guard"
+				    : "CPUID.0AH reports no architectural perfmon: no hardware counters, "
+				      "nothing to guard";
+		return true;
+	}
+	return false;
+}
+
+/* Counter 3: evidence against first, then perf metrics, then guest or bare
+ * metal (guest_of()).  Why, with *hazard3; NULL where the verdict is
+ * unknown already (v->state and v->reason set). */
+static const char *counter3(const struct probe_facts *f, struct probe_verdict *v, bool *hazard3)
+{
+	const struct probe_cpu *c = &v->cpu;
+	bool log_basis = c->perfmon_basis == PROBE_BASIS_KLOG;
+	*hazard3 = false;
+	if (!v->fixed3_advertised)
+		return log_basis ? "fixed counter 3 is not in the PMU driver's block in the kernel log: "
+				   "the kernel never schedules onto it"
+				 : "fixed counter 3 is not advertised by CPUID.0AH: the kernel never "
+				   "schedules onto it";
+	if ((v->fixed_refuted >> 3) & 1) {
+		*hazard3 = true;
+		return "the kernel uses fixed counter 3 but the facts refute it (the PMU mask it "
+		       "logged claims more fixed counters than advertised, or the hypervisor rejected "
+		       "enabling it), whatever bit 48 says: opening it faults the guest kernel";
+	}
+	if (v->perf_metrics_proven)
+		return "fixed counter 3 is advertised and perf metrics is proven: it is implemented";
+	if (c->hypervisor && log_basis && f->klog.perf_metrics_bit && !f->klog.pmu_block_anchored) {
+		/* A log alone whose block has bit 48 but not its boot's start:
+		 * the bit cannot be told from a user's lines, and nothing else
+		 * speaks for or against the counter. */
+		v->state = PROBE_UNKNOWN;
+		v->reason = "the kernel log shows a guest whose PMU driver uses fixed counter 3 with "
+			    "bit 48 (perf metrics) set, but the log does not hold the start of its "
+			    "boot, so the bit proves nothing: failing open, nothing is blocked";
+		return NULL;
+	}
+	if (c->hypervisor) {
+		*hazard3 = true;
+		return log_basis ? "the kernel log shows a guest whose PMU driver uses fixed counter 3 "
+				   "without perf metrics: the hypervisor does not implement it, and "
+				   "opening it faults the guest kernel"
+				 : "this guest advertises fixed counter 3 in CPUID.0AH but perf metrics "
+				   "is not proven: the hypervisor does not implement it, and opening it "
+				   "faults the guest kernel";
+	}
+	/* Bare metal: CPUID describes the silicon.  Bit 48 missing from the
+	 * mask is a fact about the kernel (before 5.9 none logs it; 6.12
+	 * clears it on Arrow Lake-U), not about the counter. */
+	return log_basis ? "bare metal (nothing in the kernel log shows a hypervisor) whose PMU "
+			   "driver uses fixed counter 3: the counter exists in the silicon"
+			 : "bare metal: CPUID describes the silicon, and fixed counter 3 exists "
+			   "wherever it advertises it";
+}
+
+/* The fixed counters: counter 3 here, 4-6 fixed.c's. */
+static void judge_counters(const struct probe_facts *f, struct probe_verdict *v)
+{
+	probe_fixed_sets(f, v);
+	v->fixed3_advertised = (v->fixed_advertised >> 3) & 1;
+	/* Evidence against beats evidence for: perf metrics is read through
+	 * fixed counter 3, so where the counter is refuted, bit 48 of the same
+	 * mask (the 6.1 hybrid init sets both on cpu_core from the CPU model,
+	 * intel_pmu_init(), arch/x86/events/intel/core.c) proves nothing. */
+	if ((v->fixed_refuted >> 3) & 1) {
+		v->perf_metrics_proven = false;
+		v->metrics_source = NULL;
+	}
+	bool hazard3;
+	const char *why3 = counter3(f, v, &hazard3);
+	if (!why3)
+		return;
+	if (hazard3)
+		v->fixed_hazard |= 1u << 3;
+	v->state = v->fixed_hazard ? PROBE_HAZARD : PROBE_SAFE;
+	v->reason = why3;
+	if (!hazard3 && v->fixed_hazard)
+		v->reason = "this guest advertises fixed counters beyond 3 (the E-cores' "
+			    "TOPDOWN_*.ALL, counters 4-6) that no hypervisor is known to implement: "
+			    "an event the kernel schedules there faults the guest kernel";
+	else if (!hazard3 && (v->fixed_advertised & PROBE_FIXED_GUARDED & ~(1u << 3)) &&
+		 !v->fixed3_advertised)
+		v->reason = "bare metal: the fixed counters beyond 3 that CPUID advertises exist";
+}
+
 void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	struct probe_cpu *c = &v->cpu;
 	cpu_of(f, c);
 	bool intel = c->known && strcmp(c->vendor, "GenuineIntel") == 0;
-	bool from_log = c->basis == PROBE_BASIS_KLOG;
 
 	/* The P-core PMU's own events (type 4: cpu, or a hybrid part's
 	 * cpu_core): cpu_atom's topdown-* are general-purpose events there
@@ -198,125 +338,8 @@ void probe_evaluate(const struct probe_facts *f, struct probe_verdict *v)
 	v->perf_metrics_proven = v->metrics_source != NULL;
 
 	v->basis = c->known ? c->basis : PROBE_BASIS_NONE;
-	if (!c->known) {
-		/* The log says there is no PMU driver, whatever the CPU. */
-		if (probe_klog_pmu_off(f, false)) {
-			v->state = PROBE_NO_PMU;
-			v->basis = PROBE_BASIS_KLOG;
-			v->reason = "the kernel log says the PMU driver did not load (software events "
-				    "only): no hardware counters, nothing to guard";
-		} else {
-			v->state = PROBE_UNKNOWN;
-			v->reason = "CPUID could not be read and the kernel log does not name the CPU: "
-				    "failing open, nothing is blocked";
-		}
-		goto out;
-	}
-	v->intel = intel;
-	if (!v->intel && (c->pmu_off || probe_klog_pmu_off(f, c->basis == PROBE_BASIS_CPUID))) {
-		/* The report says what the user lives with: no PMU at all (the
-		 * no-vpmu finding); the guard's state stays not-intel below, so
-		 * that even mode always spares another vendor's event 0x00.
-		 * Off Intel there is no leaf 0xA to read all zero, so the
-		 * driver's own words decide, live as from a log alone. */
-		v->state = PROBE_NO_PMU;
-		v->reason = "not an Intel CPU, and the kernel log says its PMU driver did not load "
-			    "(software events only): no hardware counters, nothing to guard";
-		goto out;
-	}
-	if (!v->intel) {
-		v->state = PROBE_NOT_INTEL;
-		v->reason = from_log ? "not an Intel CPU (the kernel log says so): the fixed-counter-3 "
-				       "hazard does not exist here"
-				     : "not an Intel CPU: the fixed-counter-3 hazard does not exist here";
-		goto out;
-	}
-	if (!c->leaf_a_known) {
-		v->state = PROBE_UNKNOWN;
-		v->reason = from_log ? "the kernel log names an Intel CPU but holds no PMU block: the "
-				       "fixed counter count is unknown, failing open, nothing is blocked"
-				     : "CPUID leaf 0xA (architectural perfmon) is not available: the fixed "
-				       "counter count is unknown, failing open, nothing is blocked";
-		goto out;
-	}
-	if (c->perfmon_basis == PROBE_BASIS_KLOG)
-		v->basis = PROBE_BASIS_KLOG;
-	if (c->perfmon_basis == PROBE_BASIS_KLOG ? c->pmu_off : c->pmu_version == 0) {
-		v->state = PROBE_NO_PMU;
-		v->reason = c->perfmon_basis == PROBE_BASIS_KLOG
-				    ? "the kernel log says the PMU driver did not load (software "
-				      "events only): no hardware counters, nothing to guard"
-				    : "CPUID.0AH reports no architectural perfmon: no hardware counters, "
-				      "nothing to guard";
-		goto out;
-	}
-	probe_fixed_sets(f, v);
-	v->fixed3_advertised = (v->fixed_advertised >> 3) & 1;
-	/* Evidence against beats evidence for: perf metrics is read through
-	 * fixed counter 3, so where the counter is refuted, bit 48 of the same
-	 * mask (the 6.1 hybrid init sets both on cpu_core from the CPU model,
-	 * intel_pmu_init(), arch/x86/events/intel/core.c) proves nothing. */
-	if ((v->fixed_refuted >> 3) & 1) {
-		v->perf_metrics_proven = false;
-		v->metrics_source = NULL;
-	}
-
-	/* Counter 3: evidence against first, then perf metrics, then guest or
-	 * bare metal (guest_of()).  Counters 4-6 are fixed.c's. */
-	bool log_basis = c->perfmon_basis == PROBE_BASIS_KLOG;
-	bool hazard3 = false;
-	const char *why3;
-	if (!v->fixed3_advertised) {
-		why3 = log_basis ? "fixed counter 3 is not in the PMU driver's block in the kernel log: "
-				   "the kernel never schedules onto it"
-				 : "fixed counter 3 is not advertised by CPUID.0AH: the kernel never "
-				   "schedules onto it";
-	} else if ((v->fixed_refuted >> 3) & 1) {
-		hazard3 = true;
-		why3 = "the kernel uses fixed counter 3 but the facts refute it (the PMU mask it "
-		       "logged claims more fixed counters than advertised, or the hypervisor rejected "
-		       "enabling it), whatever bit 48 says: opening it faults the guest kernel";
-	} else if (v->perf_metrics_proven) {
-		why3 = "fixed counter 3 is advertised and perf metrics is proven: it is implemented";
-	} else if (c->hypervisor && log_basis && f->klog.perf_metrics_bit &&
-		   !f->klog.pmu_block_anchored) {
-		/* A log alone whose block has bit 48 but not its boot's start:
-		 * the bit cannot be told from a user's lines, and nothing else
-		 * speaks for or against the counter. */
-		v->state = PROBE_UNKNOWN;
-		v->reason = "the kernel log shows a guest whose PMU driver uses fixed counter 3 with "
-			    "bit 48 (perf metrics) set, but the log does not hold the start of its "
-			    "boot, so the bit proves nothing: failing open, nothing is blocked";
-		goto out;
-	} else if (c->hypervisor) {
-		hazard3 = true;
-		why3 = log_basis ? "the kernel log shows a guest whose PMU driver uses fixed counter 3 "
-				   "without perf metrics: the hypervisor does not implement it, and "
-				   "opening it faults the guest kernel"
-				 : "this guest advertises fixed counter 3 in CPUID.0AH but perf metrics "
-				   "is not proven: the hypervisor does not implement it, and opening it "
-				   "faults the guest kernel";
-	} else {
-		/* Bare metal: CPUID describes the silicon.  Bit 48 missing from
-		 * the mask is a fact about the kernel (before 5.9 none logs it;
-		 * 6.12 clears it on Arrow Lake-U), not about the counter. */
-		why3 = log_basis ? "bare metal (nothing in the kernel log shows a hypervisor) whose PMU "
-				   "driver uses fixed counter 3: the counter exists in the silicon"
-				 : "bare metal: CPUID describes the silicon, and fixed counter 3 exists "
-				   "wherever it advertises it";
-	}
-	if (hazard3)
-		v->fixed_hazard |= 1u << 3;
-	v->state = v->fixed_hazard ? PROBE_HAZARD : PROBE_SAFE;
-	v->reason = why3;
-	if (!hazard3 && v->fixed_hazard)
-		v->reason = "this guest advertises fixed counters beyond 3 (the E-cores' "
-			    "TOPDOWN_*.ALL, counters 4-6) that no hypervisor is known to implement: "
-			    "an event the kernel schedules there faults the guest kernel";
-	else if (!hazard3 && (v->fixed_advertised & PROBE_FIXED_GUARDED & ~(1u << 3)) &&
-		 !v->fixed3_advertised)
-		v->reason = "bare metal: the fixed counters beyond 3 that CPUID advertises exist";
-out:
+	if (!decided_before_counters(f, v, intel))
+		judge_counters(f, v);
 	if (v->state != PROBE_HAZARD)
 		v->fixed_hazard = 0;
 	probe_fixed_per_pmu(f, v);
