@@ -90,7 +90,7 @@ static int write_once(const char *path, const struct status_opts *o)
 				path, note.previous_writer, note.previous_age);
 			enf_life_json("textfile-shared", "why", why);
 		}
-		status_free(m, d);
+		status_free(m);
 	}
 	free(m);
 	free(d);
