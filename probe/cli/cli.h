@@ -7,28 +7,8 @@
 #include <stdio.h>
 #include <time.h>
 
-/* Exit codes, documented in the README and the man page. */
-enum {
-	EXIT_OK = 0,
-	EXIT_INTERNAL = 1,
-	EXIT_USAGE = 2,
-	EXIT_HAZARD = 3, /* probe --check: the fixed-counter-3 hazard is present */
-	EXIT_ENFORCE_FAILED = 4, /* enforce start: the kernel could not attach the guard */
-	EXIT_NO_ENFORCE = 5,     /* enforce: built without kernel enforcement */
-	EXIT_NOT_ATTACHED = 6,   /* enforce status: nothing is attached */
-	/* enforce start, status, ready: a denying guard is attached, and perf
-	 * events of the counter-3 class opened before it still exist (listed):
-	 * enabled, each still reaches the counter */
-	EXIT_EXISTING_EVENTS = 7,
-	/* enforce status: attached, but the self-test's canary was not refused:
-	 * the program does not run, or whether it runs is unknown.  It does
-	 * not protect the host. */
-	EXIT_UNVERIFIED = 8,
-	/* enforce status, ready: attached and running in audit mode, which
-	 * attaches only where the policy found the hazard and then allows
-	 * every call: it protects nothing. */
-	EXIT_AUDIT = 9,
-};
+/* Exit codes: exit_codes.h (../status/), the one definition. */
+#include "exit_codes.h"
 
 /* The messages (cli_die.c). */
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);

@@ -231,7 +231,7 @@ int cmd_status(int argc, char **argv)
 		}
 	}
 	int rc = d->exit;
-	status_free(m, d);
+	status_free(m);
 	free(m);
 	free(d);
 	if (fflush(stdout) != 0)

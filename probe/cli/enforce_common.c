@@ -28,17 +28,17 @@ static void doc_walk(const struct report_sink *doc, const void *arg)
 	char now[24];
 	cli_utc_now(now, sizeof(now));
 	report_doc_open(doc, NULL, false);
-	report_doc_uint(doc, "schema", ENF_OUTPUT_SCHEMA);
+	report_doc_uint(doc, "schema", ENFORCE_OUTPUT_SCHEMA);
 	report_doc_str(doc, "version", PMUGUARD_VERSION);
 	report_doc_str(doc, "generated_at", now);
 	h->walk(doc, h->arg);
 	report_doc_end(doc);
 }
 
-void enf_doc_print(enum form form, report_walker *walk, const void *arg)
+void enforce_doc_print(enum enforce_form form, report_walker *walk, const void *arg)
 {
 	const struct doc_head h = {walk, arg};
-	if (form == FORM_KEYS)
+	if (form == ENFORCE_FORM_KEYS)
 		report_write_keys(stdout, doc_walk, &h);
 	else
 		report_write_json(stdout, doc_walk, &h);
@@ -59,24 +59,24 @@ static void life_walk(const struct report_sink *doc, const void *arg)
 		report_doc_str(doc, a->key, a->value);
 }
 
-void enf_life_json(const char *event, const char *key, const char *value)
+void enforce_life_json(const char *event, const char *key, const char *value)
 {
 	char when[32];
 	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
 	const struct life_doc a = {event, when, key, value};
-	enf_doc_print(FORM_JSON, life_walk, &a);
+	enforce_doc_print(ENFORCE_FORM_JSON, life_walk, &a);
 }
 
-void form_set(enum form *form, enum form want, const char *sub)
+void enforce_form_set(enum enforce_form *form, enum enforce_form want, const char *sub)
 {
-	if (*form != FORM_TEXT && *form != want)
+	if (*form != ENFORCE_FORM_TEXT && *form != want)
 		die_usage("enforce %s: --json and --keys exclude each other", sub);
 	*form = want;
 }
 
 /* ---- What the policy says ---------------------------------------------------- */
 
-void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
+void enforce_plan_make(struct enforce_plan *pl, int mode, const char *snapshot, bool quiet)
 {
 	struct guard_cli cli = {.mode = mode, .snapshot = snapshot};
 	cli_settings(&pl->set, &cli, quiet, NULL);
@@ -91,14 +91,14 @@ void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet)
 	guard_policy_for(&pl->set, pl->f, &pl->v, &pl->policy);
 }
 
-void print_types(FILE *out, const unsigned *types, unsigned n)
+void enforce_print_types(FILE *out, const unsigned *types, unsigned n)
 {
 	for (unsigned i = 0; i < n && i < GUARD_RULE_MAX_CORE; i++)
 		cli_put(out, "%s%u", i ? ", " : "", types[i]);
 }
 
 /* "type 4: fixed counter 3; type 9: fixed counters 4, 5 and 6" */
-void print_hazards(FILE *out, const struct pmug_enf_config *c)
+void enforce_print_hazards(FILE *out, const struct pmug_enf_config *c)
 {
 	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++) {
 		uint32_t set = c->core_hazard[i] & GUARD_RULE_HAZARD_ALL;
@@ -113,7 +113,7 @@ void print_hazards(FILE *out, const struct pmug_enf_config *c)
 }
 
 /* Why the kernel may have said no, in words an operator can act on. */
-void hint(int err)
+void enforce_hint(int err)
 {
 	if (err != -EPERM && err != -EACCES)
 		return;
@@ -132,7 +132,7 @@ void hint(int err)
 		      stderr);
 }
 
-const char *hit_word(enum guard_hit hit)
+const char *enforce_hit_word(enum guard_hit hit)
 {
 	return hit == GUARD_HIT_SLOTS    ? "slots"
 	       : hit == GUARD_HIT_METRIC ? "metric"
@@ -142,7 +142,7 @@ const char *hit_word(enum guard_hit hit)
 
 /* A counted key's class: the program counts hits only, so any table and
  * every guarded counter name it. */
-enum guard_hit key_hit(unsigned code)
+enum guard_hit enforce_key_hit(unsigned code)
 {
 	return guard_rule_config(code, GUARD_TABLE_ETD, GUARD_RULE_HAZARD_ALL);
 }
@@ -151,7 +151,7 @@ enum guard_hit key_hit(unsigned code)
  * as a string, its bytes kept: any process names itself, so the text
  * prints it through the one escaper (cli_line, cli_put) and data through
  * the writer's, and its name cannot drive a terminal or add a line. */
-void comm_str(char out[17], const char in[16])
+void enforce_comm_str(char out[17], const char in[16])
 {
 	memcpy(out, in, 16);
 	out[16] = '\0';
@@ -159,13 +159,13 @@ void comm_str(char out[17], const char in[16])
 
 /* ---- The guard's rodata: what it was started on ----------------------------- */
 
-const char *facts_from_words(const struct pmug_enf_config *c)
+const char *enforce_facts_from_words(const struct pmug_enf_config *c)
 {
 	return c->facts_from[0] ? c->facts_from : "this machine";
 }
 
 /* The configuration of a guard: how it judges, and what it was decided on. */
-void config_data(const struct report_sink *doc, const struct pmug_enf_config *c)
+void enforce_config_data(const struct report_sink *doc, const struct pmug_enf_config *c)
 {
 	report_doc_str(doc, "mode", guard_mode_name((enum guard_mode)c->mode));
 	report_doc_bool(doc, "enforce", c->enforce != 0);
@@ -206,7 +206,7 @@ void config_data(const struct report_sink *doc, const struct pmug_enf_config *c)
 
 /* "verified": true only where the canary came back refused by this very
  * program; "verification" says when, and why not. */
-void verify_data(const struct report_sink *doc, const struct enf_verify *v)
+void enforce_verify_data(const struct report_sink *doc, const struct enf_verify *v)
 {
 	report_doc_bool(doc, "verified", v->ran && v->verified);
 	report_doc_open(doc, "verification", false);
@@ -229,7 +229,7 @@ void verify_data(const struct report_sink *doc, const struct enf_verify *v)
 	report_doc_end(doc);
 }
 
-void verify_text(const char *lead, const struct enf_verify *v)
+void enforce_verify_text(const char *lead, const struct enf_verify *v)
 {
 	if (v->ran && v->verified)
 		cli_line(
@@ -247,7 +247,7 @@ void verify_text(const char *lead, const struct enf_verify *v)
 
 /* The perf events that exist now, judged with cfg's rule (the attached
  * program's). */
-struct enf_existing *existing_read(const struct pmug_enf_config *cfg)
+struct enf_existing *enforce_existing_read(const struct pmug_enf_config *cfg)
 {
 	struct enf_existing *ex = calloc(1, sizeof(*ex));
 	if (!ex)
@@ -258,7 +258,7 @@ struct enf_existing *existing_read(const struct pmug_enf_config *cfg)
 
 /* EXIT_EXISTING_EVENTS where cfg denies and one of the class exists, else
  * EXIT_OK (audit mode lists them and is content; unknown is no warning). */
-int existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg)
+int enforce_existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg)
 {
 	return ex->known && ex->n_hits && cfg->enforce ? EXIT_EXISTING_EVENTS : EXIT_OK;
 }
@@ -269,18 +269,18 @@ int existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg
  * call; 7 it denies, but events of the class opened before it escape it
  * (enabled, each still reaches the counter); 0 it protects.  ex is read
  * only for a verified, denying guard (NULL otherwise). */
-int attached_rc(const struct enf_status *st, const struct enf_existing *ex)
+int enforce_attached_rc(const struct enf_status *st, const struct enf_existing *ex)
 {
 	if (!st->verify.verified)
 		return EXIT_UNVERIFIED;
 	if (!st->cfg.enforce)
 		return EXIT_AUDIT;
-	return existing_rc(ex, &st->cfg);
+	return enforce_existing_rc(ex, &st->cfg);
 }
 
 /* lead starts the summary line, indent each event's line.  Where the
  * iterator cannot run, "unknown (why)", never "none". */
-void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
+void enforce_existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg)
 {
 	if (!ex->known) {
@@ -310,12 +310,12 @@ void existing_text(const char *lead, const char *indent, const struct enf_existi
 	for (unsigned i = 0; ex->known && i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
 		char comm[17];
-		comm_str(comm, e->f.comm);
+		enforce_comm_str(comm, e->f.comm);
 		cli_line(stdout,
 			 "%spid %u comm %s fd %u: type %u config 0x%llx hw.config 0x%llx hit %s, "
 			 "state %s, event id %llu%s: %s",
 			 indent, e->f.tgid, comm, e->f.fd, e->f.attr_type, e->f.attr_config,
-			 e->f.hw_config, hit_word(e->hit), enf_state_name(e->f.state), e->f.id,
+			 e->f.hw_config, enforce_hit_word(e->hit), enf_state_name(e->f.state), e->f.id,
 			 e->f.inherit ? ", inherit (copies its children got before the start are "
 					"unguarded too; a fork after it fails with ENOENT)"
 				      : "",
@@ -325,7 +325,7 @@ void existing_text(const char *lead, const char *indent, const struct enf_existi
 		cli_line(stdout, "%s(%u more)", indent, ex->n_hits - ex->n_listed);
 }
 
-void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
+void enforce_existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg)
 {
 	report_doc_open(doc, "existing", false);
@@ -338,12 +338,12 @@ void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 	report_doc_uint(doc, "files", ex->n_files);
 	report_doc_uint(doc, "hits", ex->n_hits);
 	/* Exit 7: a denying guard, and events of the class it cannot stop. */
-	report_doc_bool(doc, "unguarded", existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
+	report_doc_bool(doc, "unguarded", enforce_existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
 	report_doc_open(doc, "events", true);
 	for (unsigned i = 0; i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
 		char comm[17];
-		comm_str(comm, e->f.comm);
+		enforce_comm_str(comm, e->f.comm);
 		report_doc_open(doc, NULL, false);
 		report_doc_uint(doc, "pid", e->f.tgid);
 		report_doc_str(doc, "comm", comm);
@@ -351,7 +351,7 @@ void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 		report_doc_uint(doc, "type", e->f.attr_type);
 		report_doc_hex(doc, "config", false, e->f.attr_config);
 		report_doc_hex(doc, "hw_config", false, e->f.hw_config);
-		report_doc_str(doc, "hit", hit_word(e->hit));
+		report_doc_str(doc, "hit", enforce_hit_word(e->hit));
 		report_doc_str(doc, "name", guard_hit_name(e->hit, e->judged));
 		report_doc_str(doc, "state", enf_state_token(e->f.state));
 		report_doc_uint(doc, "event_id", e->f.id);

@@ -35,102 +35,102 @@ extern const char enforce_usage[];
 /* ---- The documents: the report's writers (enforce_common.c) -------------- */
 
 /* Raised when a key changes meaning or goes away (new keys do not raise it). */
-#define ENF_OUTPUT_SCHEMA 1
+#define ENFORCE_OUTPUT_SCHEMA 1
 
-enum form { FORM_TEXT, FORM_JSON, FORM_KEYS };
+enum enforce_form { ENFORCE_FORM_TEXT, ENFORCE_FORM_JSON, ENFORCE_FORM_KEYS };
 
 /* A document on stdout as JSON or keys, through ../report/'s writers (one
  * writer, one escaper for every document of the command), then flushed:
  * the object, schema, version and generated_at, then what walk gives. */
-void enf_doc_print(enum form form, report_walker *walk, const void *arg);
+void enforce_doc_print(enum enforce_form form, report_walker *walk, const void *arg);
 /* --json / --keys, once: sub names the verb in the usage error. */
-void form_set(enum form *form, enum form want, const char *sub);
+void enforce_form_set(enum enforce_form *form, enum enforce_form want, const char *sub);
 
 /* ---- What the policy says (enforce_common.c) ------------------------------ */
 
 /* What the policy says for this machine: the same path as the shim. */
-struct plan {
+struct enforce_plan {
 	struct guard_settings set;
 	struct guard_policy policy;
 	struct probe_verdict v;
 	struct probe_facts *f;
 	char snapshot[PATH_MAX]; /* set.snapshot made absolute: the rodata keeps it */
 };
-void plan_make(struct plan *pl, int mode, const char *snapshot, bool quiet);
+void enforce_plan_make(struct enforce_plan *pl, int mode, const char *snapshot, bool quiet);
 
 /* ---- The guard's state, as every verb says it (enforce_common.c) ---------- */
 
 /* The words for a guard in audit mode, wherever "protected?" is answered. */
-#define AUDIT_WORDS "audit: blocks nothing"
+#define ENFORCE_AUDIT_WORDS "audit: blocks nothing"
 
-void print_types(FILE *out, const unsigned *types, unsigned n);
-void print_hazards(FILE *out, const struct pmug_enf_config *c);
+void enforce_print_types(FILE *out, const unsigned *types, unsigned n);
+void enforce_print_hazards(FILE *out, const struct pmug_enf_config *c);
 /* Why the kernel may have said no, in words an operator can act on. */
-void hint(int err);
-const char *hit_word(enum guard_hit hit);
-enum guard_hit key_hit(unsigned code);
+void enforce_hint(int err);
+const char *enforce_hit_word(enum guard_hit hit);
+enum guard_hit enforce_key_hit(unsigned code);
 /* A comm (the kernel's 16 bytes) as a string: text prints it through
  * fput_safe, data through the writer. */
-void comm_str(char out[17], const char in[16]);
-const char *facts_from_words(const struct pmug_enf_config *c);
-void config_data(const struct report_sink *doc, const struct pmug_enf_config *c);
-void verify_data(const struct report_sink *doc, const struct enf_verify *v);
-void verify_text(const char *lead, const struct enf_verify *v);
-struct enf_existing *existing_read(const struct pmug_enf_config *cfg);
-int existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg);
-int attached_rc(const struct enf_status *st, const struct enf_existing *ex);
-void existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
+void enforce_comm_str(char out[17], const char in[16]);
+const char *enforce_facts_from_words(const struct pmug_enf_config *c);
+void enforce_config_data(const struct report_sink *doc, const struct pmug_enf_config *c);
+void enforce_verify_data(const struct report_sink *doc, const struct enf_verify *v);
+void enforce_verify_text(const char *lead, const struct enf_verify *v);
+struct enf_existing *enforce_existing_read(const struct pmug_enf_config *cfg);
+int enforce_existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg);
+int enforce_attached_rc(const struct enf_status *st, const struct enf_existing *ex);
+void enforce_existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
-void existing_data(const struct report_sink *doc, const struct enf_existing *ex,
+void enforce_existing_data(const struct report_sink *doc, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
 
 /* ---- start, for the agent too (enforce_start.c) --------------------------- */
 
-enum outcome { OUT_ATTACHED, OUT_ALREADY, OUT_REPLACED, OUT_NOTHING, OUT_REFUSED };
+enum enforce_outcome { ENFORCE_OUT_ATTACHED, ENFORCE_OUT_ALREADY, ENFORCE_OUT_REPLACED, ENFORCE_OUT_NOTHING, ENFORCE_OUT_REFUSED };
 
-struct start_model {
-	enum outcome outcome;
+struct enforce_start_model {
+	enum enforce_outcome outcome;
 	int rc;
-	struct plan pl;
-	struct enf_result *r;       /* OUT_ATTACHED, _ALREADY, _REPLACED, _REFUSED */
-	int err;                    /* OUT_REFUSED: -errno */
-	struct enf_status *earlier; /* OUT_NOTHING: an earlier start still attached, or NULL */
+	struct enforce_plan pl;
+	struct enf_result *r;       /* ENFORCE_OUT_ATTACHED, _ALREADY, _REPLACED, _REFUSED */
+	int err;                    /* ENFORCE_OUT_REFUSED: -errno */
+	struct enf_status *earlier; /* ENFORCE_OUT_NOTHING: an earlier start still attached, or NULL */
 	struct enf_existing *ex;    /* attached: the events that exist now */
 };
 
 /* The options start and agent share: --mode, --snapshot, --attach. */
-struct start_opts {
+struct enforce_start_opts {
 	int mode;
 	const char *snapshot;
 	unsigned attach;
 };
-#define START_OPTS_INIT {.mode = -1, .attach = PMUG_ENF_ATTACH_NONE}
+#define ENFORCE_START_OPTS_INIT {.mode = -1, .attach = PMUG_ENF_ATTACH_NONE}
 
-void start_option(int ch, const char *arg, struct start_opts *o);
-void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
+void enforce_start_option(int ch, const char *arg, struct enforce_start_opts *o);
+void enforce_start_run(struct enforce_start_model *m, int mode, const char *snapshot, unsigned attach,
 	       bool keep_unverified);
-void start_data(const struct start_model *m, enum form form, const char *event);
+void enforce_start_data(const struct enforce_start_model *m, enum enforce_form form, const char *event);
 /* Why a start was refused, on stderr, for people: the refusal itself where
  * the document went to stdout (repeat; not the agent's, whose pod log
  * holds stdout and stderr alike: said once there), then the hint. */
-void start_refused_say(const struct start_model *m, enum form form, bool repeat);
-void start_free(struct start_model *m);
+void enforce_start_refused_say(const struct enforce_start_model *m, enum enforce_form form, bool repeat);
+void enforce_start_free(struct enforce_start_model *m);
 
 /* ---- the agent (enforce_follow.c, enforce_textfile.c) ---------------------- */
 
 /* A lifecycle line of follow --json and the agent's log:
  * {"schema":1,"event":EVENT,"time":...,KEY:VALUE}. */
-void enf_life_json(const char *event, const char *key, const char *value);
+void enforce_life_json(const char *event, const char *key, const char *value);
 /* --textfile: the node's series written by a child from now on, every
- * interval seconds and soon after agent_textfile_refresh(); 0 or -errno. */
-int agent_textfile_start(const char *path, unsigned interval, const char *snapshot);
+ * interval seconds and soon after enforce_textfile_refresh(); 0 or -errno. */
+int enforce_textfile_start(const char *path, unsigned interval, const char *snapshot);
 /* Where the kernel refused the guard: the node's metrics written once, the
  * refusal (why) among them, so that the node that needs an alert has its
  * series; 0 or -errno (said on the agent's log). */
-int agent_textfile_refused(const char *path, const char *snapshot, const char *why);
+int enforce_textfile_refused(const char *path, const char *snapshot, const char *why);
 /* A denial was reported: have the file say so soon. */
-void agent_textfile_refresh(void);
+void enforce_textfile_refresh(void);
 /* The writer stopped and reaped (nothing where none was started). */
-void agent_textfile_stop(void);
+void enforce_textfile_stop(void);
 
 #endif

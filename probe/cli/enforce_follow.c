@@ -73,7 +73,7 @@ static void event_walk(const struct report_sink *doc, const void *arg)
 	report_doc_uint(doc, "attr_type", e->attr_type);
 	report_doc_hex(doc, "config", false, e->attr_config);
 	report_doc_hex(doc, "hw_config", false, e->hw_config);
-	report_doc_str(doc, "hit", hit_word(d->hit));
+	report_doc_str(doc, "hit", enforce_hit_word(d->hit));
 	int counter = guard_hit_counter(d->hit, d->config);
 	if (counter >= 0)
 		report_doc_uint(doc, "counter", (unsigned long long)counter);
@@ -94,7 +94,7 @@ static void event_json(const struct follow *fo, const struct pmug_enf_event *e,
 	memcpy(msg, l->buf, n);
 	msg[n] = '\0';
 	const struct event_doc a = {fo, e, d, comm, when, msg};
-	enf_doc_print(FORM_JSON, event_walk, &a);
+	enforce_doc_print(ENFORCE_FORM_JSON, event_walk, &a);
 }
 
 /* systemd's JOURNAL_STREAM ("DEV:INODE" of the stream it connected to
@@ -124,7 +124,7 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
 	if (seen != GUARD_ONCE_FIRST)
 		return;
 	char comm[17];
-	comm_str(comm, e->comm);
+	enforce_comm_str(comm, e->comm);
 	struct logline l;
 	guard_format_denial(&l, &fo->policy, &d, comm, (pid_t)e->tgid);
 	log_str(&l, " [kernel ");
@@ -144,7 +144,7 @@ static void on_event(void *ctx, const struct pmug_enf_event *e)
 	 * as a plain stdout line it would read as one more preload report. */
 	if (fo->json) {
 		event_json(fo, e, &d, comm, &l);
-		agent_textfile_refresh(); /* the agent's: its count, soon */
+		enforce_textfile_refresh(); /* the agent's: its count, soon */
 		return;
 	}
 	struct log_report r;
@@ -195,7 +195,7 @@ static int follow_loop(struct enf_status *st, bool json)
 		fo.policy = (struct guard_policy){.reason = st->cfg.reason};
 		guard_once_forget(&fo.once);
 		if (json)
-			enf_life_json("following", "attach", enf_attach_name(st->attach));
+			enforce_life_json("following", "attach", enf_attach_name(st->attach));
 		else
 			cli_line(stdout, "pmuguard: enforce: %s (%s, mode %s)", verb,
 				 enf_attach_name(st->attach),
@@ -215,7 +215,7 @@ static int follow_loop(struct enf_status *st, bool json)
 				rc = EXIT_OK; /* stopped just after the replace */
 		} else if (err == -ENOENT) {
 			if (json)
-				enf_life_json("stopped", "why",
+				enforce_life_json("stopped", "why",
 					      "unpinned: no more denials to follow");
 			else
 				cli_line(
@@ -272,7 +272,7 @@ int enforce_agent(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
-	struct start_opts so = START_OPTS_INIT;
+	struct enforce_start_opts so = ENFORCE_START_OPTS_INIT;
 	bool remove = false;
 	const char *textfile = NULL;
 	unsigned long interval = 300; /* pmuguard-metrics.timer's on a host */
@@ -281,7 +281,7 @@ int enforce_agent(int argc, char **argv)
 		switch (ch) {
 		case 'm':
 		case 's':
-		case 'a': start_option(ch, optarg, &so); break;
+		case 'a': enforce_start_option(ch, optarg, &so); break;
 		case 'R': remove = true; break;
 		case 'T':
 			if (optarg[0] != '/' || optarg[strlen(optarg) - 1] == '/')
@@ -308,36 +308,36 @@ int enforce_agent(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	int sec = enf_securityfs_mount();
 	if (sec > 0)
-		enf_life_json("mounted", "securityfs", ENF_SECURITYFS ": the pod had no LSM list");
+		enforce_life_json("mounted", "securityfs", ENF_SECURITYFS ": the pod had no LSM list");
 	else if (sec < 0)
-		enf_life_json("no-lsm-list", "why", strerror(-sec)); /* the self-test decides */
+		enforce_life_json("no-lsm-list", "why", strerror(-sec)); /* the self-test decides */
 
-	struct start_model m;
-	start_run(&m, so.mode, so.snapshot, so.attach, false);
-	start_data(&m, FORM_JSON, "start");
+	struct enforce_start_model m;
+	enforce_start_run(&m, so.mode, so.snapshot, so.attach, false);
+	enforce_start_data(&m, ENFORCE_FORM_JSON, "start");
 	/* The "start" event carries the refusal; the pod's log is stdout
 	 * and stderr together: not said a second time. */
-	start_refused_say(&m, FORM_JSON, false);
+	enforce_start_refused_say(&m, ENFORCE_FORM_JSON, false);
 	int rc = m.rc;
-	enum outcome outcome = m.outcome;
-	bool guarding = outcome != OUT_NOTHING && outcome != OUT_REFUSED;
+	enum enforce_outcome outcome = m.outcome;
+	bool guarding = outcome != ENFORCE_OUT_NOTHING && outcome != ENFORCE_OUT_REFUSED;
 	char facts[PATH_MAX];
 	snprintf(facts, sizeof(facts), "%s", m.pl.set.snapshot ? m.pl.set.snapshot : "");
 	char refused[512];
-	snprintf(refused, sizeof(refused), "%s", outcome == OUT_REFUSED && m.r ? m.r->why : "");
-	start_free(&m);
-	if (outcome == OUT_REFUSED) {
+	snprintf(refused, sizeof(refused), "%s", outcome == ENFORCE_OUT_REFUSED && m.r ? m.r->why : "");
+	enforce_start_free(&m);
+	if (outcome == ENFORCE_OUT_REFUSED) {
 		/* The one node that needs an alert keeps its series (issue 40,
 		 * item 8): the kernel's refusal in the textfile, then exit 4. */
 		if (textfile)
-			(void)agent_textfile_refused(textfile, facts, refused);
+			(void)enforce_textfile_refused(textfile, facts, refused);
 		return rc;
 	}
 	/* After the start, which verified the guard: the file's first state
 	 * is the one the pod's log just gave. */
 	if (textfile) {
 		/* It says its own failure (the directory's, or the fork's). */
-		(void)agent_textfile_start(textfile, (unsigned)interval, facts);
+		(void)enforce_textfile_start(textfile, (unsigned)interval, facts);
 	}
 	if (guarding) {
 		struct enf_status *st = calloc(1, sizeof(*st));
@@ -351,16 +351,16 @@ int enforce_agent(int argc, char **argv)
 		while (!stopping)
 			sleep(60); /* a signal ends the sleep */
 	}
-	agent_textfile_stop();
+	enforce_textfile_stop();
 	if (!stopping)
 		return rc; /* unpinned by someone else, or an error: said above */
 	if (remove && guarding) {
 		char why[512] = "";
 		int err = enf_stop(ENF_PIN_DIR, why, sizeof(why));
-		enf_life_json("exit", "guard", err ? why : "removed (--remove-on-exit)");
+		enforce_life_json("exit", "guard", err ? why : "removed (--remove-on-exit)");
 		return err ? EXIT_INTERNAL : EXIT_OK;
 	}
-	enf_life_json("exit", "guard",
+	enforce_life_json("exit", "guard",
 		      guarding ? "left in place, pinned in " ENF_PIN_DIR
 				 ": `pmuguard enforce stop` "
 				 "removes it"
@@ -368,4 +368,4 @@ int enforce_agent(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* ready's line for an attached guard: what attached_rc decided, and why. */
+/* ready's line for an attached guard: what enforce_attached_rc decided, and why. */

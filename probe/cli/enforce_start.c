@@ -17,15 +17,15 @@
 #include "enforce_common.h"
 
 static const char *const outcome_token[] = {
-	[OUT_ATTACHED] = "attached",	      [OUT_ALREADY] = "already",
-	[OUT_REPLACED] = "replaced",	      [OUT_NOTHING] = "nothing-to-attach",
-	[OUT_REFUSED] = "refused",
+	[ENFORCE_OUT_ATTACHED] = "attached",	      [ENFORCE_OUT_ALREADY] = "already",
+	[ENFORCE_OUT_REPLACED] = "replaced",	      [ENFORCE_OUT_NOTHING] = "nothing-to-attach",
+	[ENFORCE_OUT_REFUSED] = "refused",
 };
 
-static void start_text(const struct start_model *m)
+static void start_text(const struct enforce_start_model *m)
 {
-	const struct plan *pl = &m->pl;
-	if (m->outcome == OUT_NOTHING) {
+	const struct enforce_plan *pl = &m->pl;
+	if (m->outcome == ENFORCE_OUT_NOTHING) {
 		cli_line(stdout,
 			 "pmuguard: enforce: nothing to attach (mode %s, facts from %s): %s",
 			 guard_mode_name(pl->policy.mode),
@@ -43,7 +43,7 @@ static void start_text(const struct start_model *m)
 		cli_line(stdout,
 			 "pmuguard: enforce: nothing was mounted at %s: mounted bpffs there",
 			 ENF_BPFFS);
-	if (m->outcome == OUT_REFUSED) {
+	if (m->outcome == ENFORCE_OUT_REFUSED) {
 		bool pinned = m->r->keep_unverified && m->err == -ENOEXEC;
 		cli_line(stderr,
 			 "pmuguard: enforce: could not attach the kernel guard: %s. %s; the "
@@ -59,47 +59,47 @@ static void start_text(const struct start_model *m)
 	 * (an "already attached" guard keeps those of its own start). */
 	const struct pmug_enf_config *c = &m->r->cfg;
 	cli_put(stdout, "pmuguard: enforce: %s (%s, %s, mode %s, core PMU types ",
-		m->outcome == OUT_ALREADY    ? "already attached"
-		: m->outcome == OUT_REPLACED ? "replaced and attached"
+		m->outcome == ENFORCE_OUT_ALREADY    ? "already attached"
+		: m->outcome == ENFORCE_OUT_REPLACED ? "replaced and attached"
 					     : "attached",
 		enf_attach_name(m->r->attach), c->enforce ? "denying with ENOENT" : "audit only",
 		guard_mode_name((enum guard_mode)c->mode));
-	print_types(stdout, c->core_types, c->n_core);
-	cli_line(stdout, ", facts from %s): %s", facts_from_words(c), c->reason);
-	verify_text("pmuguard: enforce: ", &m->r->verify);
+	enforce_print_types(stdout, c->core_types, c->n_core);
+	cli_line(stdout, ", facts from %s): %s", enforce_facts_from_words(c), c->reason);
+	enforce_verify_text("pmuguard: enforce: ", &m->r->verify);
 	if (!c->enforce)
 		cli_line(
 			stdout,
-			"pmuguard: enforce: " AUDIT_WORDS
+			"pmuguard: enforce: " ENFORCE_AUDIT_WORDS
 			": it counts what it would deny and allows "
 			"it; this host is not protected (`enforce status` and `enforce ready` exit "
 			"9)");
 	if (m->r->refused[0])
 		cli_line(stdout, "pmuguard: enforce: not kept before it: %s", m->r->refused);
-	existing_text("pmuguard: enforce: ", "  ", m->ex, c);
+	enforce_existing_text("pmuguard: enforce: ", "  ", m->ex, c);
 }
 
 struct start_doc {
-	const struct start_model *m;
+	const struct enforce_start_model *m;
 	const char *event;
 };
 
 static void start_walk(const struct report_sink *doc, const void *arg)
 {
-	const struct start_model *m = ((const struct start_doc *)arg)->m;
+	const struct enforce_start_model *m = ((const struct start_doc *)arg)->m;
 	const char *event = ((const struct start_doc *)arg)->event;
 	if (event)
 		report_doc_str(doc, "event", event); /* agent: its log lines say what each is */
 	report_doc_str(doc, "outcome", outcome_token[m->outcome]);
 	report_doc_uint(doc, "exit", (unsigned long long)m->rc);
-	if (m->outcome == OUT_NOTHING || m->outcome == OUT_REFUSED) {
+	if (m->outcome == ENFORCE_OUT_NOTHING || m->outcome == ENFORCE_OUT_REFUSED) {
 		/* This start's policy; refused: what the kernel said. */
-		const struct plan *pl = &m->pl;
-		report_doc_str(doc, "error", m->outcome == OUT_REFUSED ? m->r->why : NULL);
+		const struct enforce_plan *pl = &m->pl;
+		report_doc_str(doc, "error", m->outcome == ENFORCE_OUT_REFUSED ? m->r->why : NULL);
 		report_doc_null(doc, "attach");
 		report_doc_bool(doc, "protects", false);
-		if (m->outcome == OUT_REFUSED) {
-			verify_data(doc, &m->r->verify);
+		if (m->outcome == ENFORCE_OUT_REFUSED) {
+			enforce_verify_data(doc, &m->r->verify);
 			report_doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
 			report_doc_bool(doc, "pinned_unverified",
 					m->r->keep_unverified && m->err == -ENOEXEC);
@@ -113,7 +113,7 @@ static void start_walk(const struct report_sink *doc, const void *arg)
 		report_doc_str(doc, "snapshot", pl->set.snapshot);
 		report_doc_end(doc);
 		report_doc_str(doc, "reason", pl->policy.reason);
-		if (m->outcome == OUT_NOTHING) {
+		if (m->outcome == ENFORCE_OUT_NOTHING) {
 			report_doc_open(doc, "earlier", false);
 			report_doc_bool(doc, "attached", m->earlier != NULL);
 			if (m->earlier) {
@@ -128,21 +128,21 @@ static void start_walk(const struct report_sink *doc, const void *arg)
 		report_doc_null(doc, "error");
 		report_doc_str(doc, "attach", enf_attach_name(m->r->attach));
 		report_doc_bool(doc, "protects", m->r->verify.verified && m->r->cfg.enforce);
-		verify_data(doc, &m->r->verify);
+		enforce_verify_data(doc, &m->r->verify);
 		report_doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
 		report_doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
-		config_data(doc, &m->r->cfg);
-		existing_data(doc, m->ex, &m->r->cfg);
+		enforce_config_data(doc, &m->r->cfg);
+		enforce_existing_data(doc, m->ex, &m->r->cfg);
 	}
 }
 
-void start_data(const struct start_model *m, enum form form, const char *event)
+void enforce_start_data(const struct enforce_start_model *m, enum enforce_form form, const char *event)
 {
 	const struct start_doc a = {m, event};
-	enf_doc_print(form, start_walk, &a);
+	enforce_doc_print(form, start_walk, &a);
 }
 
-void start_option(int ch, const char *arg, struct start_opts *o)
+void enforce_start_option(int ch, const char *arg, struct enforce_start_opts *o)
 {
 	if (ch == 'm') {
 		o->mode = guard_mode_parse(arg);
@@ -161,13 +161,13 @@ void start_option(int ch, const char *arg, struct start_opts *o)
 
 /* What start does, for start and for the agent: the policy, then the
  * attach, the self-test and the pin where it wants a guard. */
-void start_run(struct start_model *m, int mode, const char *snapshot, unsigned attach,
+void enforce_start_run(struct enforce_start_model *m, int mode, const char *snapshot, unsigned attach,
 	       bool keep_unverified)
 {
-	*m = (struct start_model){.rc = EXIT_OK};
-	plan_make(&m->pl, mode, snapshot, false);
+	*m = (struct enforce_start_model){.rc = EXIT_OK};
+	enforce_plan_make(&m->pl, mode, snapshot, false);
 	if (!m->pl.policy.watch) {
-		m->outcome = OUT_NOTHING;
+		m->outcome = ENFORCE_OUT_NOTHING;
 		struct enf_status *st = calloc(1, sizeof(*st));
 		if (st && enf_status_read(ENF_PIN_DIR, st, 0) == 0 && st->attached)
 			m->earlier = st;
@@ -182,25 +182,25 @@ void start_run(struct start_model *m, int mode, const char *snapshot, unsigned a
 		die_errno("out of memory");
 	m->err = enf_start(&cfg, ENF_PIN_DIR, keep_unverified, m->r);
 	if (m->err) {
-		m->outcome = OUT_REFUSED;
+		m->outcome = ENFORCE_OUT_REFUSED;
 		m->rc = EXIT_ENFORCE_FAILED;
 		return;
 	}
-	m->outcome = m->r->already ? OUT_ALREADY : m->r->replaced ? OUT_REPLACED : OUT_ATTACHED;
+	m->outcome = m->r->already ? ENFORCE_OUT_ALREADY : m->r->replaced ? ENFORCE_OUT_REPLACED : ENFORCE_OUT_ATTACHED;
 	/* After the attach: from here on no event of the class can be
 	 * allocated, so what the iterator finds is all there will be. */
-	m->ex = existing_read(&m->r->cfg);
-	m->rc = existing_rc(m->ex, &m->r->cfg);
+	m->ex = enforce_existing_read(&m->r->cfg);
+	m->rc = enforce_existing_rc(m->ex, &m->r->cfg);
 }
 
-void start_refused_say(const struct start_model *m, enum form form, bool repeat)
+void enforce_start_refused_say(const struct enforce_start_model *m, enum enforce_form form, bool repeat)
 {
-	if (m->outcome != OUT_REFUSED)
+	if (m->outcome != ENFORCE_OUT_REFUSED)
 		return;
-	if (form != FORM_TEXT && repeat) /* the data said it; people still read stderr */
+	if (form != ENFORCE_FORM_TEXT && repeat) /* the data said it; people still read stderr */
 		cli_line(stderr, "pmuguard: enforce: could not attach the kernel guard: %s",
 			 m->r->why);
-	hint(m->err);
+	enforce_hint(m->err);
 	if (m->pl.set.log == GUARD_LOG_DEBUG && m->r->log[0]) {
 		/* Its lines each through the escaper: what they quote cannot
 		 * drive a terminal, and each stays a line of its own. */
@@ -213,7 +213,7 @@ void start_refused_say(const struct start_model *m, enum form form, bool repeat)
 	}
 }
 
-void start_free(struct start_model *m)
+void enforce_start_free(struct enforce_start_model *m)
 {
 	free(m->ex);
 	free(m->earlier);
@@ -235,23 +235,23 @@ int enforce_start(int argc, char **argv)
 	};
 	int ch;
 	bool keep_unverified = false;
-	struct start_opts so = START_OPTS_INIT;
-	enum form form = FORM_TEXT;
+	struct enforce_start_opts so = ENFORCE_START_OPTS_INIT;
+	enum enforce_form form = ENFORCE_FORM_TEXT;
 	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 		case 's':
 		case 'a':
-			start_option(ch, optarg, &so);
+			enforce_start_option(ch, optarg, &so);
 			break;
 		case 'U':
 			keep_unverified = true;
 			break;
 		case 'J':
-			form_set(&form, FORM_JSON, "start");
+			enforce_form_set(&form, ENFORCE_FORM_JSON, "start");
 			break;
 		case 'K':
-			form_set(&form, FORM_KEYS, "start");
+			enforce_form_set(&form, ENFORCE_FORM_KEYS, "start");
 			break;
 		case 'h':
 			fputs(enforce_usage, stdout);
@@ -263,14 +263,14 @@ int enforce_start(int argc, char **argv)
 	if (optind < argc)
 		die_usage("enforce start: unexpected argument '%s'", argv[optind]);
 
-	struct start_model m;
-	start_run(&m, so.mode, so.snapshot, so.attach, keep_unverified);
-	if (form == FORM_TEXT)
+	struct enforce_start_model m;
+	enforce_start_run(&m, so.mode, so.snapshot, so.attach, keep_unverified);
+	if (form == ENFORCE_FORM_TEXT)
 		start_text(&m);
 	else
-		start_data(&m, form, NULL);
-	start_refused_say(&m, form, true);
-	start_free(&m);
+		enforce_start_data(&m, form, NULL);
+	enforce_start_refused_say(&m, form, true);
+	enforce_start_free(&m);
 	return m.rc;
 }
 

@@ -3,7 +3,7 @@
  * pmuguard enforce status [--json|--keys]
  * pmuguard enforce ready
  *
- * Both ask the pinned guard the same question (attached_rc): is it
+ * Both ask the pinned guard the same question (enforce_attached_rc): is it
  * attached, does its self-test pass now, does it deny, and did events of
  * the class escape it.  status says all of it, as text, JSON or keys;
  * ready, a readiness probe, says one line.
@@ -42,12 +42,12 @@ static const char *yesno(int v)
 	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
 }
 
-struct status_model {
+struct enforce_status_view {
 	int rc;
 	int err;                /* enf_status_read: -errno when what is pinned is unreadable */
 	struct enf_status *st;
 	/* not attached: */
-	struct plan pl;
+	struct enforce_plan pl;
 	struct kernel_view k;
 	/* attached: */
 	struct enf_existing *ex;
@@ -78,7 +78,7 @@ static bool uid_first(const struct enf_status *st, unsigned i)
 	return true;
 }
 
-static void status_text(const struct status_model *m)
+static void view_text(const struct enforce_status_view *m)
 {
 	const struct enf_status *st = m->st;
 	if (m->err) {
@@ -106,24 +106,24 @@ static void status_text(const struct status_model *m)
 	cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_TEXT);
 	cli_line(stdout, "pmuguard enforce: attached (%s: %s), since %s",
 		 enf_attach_name(st->attach), hook_words(st->attach), when);
-	verify_text("  ", &st->verify);
+	enforce_verify_text("  ", &st->verify);
 	if (!c->enforce)
 		cli_line(
 			stdout,
-			"  NOT PROTECTED: " AUDIT_WORDS ": it counts what it would deny and allows "
+			"  NOT PROTECTED: " ENFORCE_AUDIT_WORDS ": it counts what it would deny and allows "
 			"it, on a host whose facts called for a guard, so a tool still reaches the "
 			"counter (`pmuguard enforce start --mode auto` replaces it with one that "
 			"denies)");
 	cli_line(stdout, "  mode: %s (%s); facts: %s, from %s",
 		 guard_mode_name((enum guard_mode)c->mode),
 		 c->enforce ? "deny with ENOENT" : "audit: count, allow",
-		 probe_state_name((enum probe_state)c->state), facts_from_words(c));
+		 probe_state_name((enum probe_state)c->state), enforce_facts_from_words(c));
 	cli_line(stdout, "  reason at the start: %s", c->reason);
 	cli_put(stdout, "  core PMU types: ");
-	print_types(stdout, c->core_types, c->n_core);
+	enforce_print_types(stdout, c->core_types, c->n_core);
 	putchar('\n');
 	cli_put(stdout, "  denied there: ");
-	print_hazards(stdout, c);
+	enforce_print_hazards(stdout, c);
 	putchar('\n');
 	cli_line(stdout,
 		 "  program: id %" PRIu32 ", link id %" PRIu32 ", %" PRIu32
@@ -134,7 +134,7 @@ static void status_text(const struct status_model *m)
 			 "  runs: %" PRIu64 ", %" PRIu64
 			 " ns on average (kernel.bpf_stats_enabled)",
 			 st->run_cnt, st->run_time_ns / st->run_cnt);
-	existing_text("  ", "    ", m->ex, c);
+	enforce_existing_text("  ", "    ", m->ex, c);
 	const struct pmug_enf_totals *tt = &st->totals;
 	cli_line(stdout,
 		 "  denied: %llu, audited: %llu, reports lost: %llu, keys not counted: %llu",
@@ -145,12 +145,12 @@ static void status_text(const struct status_model *m)
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
 		char comm[17];
-		comm_str(comm, e->val.last_comm);
+		enforce_comm_str(comm, e->val.last_comm);
 		cli_line(stdout,
 			 "    %-7s uid %-6u type %-3u config 0x%04x  calls %-6llu last %s[%u]: %s",
 			 e->key.denied ? "denied" : "audited", e->key.uid, e->key.pmu_type,
 			 e->key.code, e->val.calls, comm, e->val.last_pid,
-			 guard_hit_name(key_hit(e->key.code), e->key.code));
+			 guard_hit_name(enforce_key_hit(e->key.code), e->key.code));
 	}
 	if (st->n_counts_total > st->n_counts)
 		cli_line(stdout, "    (%u more)", st->n_counts_total - st->n_counts);
@@ -165,9 +165,9 @@ static void status_text(const struct status_model *m)
 	}
 }
 
-static void status_walk(const struct report_sink *doc, const void *arg)
+static void view_walk(const struct report_sink *doc, const void *arg)
 {
-	const struct status_model *m = arg;
+	const struct enforce_status_view *m = arg;
 	const struct enf_status *st = m->st;
 	report_doc_uint(doc, "exit", (unsigned long long)m->rc);
 	if (m->err) {
@@ -181,7 +181,7 @@ static void status_walk(const struct report_sink *doc, const void *arg)
 	report_doc_bool(doc, "attached", st->attached);
 	report_doc_null(doc, "error");
 	report_doc_bool(doc, "protects", st->attached && st->verify.verified && st->cfg.enforce);
-	verify_data(doc, &st->verify);
+	enforce_verify_data(doc, &st->verify);
 	if (!st->attached) {
 		const struct kernel_view *k = &m->k;
 		report_doc_str(doc, "why", st->why);
@@ -208,7 +208,7 @@ static void status_walk(const struct report_sink *doc, const void *arg)
 	const struct pmug_enf_config *c = &st->cfg;
 	report_doc_null(doc, "why");
 	report_doc_str(doc, "attach", enf_attach_name(st->attach));
-	config_data(doc, c);
+	enforce_config_data(doc, c);
 	report_doc_open(doc, "program", false);
 	report_doc_uint(doc, "id", st->prog_id);
 	report_doc_uint(doc, "link_id", st->link_id);
@@ -240,8 +240,8 @@ static void status_walk(const struct report_sink *doc, const void *arg)
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
 		char comm[17];
-		comm_str(comm, e->val.last_comm);
-		enum guard_hit hit = key_hit(e->key.code);
+		enforce_comm_str(comm, e->val.last_comm);
+		enum guard_hit hit = enforce_key_hit(e->key.code);
 		report_doc_open(doc, NULL, false);
 		report_doc_str(doc, "decision", e->key.denied ? "denied" : "audited");
 		report_doc_uint(doc, "uid", e->key.uid);
@@ -250,7 +250,7 @@ static void status_walk(const struct report_sink *doc, const void *arg)
 		report_doc_uint(doc, "calls", e->val.calls);
 		report_doc_uint(doc, "last_pid", e->val.last_pid);
 		report_doc_str(doc, "last_comm", comm);
-		report_doc_str(doc, "hit", hit_word(hit));
+		report_doc_str(doc, "hit", enforce_hit_word(hit));
 		report_doc_str(doc, "name", guard_hit_name(hit, e->key.code));
 		report_doc_end(doc);
 	}
@@ -268,7 +268,7 @@ static void status_walk(const struct report_sink *doc, const void *arg)
 		report_doc_end(doc);
 	}
 	report_doc_end(doc);
-	existing_data(doc, m->ex, c);
+	enforce_existing_data(doc, m->ex, c);
 }
 
 int enforce_status(int argc, char **argv)
@@ -280,16 +280,16 @@ int enforce_status(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	enum form form = FORM_TEXT;
+	enum enforce_form form = ENFORCE_FORM_TEXT;
 	const char *snapshot = NULL;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
 		if (ch == 's') {
 			snapshot = optarg;
 		} else if (ch == 'J') {
-			form_set(&form, FORM_JSON, "status");
+			enforce_form_set(&form, ENFORCE_FORM_JSON, "status");
 		} else if (ch == 'K') {
-			form_set(&form, FORM_KEYS, "status");
+			enforce_form_set(&form, ENFORCE_FORM_KEYS, "status");
 		} else if (ch == 'h') {
 			fputs(enforce_usage, stdout);
 			return EXIT_OK;
@@ -299,7 +299,7 @@ int enforce_status(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("enforce status: unexpected argument '%s'", argv[optind]);
-	struct status_model m = {.rc = EXIT_OK};
+	struct enforce_status_view m = {.rc = EXIT_OK};
 	m.st = calloc(1, sizeof(*m.st));
 	if (!m.st)
 		die_errno("out of memory");
@@ -309,17 +309,17 @@ int enforce_status(int argc, char **argv)
 	} else if (!m.st->attached) {
 		/* What a start would do: on the facts named (lock = yes
 		 * applies: the settings say what they ignored), else live. */
-		plan_make(&m.pl, -1, snapshot, !snapshot);
+		enforce_plan_make(&m.pl, -1, snapshot, !snapshot);
 		kernel_read(&m.k);
 		m.rc = EXIT_NOT_ATTACHED;
 	} else {
-		m.ex = existing_read(&m.st->cfg);
-		m.rc = attached_rc(m.st, m.ex);
+		m.ex = enforce_existing_read(&m.st->cfg);
+		m.rc = enforce_attached_rc(m.st, m.ex);
 	}
-	if (form == FORM_TEXT) {
-		status_text(&m);
+	if (form == ENFORCE_FORM_TEXT) {
+		view_text(&m);
 	} else {
-		enf_doc_print(form, status_walk, &m);
+		enforce_doc_print(form, view_walk, &m);
 		if (m.err)
 			cli_line(stderr, "pmuguard: enforce: status: %s", m.st->why);
 	}
@@ -337,7 +337,7 @@ static void ready_text(int rc, const struct enf_status *st, const struct enf_exi
 	cli_put(stdout, "%s: %s, verified %s", rc ? "not ready" : "ready",
 		enf_attach_name(st->attach), st->verify.verified ? "true" : "false");
 	if (rc == EXIT_AUDIT) {
-		cli_line(stdout, ": " AUDIT_WORDS
+		cli_line(stdout, ": " ENFORCE_AUDIT_WORDS
 				 " (mode audit: it counts and allows) on a node whose facts "
 				 "called for a guard");
 		return;
@@ -350,7 +350,7 @@ static void ready_text(int rc, const struct enf_status *st, const struct enf_exi
 			ex->n_hits, one ? "" : "s", one ? "is" : "are");
 		for (unsigned i = 0; i < ex->n_listed; i++) {
 			char comm[17];
-			comm_str(comm, ex->ev[i].f.comm);
+			enforce_comm_str(comm, ex->ev[i].f.comm);
 			cli_put(stdout, "%spid %u %s", i ? ", " : "", ex->ev[i].f.tgid, comm);
 		}
 		if (ex->n_hits > ex->n_listed)
@@ -387,13 +387,13 @@ int enforce_ready(int argc, char **argv)
 	} else if (st->attached) {
 		struct enf_existing *ex = NULL;
 		if (st->verify.verified && st->cfg.enforce)
-			ex = existing_read(&st->cfg);
-		rc = attached_rc(st, ex);
+			ex = enforce_existing_read(&st->cfg);
+		rc = enforce_attached_rc(st, ex);
 		ready_text(rc, st, ex);
 		free(ex);
 	} else {
-		struct plan pl;
-		plan_make(&pl, -1, NULL, true);
+		struct enforce_plan pl;
+		enforce_plan_make(&pl, -1, NULL, true);
 		rc = pl.policy.watch ? EXIT_NOT_ATTACHED : EXIT_OK;
 		cli_line(stdout, "%s: %s (%s)", rc ? "not ready" : "ready",
 			 rc ? "no guard attached where the policy wants one" : "no guard needed",

@@ -88,9 +88,9 @@ static int write_once(const char *path, const struct status_opts *o)
 				"%s was also written by the %s's pmuguard status --textfile %llds "
 				"ago: each write replaces the other's series; give each its own file",
 				path, note.previous_writer, note.previous_age);
-			enf_life_json("textfile-shared", "why", why);
+			enforce_life_json("textfile-shared", "why", why);
 		}
-		status_free(m, d);
+		status_free(m);
 	}
 	free(m);
 	free(d);
@@ -148,7 +148,7 @@ static int dir_ok(const char *path)
 	char why[PATH_MAX + 160];
 	int bad = status_textfile_dir_check(path, why, sizeof(why));
 	if (bad)
-		enf_life_json("textfile-failed", "why", why);
+		enforce_life_json("textfile-failed", "why", why);
 	return bad;
 }
 
@@ -165,8 +165,8 @@ static int node_opts(struct status_opts *o, char *self, size_t size, const char 
 	ssize_t n = readlink("/proc/self/exe", self, size - 1);
 	if (n <= 0) {
 		int e = errno ? -errno : -ENOENT;
-		enf_life_json("textfile-failed", "why",
-			      "cannot find this command (/proc/self/exe)");
+		enforce_life_json("textfile-failed", "why",
+				  "cannot find this command (/proc/self/exe)");
 		return e;
 	}
 	self[n] = '\0';
@@ -185,9 +185,9 @@ static void say_write(const char *path, int e)
 	if (e < 0) {
 		char why[PATH_MAX + 64];
 		snprintf(why, sizeof(why), "cannot write %s: %s", path, strerror(-e));
-		enf_life_json("textfile-failed", "why", why);
+		enforce_life_json("textfile-failed", "why", why);
 	} else {
-		enf_life_json("textfile", "path", path);
+		enforce_life_json("textfile", "path", path);
 	}
 }
 
@@ -253,7 +253,7 @@ static _Noreturn void writer_loop(const char *path, unsigned interval, const cha
 	_exit(EXIT_OK);
 }
 
-int agent_textfile_refused(const char *path, const char *snapshot, const char *why)
+int enforce_textfile_refused(const char *path, const char *snapshot, const char *why)
 {
 	char self[PATH_MAX];
 	struct status_opts o;
@@ -267,7 +267,7 @@ int agent_textfile_refused(const char *path, const char *snapshot, const char *w
 	return e;
 }
 
-int agent_textfile_start(const char *path, unsigned interval, const char *snapshot)
+int enforce_textfile_start(const char *path, unsigned interval, const char *snapshot)
 {
 	int bad = dir_ok(path);
 	if (bad)
@@ -289,17 +289,17 @@ int agent_textfile_start(const char *path, unsigned interval, const char *snapsh
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (e)
-		enf_life_json("textfile-failed", "why", strerror(-e));
+		enforce_life_json("textfile-failed", "why", strerror(-e));
 	return e;
 }
 
-void agent_textfile_refresh(void)
+void enforce_textfile_refresh(void)
 {
 	if (writer > 0)
 		kill(writer, SIGUSR1);
 }
 
-void agent_textfile_stop(void)
+void enforce_textfile_stop(void)
 {
 	if (writer <= 0)
 		return;
@@ -324,8 +324,8 @@ void agent_textfile_stop(void)
 			;
 		/* Killed midway: its temporary is left; not the file. */
 		remove_temporaries(writer_path);
-		enf_life_json("textfile-failed", "why",
-			      "the writer did not end within 5 s of the agent's stop: killed");
+		enforce_life_json("textfile-failed", "why",
+				  "the writer did not end within 5 s of the agent's stop: killed");
 	}
 	writer = -1;
 }

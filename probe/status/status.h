@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <limits.h>
 
+#include "exit_codes.h"
 #include "report.h"
 
 /* The document's schema ("schema"): raised when a key changes meaning or
@@ -82,6 +83,11 @@ const char *status_kv_row(const struct status_kv *kv, const char *array, unsigne
 			  const char *field);
 /* How many elements ARRAY has (the highest index + 1). */
 unsigned status_kv_count(const struct status_kv *kv, const char *array);
+/* The first n rows of ARRAY at once, in one pass: out[I * n_fields + J]
+ * is ARRAY.I.FIELDS[J]'s value (what status_kv_row() gives), NULL where
+ * absent. */
+void status_kv_rows(const struct status_kv *kv, const char *array, unsigned n,
+		    const char *const *fields, unsigned n_fields, const char **out);
 /* ARRAY's scalar elements joined by ", " into buf. */
 void status_kv_list(const struct status_kv *kv, const char *array, char *buf, size_t size);
 
@@ -114,6 +120,56 @@ struct status_kprog {
 	char config[24];
 	uint64_t calls;
 };
+
+/* An event of the hazard class that existed before the guard, as enforce
+ * status lists it (each NULL where its key is absent). */
+struct status_enf_event {
+	const char *pid, *comm;
+};
+
+/* The kernel layer, as `pmuguard enforce status --keys` gives it (its exit
+ * and its document, schema STATUS_ENF_SCHEMA), read once by
+ * status_kernel_read(): the rest of status reads these fields, never a key.
+ * The document's fields are filled only where it was read past its exit
+ * and schema (attached, audit, unverified, detached); else absent.  A
+ * string points into text, its value as given (\xHH escapes kept), NULL
+ * where its key is absent; a count is its text (a number only where it is
+ * digits, as each reader checks). */
+struct status_kernel_layer {
+	bool asked;                /* not under --root, unless --layer asked */
+	int exit;                  /* enforce status's exit (exit_codes.h), or -errno */
+	enum status_kernel state;  /* from the exit and the schema alone */
+	char err[STATUS_WHY];      /* why unknown: the exit, the error, the schema */
+	char *text;                /* the document (malloc'd), its lines split */
+	bool protects;             /* protects=true: verified and denying */
+	bool verified;             /* verified=true */
+	bool verified_said;        /* verified is true or false (else unknown) */
+	const char *verified_utc;  /* verification.checked_utc */
+	const char *verified_secs; /* verification.checked_at: seconds, as text */
+	const char *verify_why;    /* verification.why */
+	const char *since;         /* started_utc */
+	const char *attach, *mode;
+	const char *why;                             /* why nothing is attached */
+	bool policy_would_attach;                    /* policy.would_attach=true */
+	const char *policy_reason;                   /* policy.reason */
+	const char *denied, *audited, *reports_lost; /* totals.* */
+	/* The events of the class opened before the guard. */
+	bool existing_known;     /* existing.known=true */
+	bool existing_unguarded; /* existing.unguarded=true */
+	const char *existing_hits;
+	struct status_enf_event *events; /* existing.events (highest index + 1) */
+	unsigned n_events;
+	/* The guard's own map, where attached (audit and unverified too):
+	 * calls by encoding, and who it denied by program. */
+	struct status_kenc *kenc;
+	unsigned n_kenc;
+	struct status_kprog *kprogs; /* at most STATUS_LABELS_MAX, most calls first */
+	unsigned n_kprogs;
+};
+/* enforce status's exit and output (malloc'd or NULL, owned by k from
+ * here: its lines are split in place) read into k.  Pure: no I/O. */
+void status_kernel_read(struct status_kernel_layer *k, int exit, char *text);
+void status_kernel_free(struct status_kernel_layer *k);
 
 /* What the library does for the processes of a tree under --root, from
  * the tree's policy file alone (status_tree.c): no canary can run there. */
@@ -169,11 +225,7 @@ struct status_model {
 	char policy_bad[STATUS_LIST];
 
 	/* The kernel layer, from `enforce status --keys` (exit and document). */
-	bool kernel_asked;
-	int kernel_exit;
-	struct status_kv enf;
-	enum status_kernel kernel; /* from the exit and the schema alone */
-	char kernel_err[STATUS_WHY];
+	struct status_kernel_layer kernel;
 
 	/* Where reports go, and what was counted. */
 	char reports_to[STATUS_WHY];
@@ -209,11 +261,7 @@ struct status_decision {
 	uint64_t escaped;
 	char escaped_who[STATUS_LIST];
 	bool containers_covered;
-	struct status_kenc *kenc;
-	unsigned n_kenc;
-	struct status_kprog *kprogs; /* at most STATUS_LABELS_MAX, most calls first */
-	unsigned n_kprogs;
-	int exit; /* 0, 3 or 4 (LSB) */
+	enum status_exit exit; /* LSB's: 0, 3 or 4 */
 };
 
 /* The gatherers (status_gather.c, status_log.c): each fills its part of m,
@@ -295,7 +343,7 @@ const char *status_run_words(int rc, char *buf, size_t size);
  * its own process group and writes to fd: the same bounds and answers.
  * Closes fd and reaps pid. */
 int status_child_collect(pid_t pid, int fd, char **out, size_t *len);
-void status_free(struct status_model *m, struct status_decision *d);
+void status_free(struct status_model *m);
 
 /* The one decision: a pure function of the model. */
 void status_decide(struct status_decision *d, const struct status_model *m);

@@ -139,33 +139,28 @@ static void preload(const struct doc *d, const struct status_model *m,
 static void kernel(const struct doc *d, const struct status_model *m,
 		   const struct status_decision *dd)
 {
-	const struct status_kv *kv = &m->enf;
-	/* The document was read past its exit and schema. */
-	bool read = m->kernel == STATUS_K_ATTACHED || m->kernel == STATUS_K_AUDIT ||
-		    m->kernel == STATUS_K_UNVERIFIED || m->kernel == STATUS_K_DETACHED;
+	/* The document's fields are there only where it was read past its
+	 * exit and schema (struct status_kernel_layer). */
+	const struct status_kernel_layer *k = &m->kernel;
 	bool has = dd->kernel == STATUS_K_ATTACHED || dd->kernel == STATUS_K_AUDIT ||
 		   dd->kernel == STATUS_K_UNVERIFIED;
 	bool attached = dd->kernel == STATUS_K_ATTACHED;
-	const char *verified = read ? status_kv_get(kv, "verified") : NULL;
 	begin(d, "kernel", REPORT_NODE_OBJECT);
 	str(d, "state", kernel_word(dd->kernel));
-	if (verified && (!strcmp(verified, "true") || !strcmp(verified, "false")))
-		boolean(d, "verified", !strcmp(verified, "true"));
+	if (k->verified_said)
+		boolean(d, "verified", k->verified);
 	else
 		null(d, "verified");
-	str_or_null(d, "verified_at", read ? status_kv_get(kv, "verification.checked_utc") : NULL);
-	bool v = verified && !strcmp(verified, "true");
-	str_or_null(d, "not_verified_because", read && !v ? dd->verify_why : NULL);
-	str_or_null(d, "since", read ? status_kv_get(kv, "started_utc") : NULL);
+	str_or_null(d, "verified_at", k->verified_utc);
+	str_or_null(d, "not_verified_because", k->verified ? NULL : dd->verify_why);
+	str_or_null(d, "since", k->since);
 	str_or_null(d, "not_attached_because", attached ? NULL : dd->kernel_err);
-	str_or_null(d, "attach", has ? status_kv_get(kv, "attach") : NULL);
-	str_or_null(d, "mode", has ? status_kv_get(kv, "mode") : NULL);
-	num_text(d, "denied", has ? status_kv_get(kv, "totals.denied") : NULL);
-	num_text(d, "audited", has ? status_kv_get(kv, "totals.audited") : NULL);
-	num_text(d, "reports_lost", has ? status_kv_get(kv, "totals.reports_lost") : NULL);
-	const char *known = status_kv_get(kv, "existing.known");
-	const char *existing =
-		has && known && !strcmp(known, "true") ? status_kv_get(kv, "existing.hits") : NULL;
+	str_or_null(d, "attach", has ? k->attach : NULL);
+	str_or_null(d, "mode", has ? k->mode : NULL);
+	num_text(d, "denied", has ? k->denied : NULL);
+	num_text(d, "audited", has ? k->audited : NULL);
+	num_text(d, "reports_lost", has ? k->reports_lost : NULL);
+	const char *existing = has && k->existing_known ? k->existing_hits : NULL;
 	num_text(d, "existing_events", existing);
 	if (attached && existing && *existing) {
 		if (dd->partly)
@@ -176,22 +171,22 @@ static void kernel(const struct doc *d, const struct status_model *m,
 		null(d, "existing_unguarded");
 	}
 	begin(d, "by_encoding", REPORT_NODE_ARRAY);
-	for (unsigned i = 0; i < dd->n_kenc; i++) {
+	for (unsigned i = 0; i < k->n_kenc; i++) {
 		begin(d, NULL, REPORT_NODE_OBJECT);
-		str(d, "decision", dd->kenc[i].decision);
-		num(d, "pmu_type", dd->kenc[i].pmu_type);
-		str(d, "config", dd->kenc[i].config);
-		num(d, "calls", dd->kenc[i].calls);
+		str(d, "decision", k->kenc[i].decision);
+		num(d, "pmu_type", k->kenc[i].pmu_type);
+		str(d, "config", k->kenc[i].config);
+		num(d, "calls", k->kenc[i].calls);
 		end(d);
 	}
 	end(d);
 	begin(d, "blocked_by_program", REPORT_NODE_ARRAY);
-	for (unsigned i = 0; i < dd->n_kprogs; i++) {
+	for (unsigned i = 0; i < k->n_kprogs; i++) {
 		begin(d, NULL, REPORT_NODE_OBJECT);
-		str(d, "program", dd->kprogs[i].program);
-		num(d, "uid", dd->kprogs[i].uid);
-		str(d, "config", dd->kprogs[i].config);
-		num(d, "calls", dd->kprogs[i].calls);
+		str(d, "program", k->kprogs[i].program);
+		num(d, "uid", k->kprogs[i].uid);
+		str(d, "config", k->kprogs[i].config);
+		num(d, "calls", k->kprogs[i].calls);
 		end(d);
 	}
 	end(d);

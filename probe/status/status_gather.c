@@ -3,8 +3,8 @@
  * The facts of `pmuguard status`, read once: the preload file and its
  * entry, whether the loader takes the library, which running processes map
  * it and which of the others hold perf event files, the canary and the
- * kernel layer's document (children run by status_run.c, their documents
- * read by status_kv.c).  What cannot be read is a fact with its reason.
+ * kernel layer's document (children run by status_run.c; their documents
+ * read by status_kv.c, the kernel layer's by status_kernel.c).  What cannot be read is a fact with its reason.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,8 +129,8 @@ static void gather_canary(struct status_model *m)
 	status_kv_parse(&kv, copy);
 	status_kv_list(&kv, "policy.ignored", m->policy_bad, sizeof(m->policy_bad));
 	switch (rc) {
-	case 0: m->canary = STATUS_C_REFUSED; break;
-	case 3: {
+	case EXIT_OK: m->canary = STATUS_C_REFUSED; break;
+	case EXIT_HAZARD: {
 		m->canary = STATUS_C_REACHED;
 		const char *mapped = status_kv_get(&kv, "library_mapped");
 		if (mapped && strcmp(mapped, "false") == 0)
@@ -162,47 +162,15 @@ static void gather_canary(struct status_model *m)
 static void gather_kernel(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
-	m->kernel = STATUS_K_UNAVAILABLE;
-	m->kernel_asked = !(o->root && *o->root) || o->layer_given || o->kernel_only;
-	if (!m->kernel_asked || !o->pmuguard || !*o->pmuguard)
+	struct status_kernel_layer *k = &m->kernel;
+	k->state = STATUS_K_UNAVAILABLE;
+	k->asked = !(o->root && *o->root) || o->layer_given || o->kernel_only;
+	if (!k->asked || !o->pmuguard || !*o->pmuguard)
 		return;
 	char *argv[] = {(char *)o->pmuguard, "enforce", "status", "--keys", NULL};
 	char *out = NULL;
 	int rc = status_run(argv, environ, false, false, &out, NULL);
-	status_kv_parse(&m->enf, out);
-	m->kernel_exit = rc;
-	switch (rc) {
-	case 0:
-	case 7: /* attached, and events of the class opened before it exist */
-		m->kernel = STATUS_K_ATTACHED;
-		break;
-	case 8: /* attached, but its self-test failed: it does not run */
-		m->kernel = STATUS_K_UNVERIFIED;
-		break;
-	case 9: /* attached in audit mode: it counts and allows */
-		m->kernel = STATUS_K_AUDIT;
-		break;
-	case 6: m->kernel = STATUS_K_DETACHED; break;
-	case 5: return;
-	default: {
-		m->kernel = STATUS_K_UNKNOWN;
-		const char *e = status_kv_get(&m->enf, "error");
-		snprintf(m->kernel_err, sizeof(m->kernel_err), "pmuguard enforce status %s%s%s",
-			 status_run_words(rc, (char[64]){0}, 64), e && *e ? ": " : "",
-			 e && *e ? e : "");
-		return;
-	}
-	}
-	const char *schema = status_kv_get(&m->enf, "schema");
-	char want[16];
-	snprintf(want, sizeof(want), "%d", STATUS_ENF_SCHEMA);
-	if (!schema || strcmp(schema, want) != 0) {
-		m->kernel = STATUS_K_UNKNOWN;
-		snprintf(
-			m->kernel_err, sizeof(m->kernel_err),
-			"pmuguard enforce status --keys gave schema '%s', pmuguard status reads %d",
-			schema ? schema : "", STATUS_ENF_SCHEMA);
-	}
+	status_kernel_read(k, rc, out);
 }
 
 /* --- The probe's answer --------------------------------------------------- */
@@ -247,14 +215,12 @@ void status_gather_probe(struct status_model *m, int exit, char *keys)
 	gather_probe_keys(m, keys);
 }
 
-void status_free(struct status_model *m, struct status_decision *d)
+void status_free(struct status_model *m)
 {
 	free(m->risk);
-	free(m->enf.text);
+	status_kernel_free(&m->kernel);
 	free(m->lenc);
 	free(m->progs);
 	for (unsigned i = 0; i < m->n_containers; i++)
 		free(m->container_list[i]);
-	free(d->kenc);
-	free(d->kprogs);
 }

@@ -72,3 +72,41 @@ void status_kv_list(const struct status_kv *kv, const char *array, char *buf, si
 		at += (size_t)w;
 	}
 }
+
+/* A row index as status_kv_row() spells it ("%u": digits, no sign, no
+ * leading zero), below n; its length, or 0. */
+static size_t row_index(const char *s, unsigned n, unsigned *idx)
+{
+	size_t d = strspn(s, "0123456789");
+	if (!d || (d > 1 && s[0] == '0') || d > 9)
+		return 0;
+	unsigned long v = strtoul(s, NULL, 10);
+	if (v >= n)
+		return 0;
+	*idx = (unsigned)v;
+	return d;
+}
+
+void status_kv_rows(const struct status_kv *kv, const char *array, unsigned n,
+		    const char *const *fields, unsigned n_fields, const char **out)
+{
+	size_t al = strlen(array);
+	for (size_t i = 0; i < (size_t)n * n_fields; i++)
+		out[i] = NULL;
+	for (size_t i = 0; i < kv->len; i += strlen(kv->text + i) + 1) {
+		const char *l = kv->text + i;
+		unsigned idx;
+		size_t d;
+		if (strncmp(l, array, al) != 0 || l[al] != '.' ||
+		    !(d = row_index(l + al + 1, n, &idx)) || l[al + 1 + d] != '.')
+			continue;
+		const char *f = l + al + 1 + d + 1;
+		for (unsigned j = 0; j < n_fields; j++) {
+			size_t fl = strlen(fields[j]);
+			const char **slot = &out[(size_t)idx * n_fields + j];
+			/* The first line of a key is its value, as status_kv_get()'s. */
+			if (!*slot && strncmp(f, fields[j], fl) == 0 && f[fl] == '=')
+				*slot = f + fl + 1;
+		}
+	}
+}

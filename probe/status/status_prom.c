@@ -229,24 +229,19 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		      "1 if the host has the hazard and is not guarded: no layer guards it, or perf "
 		      "events opened before the kernel guard escape it (absent when the verdict is "
 		      "unknown and nothing guards).",
-		      d->exit == 3);
-	const struct status_kv *kv = &m->enf;
-	bool read = m->kernel == STATUS_K_ATTACHED || m->kernel == STATUS_K_AUDIT ||
-		    m->kernel == STATUS_K_UNVERIFIED || m->kernel == STATUS_K_DETACHED;
-	const char *verified = read ? status_kv_get(kv, "verified") : NULL;
-	const char *checked = read ? status_kv_get(kv, "verification.checked_utc") : NULL;
-	const char *at = status_kv_get(kv, "verification.checked_at");
-	/* Values from another command's document: a sample only where it is
-	 * a number (one bad line makes the collector drop the file). */
-	if (verified && !strcmp(verified, "true") && checked && *checked && status_digits(at)) {
+		      d->exit == STATUS_EXIT_NOT_GUARDED);
+	/* The kernel layer's document, where it was read past its exit and
+	 * schema; its values a sample only where they are numbers (one bad
+	 * line makes the collector drop the file). */
+	const struct status_kernel_layer *k = &m->kernel;
+	const char *checked = k->verified_utc, *at = k->verified_secs;
+	if (k->verified && checked && *checked && status_digits(at)) {
 		head(out, "pmuguard_kernel_verified_timestamp_seconds", "gauge",
 		     "When the kernel guard's self-test last passed (this run's check).");
 		fprintf(out, "pmuguard_kernel_verified_timestamp_seconds %s\n", at);
 	}
-	const char *known = status_kv_get(kv, "existing.known");
-	const char *hits = status_kv_get(kv, "existing.hits");
-	if (d->kernel == STATUS_K_ATTACHED && known && !strcmp(known, "true") &&
-	    status_digits(hits)) {
+	const char *hits = k->existing_hits;
+	if (d->kernel == STATUS_K_ATTACHED && k->existing_known && status_digits(hits)) {
 		head(out, "pmuguard_kernel_existing_events", "gauge",
 		     "Perf events of the hazardous class opened before the kernel guard, which it "
 		     "does not guard (restart their processes).");
@@ -275,12 +270,12 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 	}
 	head(out, "pmuguard_kernel_calls_total", "counter",
 	     "perf_event_open calls the kernel guard denied or audited, by encoding (exact).");
-	for (unsigned i = 0; i < d->n_kenc; i++) {
+	for (unsigned i = 0; i < k->n_kenc; i++) {
 		fputs("pmuguard_kernel_calls_total{decision=\"", out);
-		label(out, d->kenc[i].decision);
-		fprintf(out, "\",pmu_type=\"%" PRIu32 "\",config=\"", d->kenc[i].pmu_type);
-		label(out, d->kenc[i].config);
-		fprintf(out, "\"} %" PRIu64 "\n", d->kenc[i].calls);
+		label(out, k->kenc[i].decision);
+		fprintf(out, "\",pmu_type=\"%" PRIu32 "\",config=\"", k->kenc[i].pmu_type);
+		label(out, k->kenc[i].config);
+		fprintf(out, "\"} %" PRIu64 "\n", k->kenc[i].calls);
 	}
 	if (!preload)
 		return;

@@ -40,9 +40,9 @@ static const char *verdict_word(enum status_verdict v)
 	return v == STATUS_HAZARD ? "hazard" : v == STATUS_SAFE ? "safe" : "unknown";
 }
 
-static const char *opt(const struct status_kv *kv, const char *key)
+/* A value of the kernel layer's document where it says one. */
+static const char *opt(const char *v)
 {
-	const char *v = status_kv_get(kv, key);
 	return v && *v ? v : NULL;
 }
 
@@ -148,12 +148,12 @@ static void preload_lines(FILE *out, const char *P, const struct status_model *m
 static void kernel_lines(FILE *out, const char *P, const struct status_model *m,
 			 const struct status_decision *d)
 {
-	const struct status_kv *kv = &m->enf;
+	const struct status_kernel_layer *k = &m->kernel;
 	switch (d->kernel) {
 	case STATUS_K_ATTACHED: {
-		const char *at = opt(kv, "verification.checked_utc");
-		const char *since = opt(kv, "started_utc"), *den = opt(kv, "totals.denied");
-		const char *aud = opt(kv, "totals.audited");
+		const char *at = opt(k->verified_utc);
+		const char *since = opt(k->since), *den = opt(k->denied);
+		const char *aud = opt(k->audited);
 		say(out, P,
 		    "kernel: attached and verified %s%s%s(self-test), since %s; denied %s, audited %s "
 		    "(pmuguard enforce status)",
@@ -165,7 +165,7 @@ static void kernel_lines(FILE *out, const char *P, const struct status_model *m,
 			    "before the guard (%s): the kernel judged them then, so enabled they still "
 			    "reach the counter; restart their processes (pmuguard enforce status lists "
 			    "them)",
-			    opt(kv, "existing.hits"), d->escaped_who);
+			    opt(k->existing_hits), d->escaped_who);
 		break;
 	}
 	case STATUS_K_AUDIT:
@@ -241,13 +241,14 @@ void status_render_text(FILE *out, const char *P, const struct status_model *m,
 	bool journal_kernel = false;
 	for (unsigned i = 0; i < m->n_progs; i++)
 		journal_kernel |= !strcmp(m->progs[i].layer, "kernel");
-	for (unsigned i = 0; !journal_kernel && i < d->n_kprogs; i++)
+	for (unsigned i = 0; !journal_kernel && i < m->kernel.n_kprogs; i++) {
+		const struct status_kprog *k = &m->kernel.kprogs[i];
 		say(out, P,
 		    "blocked by the kernel guard: %s (uid %" PRIu64 "), config %s, %" PRIu64
 		    " time(s) (the guard's own map: the last program of that user and "
 		    "encoding)",
-		    d->kprogs[i].program, d->kprogs[i].uid, d->kprogs[i].config,
-		    d->kprogs[i].calls);
+		    k->program, k->uid, k->config, k->calls);
+	}
 	/* A healthy host with no preload listed has no reports to place or
 	 * count: those lines would only be noise (the JSON keeps them). */
 	if (d->verdict == STATUS_SAFE && !m->listed && (!m->log_counted || !m->blocks))

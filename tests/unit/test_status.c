@@ -24,16 +24,14 @@ extern char **environ;
 
 static struct status_opts opts = {.version = "test", .me = 0};
 
-/* A model: the probe's exit, and an enforce status document (lines). */
+/* A model: the probe's exit, and enforce status's exit and document
+ * (lines), read as status reads them (status_kernel_read()). */
 static void model(struct status_model *m, int probe_exit, int kernel_exit, const char *enf)
 {
 	memset(m, 0, sizeof(*m));
 	m->o = &opts;
 	m->probe_exit = probe_exit;
-	m->kernel = kernel_exit == 0 || kernel_exit == 7 ? STATUS_K_ATTACHED
-		    : kernel_exit == 6                   ? STATUS_K_DETACHED
-							 : STATUS_K_UNAVAILABLE;
-	status_kv_parse(&m->enf, enf ? strdup(enf) : NULL);
+	status_kernel_read(&m->kernel, kernel_exit, enf ? strdup(enf) : NULL);
 	m->canary = STATUS_C_REACHED;
 }
 
@@ -50,7 +48,7 @@ Test(status, hazard_and_nothing_guards_is_3)
 	cr_assert_str_eq(d.layer, "none");
 	cr_assert_eq(d.exit, 3);
 	cr_assert_str_eq(d.kernel_err, "nothing is pinned");
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, preload_counts_only_where_the_canary_was_refused)
@@ -62,16 +60,14 @@ Test(status, preload_counts_only_where_the_canary_was_refused)
 	status_decide(&d, &m);
 	cr_assert_str_eq(d.layer, "none", "a canary that was not refused guards nothing");
 	cr_assert_eq(d.exit, 3);
-	free(d.kenc);
 	m.canary = STATUS_C_REFUSED;
 	status_decide(&d, &m);
 	cr_assert_str_eq(d.layer, "preload");
 	cr_assert_eq(d.exit, 0);
-	free(d.kenc);
 	m.loads = false;
 	status_decide(&d, &m);
 	cr_assert_str_eq(d.layer, "none", "a library the loader refuses guards nothing");
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, under_root_listed_and_loadable_is_the_preload)
@@ -86,7 +82,7 @@ Test(status, under_root_listed_and_loadable_is_the_preload)
 	status_decide(&d, &m);
 	cr_assert_str_eq(d.layer, "preload");
 	cr_assert_eq(d.exit, 0);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, the_kernel_counts_only_verified_and_denying)
@@ -98,17 +94,17 @@ Test(status, the_kernel_counts_only_verified_and_denying)
 	cr_assert_str_eq(d.layer, "kernel");
 	cr_assert_eq(d.exit, 0);
 	cr_assert(d.containers_covered);
-	status_free(&m, &d);
+	status_free(&m);
 	model(&m, 3, 0, "schema=1\nprotects=false\nverified=true\n");
 	status_decide(&d, &m);
 	cr_assert_eq(d.kernel, STATUS_K_AUDIT);
 	cr_assert_str_eq(d.layer, "none");
 	cr_assert_eq(d.exit, 3);
-	status_free(&m, &d);
+	status_free(&m);
 	model(&m, 3, 0, "schema=1\nprotects=false\nverified=false\n");
 	status_decide(&d, &m);
 	cr_assert_eq(d.kernel, STATUS_K_UNVERIFIED);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, events_opened_before_the_guard_make_it_partly)
@@ -123,7 +119,7 @@ Test(status, events_opened_before_the_guard_make_it_partly)
 	cr_assert_eq(d.exit, 3);
 	cr_assert_eq(d.escaped, 3);
 	cr_assert_str_eq(d.escaped_who, "pid 321 perf, 2 more");
-	status_free(&m, &d);
+	status_free(&m);
 	/* On a host without the hazard they are harmless. */
 	model(&m, 0, 7,
 	      "schema=1\nprotects=true\nverified=true\nexisting.known=true\nexisting.hits=3\n"
@@ -131,7 +127,7 @@ Test(status, events_opened_before_the_guard_make_it_partly)
 	status_decide(&d, &m);
 	cr_assert(!d.partly);
 	cr_assert_eq(d.exit, 0);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, no_verdict_is_4_even_when_guarded)
@@ -142,14 +138,14 @@ Test(status, no_verdict_is_4_even_when_guarded)
 	status_decide(&d, &m);
 	cr_assert_eq(d.verdict, STATUS_UNKNOWN);
 	cr_assert_eq(d.exit, 4);
-	status_free(&m, &d);
+	status_free(&m);
 	/* Exit 0 with facts the guard cannot read is no proof of health. */
 	model(&m, 0, 5, NULL);
 	m.probe_guard_unknown = true;
 	status_decide(&d, &m);
 	cr_assert_eq(d.verdict, STATUS_UNKNOWN);
 	cr_assert_eq(d.exit, 4);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, kernel_counts_are_summed_by_encoding_and_checked)
@@ -167,10 +163,10 @@ Test(status, kernel_counts_are_summed_by_encoding_and_checked)
 	      "by_encoding.3.decision=bogus\nby_encoding.3.pmu_type=4\nby_encoding.3.config=0x1\n"
 	      "by_encoding.3.calls=9\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.n_kenc, 1);
-	cr_assert_str_eq(d.kenc[0].config, "0x400");
-	cr_assert_eq(d.kenc[0].calls, 6);
-	status_free(&m, &d);
+	cr_assert_eq(m.kernel.n_kenc, 1);
+	cr_assert_str_eq(m.kernel.kenc[0].config, "0x400");
+	cr_assert_eq(m.kernel.kenc[0].calls, 6);
+	status_free(&m);
 }
 
 Test(status, kernel_blocks_are_named_from_the_guards_map)
@@ -189,15 +185,15 @@ Test(status, kernel_blocks_are_named_from_the_guards_map)
 	      "by_encoding.3.decision=denied\nby_encoding.3.uid=0\nby_encoding.3.pmu_type=4\n"
 	      "by_encoding.3.config=0x400\nby_encoding.3.calls=9\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.n_kprogs, 2);
-	cr_assert_str_eq(d.kprogs[0].program, "perf", "most calls first");
-	cr_assert_str_eq(d.kprogs[0].config, "0x8000");
-	cr_assert_eq(d.kprogs[0].uid, 0);
-	cr_assert_str_eq(d.kprogs[1].program, "toplev");
-	cr_assert_str_eq(d.kprogs[1].config, "0x400");
-	cr_assert_eq(d.kprogs[1].uid, 1000);
-	cr_assert_eq(d.kprogs[1].calls, 2);
-	status_free(&m, &d);
+	cr_assert_eq(m.kernel.n_kprogs, 2);
+	cr_assert_str_eq(m.kernel.kprogs[0].program, "perf", "most calls first");
+	cr_assert_str_eq(m.kernel.kprogs[0].config, "0x8000");
+	cr_assert_eq(m.kernel.kprogs[0].uid, 0);
+	cr_assert_str_eq(m.kernel.kprogs[1].program, "toplev");
+	cr_assert_str_eq(m.kernel.kprogs[1].config, "0x400");
+	cr_assert_eq(m.kernel.kprogs[1].uid, 1000);
+	cr_assert_eq(m.kernel.kprogs[1].calls, 2);
+	status_free(&m);
 }
 
 /* The textfile of model m into a temporary directory; its text (malloc'd). */
@@ -253,7 +249,7 @@ Test(status, kernel_only_textfile_has_the_kernel_and_no_preload_series)
 	cr_assert_not_null(strstr(t, "pmuguard_layer_installed{layer=\"preload\"} 0\n"), "%s", t);
 	cr_assert_not_null(strstr(t, "pmuguard_preload_reports_countable{"), "%s", t);
 	free(t);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 /* --- The journal's export, as journalctl writes it ------------------------ */
@@ -507,7 +503,7 @@ Test(status, under_root_the_trees_policy_decides)
 	cr_assert_str_eq(d.layer, "none");
 	cr_assert_not(d.protected_);
 	cr_assert_eq(d.exit, 3);
-	status_free(&m, &d);
+	status_free(&m);
 	model(&m, 3, 5, NULL);
 	m.o = &o;
 	m.listed = m.loads = true;
@@ -516,7 +512,7 @@ Test(status, under_root_the_trees_policy_decides)
 	cr_assert_not(d.protected_);
 	cr_assert(d.pre_unknown);
 	cr_assert_eq(d.exit, 4);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, the_preload_file_is_read_as_the_loader_parses_it)
@@ -563,7 +559,7 @@ Test(status, the_textfile_is_never_written_where_others_may_write)
 		cr_assert_eq(status_write_textfile(path, &m, &d, NULL, NULL), 0);
 	unlink(path);
 	rmdir(dir);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, the_kernels_numbers_are_written_only_as_numbers)
@@ -581,7 +577,7 @@ Test(status, the_kernels_numbers_are_written_only_as_numbers)
 	cr_assert_null(strstr(t, "\npmuguard_kernel_verified_timestamp_seconds "), "%s", t);
 	cr_assert_null(strstr(t, "\npmuguard_kernel_existing_events "), "%s", t);
 	free(t);
-	status_free(&m, &d);
+	status_free(&m);
 	model(&m, 3, 7,
 	      "schema=1\nprotects=true\nverified=true\nverification.checked_utc=2025-12-02T12:01:40Z\n"
 	      "verification.checked_at=1764676900\nexisting.known=true\nexisting.hits=3\n"
@@ -592,7 +588,7 @@ Test(status, the_kernels_numbers_are_written_only_as_numbers)
 			   "%s", t);
 	cr_assert_not_null(strstr(t, "\npmuguard_kernel_existing_events 3\n"), "%s", t);
 	free(t);
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, escaped_events_that_do_not_fit_end_the_list_and_are_counted)
@@ -624,7 +620,7 @@ Test(status, escaped_events_that_do_not_fit_end_the_list_and_are_counted)
 	const char *more = strstr(d.escaped_who, ", 7 more");
 	cr_assert_not_null(more, "three named, 7 more: %s", d.escaped_who);
 	cr_assert_str_eq(more, ", 7 more");
-	status_free(&m, &d);
+	status_free(&m);
 }
 
 Test(status, a_maps_line_names_the_library_by_its_whole_path)
@@ -646,4 +642,28 @@ Test(status, a_maps_line_names_the_library_by_its_whole_path)
 					  "/usr/lib/pmuguard/libpmuguard.so.old\n",
 					  real, lib));
 	cr_assert(!status_maps_line_names("7f0-7f1 rw-p 00000000 00:00 0\n", real, lib));
+}
+
+Test(status, kv_rows_in_one_pass_read_what_kv_row_reads)
+{
+	/* Duplicates (the first line counts), indices not as %u spells them,
+	 * a field absent, a field that only starts like another. */
+	char text[] = "a.0.x=first\na.0.x=second\na.00.x=zero\na.+1.x=plus\na.1.y=y1\n"
+		      "a.1.xx=long\na.2.x=\nb.0.x=other\na.3=scalar\na.1.x=late\na.10.x=past\n";
+	struct status_kv kv;
+	status_kv_parse(&kv, text);
+	static const char *const fields[] = {"x", "y"};
+	unsigned n = 4;
+	const char *out[8];
+	status_kv_rows(&kv, "a", n, fields, 2, out);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < 2; j++) {
+			const char *want = status_kv_row(&kv, "a", i, fields[j]);
+			const char *got = out[i * 2 + j];
+			cr_assert(want == got, "a.%u.%s: %s, not %s", i, fields[j],
+				  got ? got : "NULL", want ? want : "NULL");
+		}
+	cr_assert_str_eq(out[0], "first");
+	cr_assert_str_eq(out[2], "late");
+	cr_assert_null(out[6]);
 }
