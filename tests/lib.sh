@@ -28,6 +28,21 @@ fail() {
 
 ok() { echo "ok: $*"; }
 
+# case_tmp: the case's private directory, $tmp, removed when it exits.
+case_tmp() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
+
+# status WANT CMD...: CMD exits WANT (else a failure, with its output);
+# its stdout and stderr are left in $tmp/out and $tmp/err.
+status() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = "$want" ] || fail "$* exited $rc, expected $want"
+}
+
 # `SCRIPT --list`: the case names of the script's `case $VAR in` statement,
 # one a line ("a | b)" gives both), so that meson.build takes its test list
 # from the script instead of a copy that could miss a case.
