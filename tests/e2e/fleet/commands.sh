@@ -75,7 +75,7 @@ changes-need-root)
 		r=$?
 		set -e
 		[ "$r" = 1 ] || fail "$c as a user exited $r, not 1"
-		[ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ] ||
+		{ [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]; } ||
 			fail "$c as a user said more than that it needs root: $(cat "$tmp/out" "$tmp/err")"
 		grep -q "^pmuguard-fleet: $( [ "$c" = remove ] && echo uninstall || echo "$c") changes this host .*: it needs root; run it with sudo$" "$tmp/err" ||
 			fail "$c as a user: $(cat "$tmp/err")"

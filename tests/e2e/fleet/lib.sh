@@ -44,6 +44,7 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 M6I=$FIXTURES/m6i-16xlarge
+# shellcheck disable=SC2034 # the cases' (kernel-layer.sh, lock.sh)
 ICX=$FIXTURES/icx-8375c-metal
 export PMUGUARD_LOG=warn
 

@@ -242,8 +242,8 @@ SH
 	grep -q 'on an affected machine: yes$' "$tmp/err" || fail "the audit did not answer yes"
 	ok "lock = yes: run --audit --snapshot judges with the named facts"
 	# On a host whose locked facts have the hazard, the audit weakens nothing.
-	grep -q 'blocked perf_event_open(type=4, config=0x400) in peo' "$tmp/err" &&
-		grep -Eq '0x400 .* denied: TOPDOWN.SLOTS' "$tmp/err" ||
+	{ grep -q 'blocked perf_event_open(type=4, config=0x400) in peo' "$tmp/err" &&
+		grep -Eq '0x400 .* denied: TOPDOWN.SLOTS' "$tmp/err"; } ||
 		fail "the locked hazardous host's policy did not answer the audited call: $(cat "$tmp/err")"
 	grep -q 'is locked (lock = yes, or unreadable): the host.s policy (mode auto) still answers every call' "$tmp/err" ||
 		fail "the audit does not say the host's policy still answers"

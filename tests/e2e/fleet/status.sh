@@ -118,7 +118,7 @@ assert "cannot be preloaded" in p["load_error"], p
 PY
 	grep -q '^pmuguard-fleet: preload: LISTED BUT NOT LOADED: .*cannot be preloaded' "$tmp/broken.txt" ||
 		fail "status text does not say the library does not load: $(cat "$tmp/broken.txt")"
-	grep -qx 'pmuguard_protected 0' "$tmp/m.prom" && grep -qx 'pmuguard_layer_installed{layer="preload"} 0' "$tmp/m.prom" ||
+	{ grep -qx 'pmuguard_protected 0' "$tmp/m.prom" && grep -qx 'pmuguard_layer_installed{layer="preload"} 0' "$tmp/m.prom"; } ||
 		fail "metrics claim the unloadable preload: $(cat "$tmp/m.prom")"
 	ok "status counts the preload only where the loader takes it, and names a process started before the install holding a perf event"
 	;;
@@ -339,7 +339,7 @@ status-quiet-prints-nothing)
 	[ "$r" = 3 ] || fail "status --quiet on an unguarded hazardous tree exited $r, not 3"
 	[ ! -s "$tmp/out" ] || fail "status --quiet printed: $(cat "$tmp/out")"
 	PMUGUARD_SNAPSHOT=$M6I "$FLEET" status -q --root "$root" --pmuguard "$PMUGUARD" --textfile "$tmp/q.prom" >"$tmp/out" 2>&1 || :
-	[ ! -s "$tmp/out" ] && grep -qx 'pmuguard_unguarded 1' "$tmp/q.prom" ||
+	{ [ ! -s "$tmp/out" ] && grep -qx 'pmuguard_unguarded 1' "$tmp/q.prom"; } ||
 		fail "status -q --textfile printed, or wrote no metrics: $(cat "$tmp/out")"
 	ok "status --quiet prints nothing: the exit code and the metrics alone"
 	;;
