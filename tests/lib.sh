@@ -28,6 +28,45 @@ fail() {
 
 ok() { echo "ok: $*"; }
 
+# case_tmp: the case's private directory, $tmp, removed when it exits.
+case_tmp() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
+
+# status WANT CMD...: CMD exits WANT (else a failure, with its output);
+# its stdout and stderr are left in $tmp/out and $tmp/err.
+status() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = "$want" ] || fail "$* exited $rc, expected $want"
+}
+
+# in_world WORLD CPUID [FAULTSIM-OPTION...] -- CMD...: CMD in a private
+# mount namespace showing the snapshot WORLD's PMUs, with PERF_CPUID=CPUID
+# and PMUGUARD_SNAPSHOT=WORLD (e2e/in-world.sh), under $FAULTSIM, which
+# logs each perf_event_open to $tmp/log and faults (exit 86) where WORLD's
+# kernel would.  Sets rc; stdout and stderr in $tmp/out and $tmp/err.  A
+# faultsim that cannot run here (exit 77) is a skip.
+in_world() {
+	local world=$1 cpuid=$2
+	shift 2
+	local fs=()
+	while [ "$1" != -- ]; do
+		fs+=("$1")
+		shift
+	done
+	shift
+	: >"$tmp/log"
+	set +e
+	unshare -m -- "$(dirname "${BASH_SOURCE[0]}")/e2e/in-world.sh" "$world" "$cpuid" \
+		"$FAULTSIM" --log "$tmp/log" "${fs[@]}" -- "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	[ "$rc" != 77 ] || skip "faultsim cannot run here: $(cat "$tmp/err")"
+}
+
 # `SCRIPT --list`: the case names of the script's `case $VAR in` statement,
 # one a line ("a | b)" gives both), so that meson.build takes its test list
 # from the script instead of a copy that could miss a case.

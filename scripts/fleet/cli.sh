@@ -219,6 +219,7 @@ die_usage() {
 
 # fleet_options ARG...: the command and its options, checked; --help and
 # --version answered here.
+# shellcheck disable=SC2034 # the options are read by pmuguard-fleet and its other parts
 fleet_options() {
 	ROOT='' FORCE=0 NO_LOCK=0 LIB='' PMUGUARD='' LAYER='' JSON=0 TEXTFILE='' SYSLOG_FILE='' QUIET=0 DRY_RUN=0
 	[ $# -ge 1 ] || die_usage "a command is required"

@@ -87,6 +87,7 @@ usage)
 	grep -q 'enforce start' "$tmp/out" || fail "no usage text"
 	# The exit statuses are documented once, in the README's table for
 	# `pmuguard enforce`; --help and pmuguard(1) list the same codes.
+	# shellcheck disable=SC2016 # the backticks are the README's, not a command
 	codes=$(sed -n '/^`pmuguard enforce`$/,/^`pmuguard-fleet`$/s/^| \([0-9][0-9]*\) |.*/\1/p' \
 		"$here/../README.md" | tr '\n' ' ')
 	[ "$codes" = "0 1 2 4 5 6 7 8 9 " ] || fail "README's enforce exit table lists: $codes"
@@ -181,6 +182,7 @@ agent-refused-writes-metrics)
 	# and wrote nothing: the one node that needs an alert had no series.
 	mkdir -p "$tmp/m"
 	chmod 755 "$tmp/m"
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
 		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2/m/p.prom"' \
 		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$tmp" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
@@ -216,6 +218,7 @@ textfile-two-writers-say-so)
 	"$PMUGUARD" status --textfile "$f" >/dev/null 2>"$tmp/err" || :
 	grep -qx 'pmuguard_textfile_writer_info{writer="host"} 1' "$f" || fail "status wrote no writer mark: $(cat "$f")"
 	! grep -q 'pmuguard_textfile_shared' "$f" || fail "one writer alone is called shared"
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
 		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2"' \
 		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$f" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?

@@ -36,8 +36,9 @@ PEO=${PEO:-}
 ICX_CPUID=GenuineIntel-6-6A-6
 ADL_CPUID=GenuineIntel-6-97-2
 
-# run SNAPSHOT PERF_CPUID FAULTSIM_OPTS... -- CMD...
-# Sets $rc; stdout, stderr and faultsim's log land in $tmp/{out,err,log}.
+# run SNAPSHOT PERF_CPUID FAULTSIM_OPTS... -- CMD...: in_world (../lib.sh)
+# with the fixture SNAPSHOT.  Sets $rc; stdout, stderr and faultsim's log
+# land in $tmp/{out,err,log}.
 # With GUARDED=1 in its environment, CMD runs under `pmuguard run --mode
 # preload` (auto mode installs a seccomp filter, which needs --via ptrace).
 run() {
@@ -50,16 +51,10 @@ run() {
 	done
 	shift
 	if [ "${GUARDED:-0}" = 1 ]; then set -- "$PMUGUARD" run --mode preload -- "$@"; fi
-	: >"$tmp/log"
 	# LeakSanitizer cannot work in a traced process (sanitizer builds).
 	local asan=${ASAN_OPTIONS:-}
 	case " ${fsopts[*]} " in *" ptrace "*) asan="$asan:detect_leaks=0" ;; esac
-	set +e
-	ASAN_OPTIONS=$asan unshare -m -- "$here/in-world.sh" "$snap" "$cpuid" \
-		"$FAULTSIM" --log "$tmp/log" "${fsopts[@]}" -- "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-	[ "$rc" != 77 ] || skip "faultsim cannot run here: $(cat "$tmp/err")"
+	ASAN_OPTIONS=$asan in_world "$snap" "$cpuid" "${fsopts[@]}" -- "$@"
 }
 
 expect_fault() { # CONFIG: the run reached the simulated fault with that config

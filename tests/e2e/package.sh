@@ -287,6 +287,7 @@ MAC
 	if [ "$(id -u)" = 0 ]; then
 		rpm -qp --qf '%{POSTIN}\n' "$rpmf" >"$tmp/post"
 		mkdir -p "$tmp/fakebin"
+		# shellcheck disable=SC2016 # the stand-in's script, expanded when it runs
 		printf '#!/bin/sh\necho "$*" >>"$RPM_SYSTEMCTL_LOG"\ncase $* in *is-enabled*) echo enabled ;; esac\n' \
 			>"$tmp/fakebin/systemctl"
 		chmod 755 "$tmp/fakebin/systemctl"
@@ -390,7 +391,7 @@ PY
 		"$tmp/ssm-calls" | cut -d: -f2 | tr '\n' ';')" = 'pmuguard-fleet install --layer auto;systemctl enable --now pmuguard-metrics.timer;' ] ||
 		fail "the SSM install does not start pmuguard-metrics.timer after the guard: $(tr '\n' ';' <"$tmp/ssm-calls")"
 	: >"$tmp/ssm-calls"
-	PATH="$tmp/ssmbin:$PATH" SSM_action=install SSM_layer=preload SSM_packageUrl= \
+	PATH="$tmp/ssmbin:$PATH" SSM_action=install SSM_layer=preload SSM_packageUrl='' \
 		sh "$tmp/ssm-install.sh.env" >"$tmp/out" 2>&1 || fail "the SSM install (SSM_* values) failed: $(cat "$tmp/out")"
 	grep -qx 'pmuguard-fleet install --layer preload' "$tmp/ssm-calls" ||
 		fail "the SSM script did not take its values from SSM_*: $(tr '\n' ';' <"$tmp/ssm-calls")"

@@ -22,7 +22,7 @@ probe="$src/probe"
 sources=("$probe"/facts/*.c
 	"$probe/report/findings.c" "$probe/report/machine.c" "$probe/guard/classify.c" "$probe/guard/conf.c"
 	"$probe/guard/policy.c")
-flags=(-g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
+flags=(-g -O1 -std=c11 -D_GNU_SOURCE "-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=undefined)
 # Only a toolchain that cannot build a fuzzer at all is a skip; a harness
 # that does not build is a failure.
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$tmp/t.c"

@@ -10,7 +10,7 @@
 # Env: PMUGUARD (the command), FIXTURES (tests/snapshots).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../lib.sh
+# shellcheck source=tests/lib.sh
 . "$here/../lib.sh"
 if [ "${1:-}" = --list ]; then
 	python3 "$here/forms.py" --list

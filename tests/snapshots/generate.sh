@@ -29,7 +29,7 @@ cpuid() {
 		printf '   0x00000001 0x00: eax=%s ebx=0x00800800 ecx=%s edx=0x1f8bfbff\n' "$l1a" "$l1c"
 		printf '   0x00000007 0x00: eax=0x00000000 ebx=0xd19f4fbb ecx=0x0040069c edx=%s\n' "$l7d"
 		if [ "$la" != - ]; then
-			# shellcheck disable=SC2086
+			# shellcheck disable=SC2086 # the leaf's four registers, split
 			set -- $la
 			printf '   0x0000000a 0x00: eax=%s ebx=%s ecx=%s edx=%s\n' "$1" "$2" "$3" "$4"
 		fi

@@ -7,7 +7,7 @@
 # JSON is kept indented (python3 -m json.tool, the probe's key order), one
 # value a line, so that a changed value is a one-line diff; the probe
 # prints it on one line, and the test checks those bytes too.  The cli
-# suite (cli.sh reports-pinned) diffs both on every run.
+# suite (cli/probe.sh reports-pinned) diffs both on every run.
 #
 #   tests/snapshots/pin-reports.sh BUILD_DIR     (e.g. build-report)
 #

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Pins `pmuguard status` whole in a few worlds (worlds.sh): the text, the
 # JSON document, its keys, the metrics and the exit code of each, in
-# pinned/.  The cli suite (cli.sh status-pinned) diffs them on every run.
+# pinned/.  The cli suite (cli/status.sh status-pinned) diffs them on every run.
 #
 #   tests/cli/status/pin-status.sh BUILD_DIR
 #

@@ -11,7 +11,7 @@
 # (indented), its keys, the metrics and the exit code, with what changes
 # from run to run masked (the tree's path as ROOT, host, the textfile's
 # timestamps; generated_at is SOURCE_DATE_EPOCH's).  pin-status.sh writes
-# them here (pinned/), cli.sh status-pinned diffs them.
+# them here (pinned/), cli/status.sh status-pinned diffs them.
 set -euo pipefail
 [ $# = 4 ] || { echo "usage: $0 PMUGUARD LIB FIXTURES OUTDIR" >&2; exit 2; }
 pmuguard=$1 lib=$2 fixtures=$3 out=$4

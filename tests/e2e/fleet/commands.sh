@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Fleet, the commands themselves: --help and usage, remove, root needed for a
+# change, the metrics refreshed after one.
+# The sandbox and helpers: lib.sh here.
+#
+#   commands.sh CASE        exit 0 pass, 1 fail, 77 skip;  commands.sh --list
+set -euo pipefail
+# shellcheck source=tests/e2e/fleet/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case $case_name in
+help-and-usage)
+	for c in "" install uninstall reprobe status; do
+		"$FLEET" $c --help >"$tmp/out" 2>"$tmp/err" || fail "pmuguard-fleet $c --help exited $?"
+		[ ! -s "$tmp/err" ] || fail "pmuguard-fleet $c --help wrote to stderr"
+		grep -q "^Usage: pmuguard-fleet ${c:-COMMAND}" "$tmp/out" || fail "pmuguard-fleet $c --help: no usage"
+		grep -q '^Exit' "$tmp/out" || fail "pmuguard-fleet $c --help: no exit codes"
+	done
+	for args in "" "bogus" "install --bogus" "status --layer sideways" "install --json" "install --root"; do
+		set +e
+		# shellcheck disable=SC2086 # split on purpose
+		"$FLEET" $args >"$tmp/out" 2>"$tmp/err"
+		r=$?
+		set -e
+		[ "$r" = 2 ] || fail "pmuguard-fleet $args exited $r, not 2"
+		grep -q '^pmuguard-fleet: ' "$tmp/err" || fail "pmuguard-fleet $args: no prefixed message"
+		grep -q "^Try 'pmuguard-fleet --help'." "$tmp/err" || fail "pmuguard-fleet $args: no hint"
+	done
+	# (probe: its --help is checked with the JSON document's tests)
+	for c in run snapshot check enforce; do
+		"$PMUGUARD" $c --help >"$tmp/out" 2>"$tmp/err" || fail "pmuguard $c --help exited $?"
+		[ ! -s "$tmp/err" ] || fail "pmuguard $c --help wrote to stderr"
+		[ "$(wc -l <"$tmp/out")" -gt 2 ] || fail "pmuguard $c --help is one line"
+	done
+	ok "every --help on stdout with exit 0; usage errors exit 2 with one prefix"
+	;;
+remove-is-uninstall)
+	# `remove` is uninstall by another name (apt's, dnf's word).
+	"$FLEET" --help >"$tmp/out" || fail "--help exited $?"
+	grep -q '^  remove  ' "$tmp/out" || fail "--help does not list remove"
+	"$FLEET" remove --help >"$tmp/out" || fail "remove --help exited $?"
+	grep -q '^Usage: pmuguard-fleet uninstall' "$tmp/out" || fail "remove --help is not uninstall's"
+	grep -q 'pmuguard-fleet remove' "$tmp/out" || fail "uninstall --help does not name remove"
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf '# site\n/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
+	cp "$root/etc/ld.so.preload" "$tmp/orig"
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "install: exit $?"
+	grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "not installed"
+	# Without --pmuguard, as while the package is removed: remove needs no probe.
+	env PATH=/usr/bin:/bin "$FLEET" remove --root "$root" >"$tmp/out" 2>&1 || fail "remove: exit $?"
+	grep -q '^pmuguard-fleet: uninstalled: removed /usr/lib/pmuguard/libpmuguard.so' "$tmp/out" ||
+		fail "remove did not say what uninstall says"
+	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "remove did not restore the file byte for byte"
+	"$FLEET" remove --root "$root" --quiet >"$tmp/out" 2>&1 || fail "a second remove: exit $?"
+	[ ! -s "$tmp/out" ] || fail "remove --quiet with nothing to do printed: $(cat "$tmp/out")"
+	set +e
+	"$FLEET" remove --root "$root" --json >"$tmp/out" 2>"$tmp/err"
+	r=$?
+	set -e
+	[ "$r" = 2 ] || fail "remove --json exited $r, not 2"
+	grep -q '^pmuguard-fleet: uninstall: --json and --keys are for status' "$tmp/err" || fail "remove --json: $(cat "$tmp/err")"
+	ok "remove works as uninstall: the same help, the same words, the same file restored"
+	;;
+changes-need-root)
+	# A command that changes the host says at once that it needs root, as
+	# apt does, before it probes, tries the kernel or takes the lock.
+	for c in install uninstall remove reprobe; do
+		set +e
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$FLEET" "$c" --pmuguard "$PMUGUARD" \
+			>"$tmp/out" 2>"$tmp/err"
+		r=$?
+		set -e
+		[ "$r" = 1 ] || fail "$c as a user exited $r, not 1"
+		{ [ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]; } ||
+			fail "$c as a user said more than that it needs root: $(cat "$tmp/out" "$tmp/err")"
+		grep -q "^pmuguard-fleet: $( [ "$c" = remove ] && echo uninstall || echo "$c") changes this host .*: it needs root; run it with sudo$" "$tmp/err" ||
+			fail "$c as a user: $(cat "$tmp/err")"
+	done
+	ok "install, uninstall, remove and reprobe as a user say at once that they need root (exit 1)"
+	;;
+changes-refresh-the-metrics)
+	# install, reprobe and uninstall start the metrics unit where systemd
+	# runs, so that the file says the change now, not up to 5 minutes
+	# later; nothing where systemd does not run, under --root, or from the
+	# packages' removal scripts (PMUGUARD_FLEET_NO_REFRESH=1).  A
+	# stand-in systemctl records what it is asked.
+	mkdir -p "$tmp/bin"
+	printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>%s/systemctl.log\n' "$tmp" >"$tmp/bin/systemctl"
+	chmod 755 "$tmp/bin/systemctl"
+	cat >"$tmp/script" <<SH
+set -e
+export PATH=$tmp/bin:\$PATH
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- no systemd" >>$tmp/systemctl.log
+mkdir -p /run/systemd/system
+echo "-- systemd" >>$tmp/systemctl.log
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- installed" >>$tmp/systemctl.log
+$FLEET reprobe --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- reprobed" >>$tmp/systemctl.log
+$FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- uninstalled" >>$tmp/systemctl.log
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+PMUGUARD_FLEET_NO_REFRESH=1 $FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- installed, uninstalled as a package removal does" >>$tmp/systemctl.log
+mkdir -p $tmp/root/etc $tmp/root${LIB%/*}
+cp $LIB $tmp/root$LIB
+$FLEET install --root $tmp/root --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "-- under --root" >>$tmp/systemctl.log
+SH
+	m6i_host
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	want='-- no systemd
+-- systemd
+start --no-block pmuguard-metrics.service
+-- installed
+start --no-block pmuguard-metrics.service
+-- reprobed
+start --no-block pmuguard-metrics.service
+-- uninstalled
+start --no-block pmuguard-metrics.service
+-- installed, uninstalled as a package removal does
+-- under --root'
+	[ "$(cat "$tmp/systemctl.log")" = "$want" ] ||
+		fail "the metrics unit was not started after each change, or was started where it should not be: $(cat "$tmp/systemctl.log")"
+	ok "install, reprobe and uninstall start the metrics unit where systemd runs, never without systemd or under --root"
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac
+fleet_case_done
