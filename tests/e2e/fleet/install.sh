@@ -233,7 +233,12 @@ setuid-ignores-environment)
 set -e
 printf '%s\n' $LIB >/etc/ld.so.preload
 printf 'snapshot = $M6I\n' >/etc/pmuguard.conf
+# TMPDIR, MALLOC_PERTURB_, GCONV_PATH, LD_LIBRARY_PATH: variables the
+# loader unsetenv()s in a secure process, each leaving one more NULL
+# between the environment and the auxiliary vector (sudo with TMPDIR set):
+# the shim's scan of the initial stack read past its end there (SIGSEGV).
 setpriv --reuid=65534 --regid=65534 --clear-groups env PMUGUARD_MODE=off PMUGUARD_LOG=quiet \
+	TMPDIR=/tmp MALLOC_PERTURB_=1 GCONV_PATH=/x LD_LIBRARY_PATH=/x \
 	PMUGUARD_SNAPSHOT=$ICX $tmp/peo-suid 4:0x400
 SH
 	sandbox bash "$tmp/script"
