@@ -215,7 +215,8 @@ for i in range(phnum):
 open(sys.argv[2], "wb").write(b)
 EOF
 	xl=(env LD_LIBRARY_PATH="$tmp/xlibc")
-	PROG=sh run "$M6I" guarded "${xl[@]}" -- -c 'grep -F "$0" /proc/self/maps' "$tmp/xlibc/libc.so.6"
+	# shellcheck disable=SC2016 # $0 is the inner shell's
+	PROG='sh' run "$M6I" guarded "${xl[@]}" -- -c 'grep -F "$0" /proc/self/maps' "$tmp/xlibc/libc.so.6"
 	grep -q ' r-xp 00000000 ' "$tmp/out" ||
 		fail "the copy's first segment is not mapped executable: $(cat "$tmp/out")"
 	ok "a libc whose symbol table lies in an executable segment is loaded"
@@ -232,7 +233,8 @@ EOF
 	PROG=python3 run "$M6I" guarded "${xl[@]}" -- "$tmp/ct.py"
 	expect_denied ctypes-libc
 	# Only the page of the entry lost the execute bit: the code runs on.
-	PROG=sh run "$M6I" guarded "${xl[@]}" -- -c 'grep -F "$0" /proc/self/maps' "$tmp/xlibc/libc.so.6"
+	# shellcheck disable=SC2016 # $0 is the inner shell's
+	PROG='sh' run "$M6I" guarded "${xl[@]}" -- -c 'grep -F "$0" /proc/self/maps' "$tmp/xlibc/libc.so.6"
 	grep -Eq ' r--p 000[0-9a-f]{5} ' "$tmp/out" || fail "no page of the table was made read-only: $(cat "$tmp/out")"
 	ok "the claimed page is read-only, no page was writable and executable"
 	! grep -q ' rwxp ' "$tmp/out" || fail "a page is writable and executable: $(cat "$tmp/out")"
@@ -536,6 +538,7 @@ policy-others-can-write)
 	chmod 666 "$tmp/sb/etc-up/pmuguard.conf"
 	# Another user (uid 65534, no groups) writes it: a 0666 policy file is
 	# anyone's.
+	# shellcheck disable=SC2016 # $1 is the inner shell's
 	setpriv --reuid 65534 --regid 65534 --clear-groups -- \
 		sh -c 'echo "mode = off" >>"$1"' sh "$tmp/sb/etc-up/pmuguard.conf" ||
 		fail "uid 65534 could not write the 0666 policy file"
