@@ -69,7 +69,26 @@ static void usage(void)
 
 enum { O_LIB_AT = 256, O_PRELOAD, O_TARGET, O_INSANE, O_REPROBE_EXIT, O_REPROBE_ERROR };
 
-int cmd_status(int argc, char **argv)
+/* What the command line asked of the output. */
+struct status_args {
+	const char *textfile, *prefix;
+	bool json, keys, quiet;
+	struct status_reprobe rp;
+};
+
+/* --reprobe-exit N: an exit status; "foo" is no success. */
+static int reprobe_exit(const char *arg)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > 255)
+		die_usage("status: --reprobe-exit is an exit status (0 to 255), not '%s'", arg);
+	return (int)v;
+}
+
+/* The options into o and a, checked; false after --help. */
+static bool status_parse(int argc, char **argv, struct status_opts *o, struct status_args *a)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -93,147 +112,163 @@ int cmd_status(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct status_opts o = {.version = PMUGUARD_VERSION, .me = geteuid()};
-	struct status_reprobe rp = {.exit = -1};
-	const char *textfile = NULL, *prefix = "pmuguard";
-	bool json = false, keys = false, quiet = false;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jkqh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': json = true; break;
-		case 'k': keys = true; break;
-		case 'q': quiet = true; break;
-		case 't': textfile = optarg; break;
-		case 's': o.syslog_file = optarg; break;
-		case 'r': o.root = optarg; break;
-		case 'l': o.lib = optarg; break;
+		case 'j': a->json = true; break;
+		case 'k': a->keys = true; break;
+		case 'q': a->quiet = true; break;
+		case 't': a->textfile = optarg; break;
+		case 's': o->syslog_file = optarg; break;
+		case 'r': o->root = optarg; break;
+		case 'l': o->lib = optarg; break;
 		case 'L':
 			if (strcmp(optarg, "auto") && strcmp(optarg, "kernel") &&
 			    strcmp(optarg, "preload"))
 				die_usage("status: --layer is auto, kernel or preload, not '%s'",
 					  optarg);
-			o.layer_given = true;
+			o->layer_given = true;
 			break;
-		case 'p': o.pmuguard = optarg; break;
-		case 'P': prefix = optarg; break;
-		case O_LIB_AT: o.lib_at = optarg; break;
-		case O_PRELOAD: o.preload = optarg; break;
-		case O_TARGET: o.preload_target = optarg; break;
-		case O_INSANE: o.preload_insane = optarg; break;
-		case O_REPROBE_EXIT: {
-			/* An exit status: "foo" is no success. */
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > 255)
-				die_usage(
-					"status: --reprobe-exit is an exit status (0 to 255), not "
-					"'%s'",
-					optarg);
-			rp.exit = (int)v;
-			break;
-		}
-		case O_REPROBE_ERROR: rp.error = optarg; break;
-		case 'h': usage(); return EXIT_OK;
+		case 'p': o->pmuguard = optarg; break;
+		case 'P': a->prefix = optarg; break;
+		case O_LIB_AT: o->lib_at = optarg; break;
+		case O_PRELOAD: o->preload = optarg; break;
+		case O_TARGET: o->preload_target = optarg; break;
+		case O_INSANE: o->preload_insane = optarg; break;
+		case O_REPROBE_EXIT: a->rp.exit = reprobe_exit(optarg); break;
+		case O_REPROBE_ERROR: a->rp.error = optarg; break;
+		case 'h': usage(); return false;
 		default: die_bad_option("status", argv, "jkqh");
 		}
 	}
 	if (optind < argc)
 		die_usage("status: unexpected argument '%s'", argv[optind]);
-	if (json && keys)
+	if (a->json && a->keys)
 		die_usage("status: --json and --keys print the same document: choose one");
-	if (textfile && textfile[0] != '/')
+	if (a->textfile && a->textfile[0] != '/')
 		die_usage("status: --textfile must be an absolute path");
-	if (o.lib && *o.lib && o.lib[0] != '/')
+	if (o->lib && *o->lib && o->lib[0] != '/')
 		die_usage("status: --lib must be an absolute path: the loader reads it verbatim");
-	if (o.root && !*o.root)
-		o.root = NULL;
+	if (o->root && !*o->root)
+		o->root = NULL;
+	return true;
+}
 
-	/* What the caller did not resolve: the plain places under the root,
-	 * resolved in the tree (a link there never leads to this host's
-	 * files); what is not found there is found nowhere. */
-	const char *root = o.root;
+/* The places status_opts points to, where the caller named none. */
+struct status_places {
 	char preload[PATH_MAX], target[PATH_MAX], lib[PATH_MAX], lib_at[PATH_MAX], self[PATH_MAX];
-	if (!o.preload) {
-		snprintf(preload, sizeof(preload), "%s/etc/ld.so.preload", root ? root : "");
-		o.preload = preload;
-		if (root && !o.preload_target) {
-			int e = status_in_root(root, "/etc/ld.so.preload", target, sizeof(target));
+};
+
+/* What the caller did not resolve: the plain places under the root,
+ * resolved in the tree (a link there never leads to this host's files);
+ * what is not found there is found nowhere.  And this command, for the
+ * children that answer for it. */
+static void status_resolve(struct status_opts *o, struct status_places *pl)
+{
+	const char *root = o->root;
+	if (!o->preload) {
+		snprintf(pl->preload, sizeof(pl->preload), "%s/etc/ld.so.preload",
+			 root ? root : "");
+		o->preload = pl->preload;
+		if (root && !o->preload_target) {
+			int e = status_in_root(root, "/etc/ld.so.preload", pl->target,
+					       sizeof(pl->target));
 			if (e == -EXDEV)
-				o.preload_insane = "its real path leaves the tree under --root";
-			o.preload_target = e ? "" : target;
+				o->preload_insane = "its real path leaves the tree under --root";
+			o->preload_target = e ? "" : pl->target;
 		}
 	}
-	if (!o.lib || !*o.lib) {
-		o.lib = NULL;
-		if (status_tree_find_lib(root, lib, sizeof(lib), lib_at, sizeof(lib_at))) {
-			o.lib = lib;
-			o.lib_at = o.lib_at ? o.lib_at : lib_at;
+	if (!o->lib || !*o->lib) {
+		o->lib = NULL;
+		if (status_tree_find_lib(root, pl->lib, sizeof(pl->lib), pl->lib_at,
+					 sizeof(pl->lib_at))) {
+			o->lib = pl->lib;
+			o->lib_at = o->lib_at ? o->lib_at : pl->lib_at;
 		}
 	}
-	if (o.lib && !o.lib_at) {
+	if (o->lib && !o->lib_at) {
 		if (!root)
-			o.lib_at = o.lib;
-		else if (status_in_root(root, o.lib, lib_at, sizeof(lib_at)) == 0)
-			o.lib_at = lib_at;
+			o->lib_at = o->lib;
+		else if (status_in_root(root, o->lib, pl->lib_at, sizeof(pl->lib_at)) == 0)
+			o->lib_at = pl->lib_at;
 		else
-			o.lib_at = ""; /* not in the tree: "does not exist" */
+			o->lib_at = ""; /* not in the tree: "does not exist" */
 	}
-	if (!o.pmuguard) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (!o->pmuguard) {
+		ssize_t n = readlink("/proc/self/exe", pl->self, sizeof(pl->self) - 1);
 		if (n <= 0)
 			die_errno("status: cannot find this command (/proc/self/exe)");
-		self[n] = '\0';
-		o.pmuguard = self;
+		pl->self[n] = '\0';
+		o->pmuguard = pl->self;
 	}
-	if (textfile) {
-		char why[PATH_MAX + 160];
-		if (status_textfile_dir_check(textfile, why, sizeof(why)) != 0)
-			die("--textfile: %s", why);
-	}
+}
 
+/* The textfile, and what the write saw of a second writer. */
+static void status_textfile(const char *textfile, const struct status_model *m,
+			    const struct status_decision *d, const struct status_reprobe *rp)
+{
+	struct status_textfile_note note;
+	int e = status_write_textfile(textfile, m, d, rp, &note);
+	if (e < 0)
+		die("--textfile: cannot write %s: %s", textfile, strerror(-e));
+	if (note.shared)
+		warn_msg("--textfile: %s was also written by %s %llds ago: each write "
+			 "replaces the other's series (pmuguard_textfile_shared says so); give "
+			 "each its own file in the collector's directory",
+			 textfile,
+			 strcmp(note.previous_writer, "agent") == 0
+				 ? "a node agent (pmuguard enforce agent --textfile)"
+				 : "this host's pmuguard status --textfile",
+			 note.previous_age);
+}
+
+/* Words, or the document (--json, --keys). */
+static void status_print(const struct status_args *a, const struct status_model *m,
+			 const struct status_decision *d)
+{
+	if (!a->json && !a->keys) {
+		status_render_text(stdout, a->prefix, m, d);
+		return;
+	}
+	char now[32];
+	struct utsname u;
+	cli_utc_now(now, sizeof(now));
+	if (uname(&u) != 0)
+		u.nodename[0] = '\0';
+	struct walk_arg w = {m, d, now, u.nodename};
+	if (a->json)
+		report_write_json_spaced(stdout, walk, &w);
+	else
+		report_write_keys(stdout, walk, &w);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct status_opts o = {.version = PMUGUARD_VERSION, .me = geteuid()};
+	struct status_args a = {.prefix = "pmuguard", .rp = {.exit = -1}};
+	if (!status_parse(argc, argv, &o, &a))
+		return EXIT_OK;
+	struct status_places *places = calloc(1, sizeof(*places));
 	struct status_model *m = calloc(1, sizeof(*m));
 	struct status_decision *d = calloc(1, sizeof(*d));
-	if (!m || !d)
+	if (!places || !m || !d)
 		die_errno("out of memory");
+	status_resolve(&o, places);
+	if (a.textfile) {
+		char why[PATH_MAX + 160];
+		if (status_textfile_dir_check(a.textfile, why, sizeof(why)) != 0)
+			die("--textfile: %s", why);
+	}
 	cli_status_observe(m, d, &o);
-
-	if (textfile) {
-		struct status_textfile_note note;
-		int e = status_write_textfile(textfile, m, d, &rp, &note);
-		if (e < 0)
-			die("--textfile: cannot write %s: %s", textfile, strerror(-e));
-		if (note.shared)
-			warn_msg(
-				"--textfile: %s was also written by %s %llds ago: each write "
-				"replaces the other's series (pmuguard_textfile_shared says so); give "
-				"each its own file in the collector's directory",
-				textfile,
-				strcmp(note.previous_writer, "agent") == 0
-					? "a node agent (pmuguard enforce agent --textfile)"
-					: "this host's pmuguard status --textfile",
-				note.previous_age);
-	}
-	if (!quiet) {
-		if (json || keys) {
-			char now[32];
-			struct utsname u;
-			cli_utc_now(now, sizeof(now));
-			if (uname(&u) != 0)
-				u.nodename[0] = '\0';
-			struct walk_arg a = {m, d, now, u.nodename};
-			if (json)
-				report_write_json_spaced(stdout, walk, &a);
-			else
-				report_write_keys(stdout, walk, &a);
-		} else {
-			status_render_text(stdout, prefix, m, d);
-		}
-	}
+	if (a.textfile)
+		status_textfile(a.textfile, m, d, &a.rp);
+	if (!a.quiet)
+		status_print(&a, m, d);
 	int rc = d->exit;
 	status_free(m);
 	free(m);
 	free(d);
+	free(places);
 	if (fflush(stdout) != 0)
 		die_errno("writing the status");
 	return rc;
