@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <time.h>
 
-/* Exit codes: exit_codes.h (../status/), the one definition. */
-#include "exit_codes.h"
+/* Exit codes (exit_codes.h) and the time formatter: ../doc/, the one definition. */
+#include "doc.h"
 
 /* The messages (cli_die.c). */
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
@@ -87,17 +87,5 @@ void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool 
  * (mode audit, the facts snapshot names). */
 void cli_settings_audit(struct guard_settings *guard, struct guard_settings *view,
 			const char *snapshot, struct guard_env *env);
-
-/* JSON output helpers. */
-void json_str(FILE *out, const char *s);
-/* Now as UTC ISO 8601 ("2026-12-04T21:40:00Z"), for every JSON document's
- * generated_at; SOURCE_DATE_EPOCH (reproducible builds' convention: the
- * pinned reports) stands for now where it is set. */
-void cli_utc_now(char *buf, size_t size);
-/* t as UTC, for data (CLI_TIME_ISO, "2026-12-04T21:40:00Z") or for people
- * (CLI_TIME_TEXT, "2026-12-04 21:40:00 UTC"); where it cannot be said,
- * "?" and false (cli_time.c, the command's one time formatter). */
-enum cli_time { CLI_TIME_ISO, CLI_TIME_TEXT };
-bool cli_time_utc(char *buf, size_t size, time_t t, enum cli_time form);
 
 #endif

@@ -16,7 +16,7 @@
 
 void fput_safe(const char *s, FILE *out)
 {
-	report_put_safe(out, s);
+	doc_put_safe(out, s);
 }
 
 /* fmt's text through the one escaper: values from outside (paths, the

@@ -162,7 +162,7 @@ int cmd_probe(int argc, char **argv)
 	report_gather(in);
 	report_build(r, in);
 	r->version = PMUGUARD_VERSION;
-	cli_utc_now(r->generated_at, sizeof(r->generated_at));
+	doc_utc_now(r->generated_at, sizeof(r->generated_at));
 	/* The gather read the MSRs (live); --msr shows them. */
 	if (r->msr.missing)
 		fprintf(stderr, "pmuguard: /dev/cpu/0/msr is missing: `modprobe msr` first\n");

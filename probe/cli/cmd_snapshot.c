@@ -506,7 +506,7 @@ int cmd_snapshot(int argc, char **argv)
 	uname(&u);
 	time_t now = time(NULL);
 	char when[64];
-	cli_time_utc(when, sizeof(when), now, CLI_TIME_ISO);
+	doc_time_utc(when, sizeof(when), now, DOC_TIME_ISO);
 	note(&s, "pmuguard %s snapshot of %s, kernel %s %s, taken %s", PMUGUARD_VERSION, u.nodename,
 	     u.release, u.machine, when);
 	snap_cpuid(&s);

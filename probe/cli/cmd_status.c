@@ -29,7 +29,7 @@ struct walk_arg {
 	const char *generated_at, *host;
 };
 
-static void walk(const struct report_sink *sink, const void *arg)
+static void walk(const struct doc_sink *sink, const void *arg)
 {
 	const struct walk_arg *a = arg;
 	status_walk(a->m, a->d, a->generated_at, a->host, sink);
@@ -232,14 +232,14 @@ static void status_print(const struct status_args *a, const struct status_model 
 	}
 	char now[32];
 	struct utsname u;
-	cli_utc_now(now, sizeof(now));
+	doc_utc_now(now, sizeof(now));
 	if (uname(&u) != 0)
 		u.nodename[0] = '\0';
 	struct walk_arg w = {m, d, now, u.nodename};
 	if (a->json)
-		report_write_json_spaced(stdout, walk, &w);
+		doc_write_json_spaced(stdout, walk, &w);
 	else
-		report_write_keys(stdout, walk, &w);
+		doc_write_keys(stdout, walk, &w);
 }
 
 int cmd_status(int argc, char **argv)

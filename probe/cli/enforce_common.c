@@ -17,31 +17,31 @@
 /* ---- The documents ---------------------------------------------------------- */
 
 struct doc_head {
-	report_walker *walk;
+	doc_walker *walk;
 	const void *arg;
 };
 
 /* Every document: its object, and schema, version and generated_at first. */
-static void doc_walk(const struct report_sink *doc, const void *arg)
+static void doc_walk(const struct doc_sink *doc, const void *arg)
 {
 	const struct doc_head *h = arg;
 	char now[24];
-	cli_utc_now(now, sizeof(now));
-	report_doc_open(doc, NULL, false);
-	report_doc_uint(doc, "schema", ENFORCE_OUTPUT_SCHEMA);
-	report_doc_str(doc, "version", PMUGUARD_VERSION);
-	report_doc_str(doc, "generated_at", now);
+	doc_utc_now(now, sizeof(now));
+	doc_open(doc, NULL, false);
+	doc_uint(doc, "schema", ENFORCE_OUTPUT_SCHEMA);
+	doc_str(doc, "version", PMUGUARD_VERSION);
+	doc_str(doc, "generated_at", now);
 	h->walk(doc, h->arg);
-	report_doc_end(doc);
+	doc_end(doc);
 }
 
-void enforce_doc_print(enum enforce_form form, report_walker *walk, const void *arg)
+void enforce_doc_print(enum enforce_form form, doc_walker *walk, const void *arg)
 {
 	const struct doc_head h = {walk, arg};
 	if (form == ENFORCE_FORM_KEYS)
-		report_write_keys(stdout, doc_walk, &h);
+		doc_write_keys(stdout, doc_walk, &h);
 	else
-		report_write_json(stdout, doc_walk, &h);
+		doc_write_json(stdout, doc_walk, &h);
 	fflush(stdout); /* follow's and the agent's lines are read as they come */
 }
 
@@ -50,19 +50,19 @@ struct life_doc {
 	const char *event, *when, *key, *value;
 };
 
-static void life_walk(const struct report_sink *doc, const void *arg)
+static void life_walk(const struct doc_sink *doc, const void *arg)
 {
 	const struct life_doc *a = arg;
-	report_doc_str(doc, "event", a->event);
-	report_doc_str(doc, "time", a->when);
+	doc_str(doc, "event", a->event);
+	doc_str(doc, "time", a->when);
 	if (a->key)
-		report_doc_str(doc, a->key, a->value);
+		doc_str(doc, a->key, a->value);
 }
 
 void enforce_life_json(const char *event, const char *key, const char *value)
 {
 	char when[32];
-	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
+	doc_time_utc(when, sizeof(when), time(NULL), DOC_TIME_ISO);
 	const struct life_doc a = {event, when, key, value};
 	enforce_doc_print(ENFORCE_FORM_JSON, life_walk, &a);
 }
@@ -165,68 +165,68 @@ const char *enforce_facts_from_words(const struct pmug_enf_config *c)
 }
 
 /* The configuration of a guard: how it judges, and what it was decided on. */
-void enforce_config_data(const struct report_sink *doc, const struct pmug_enf_config *c)
+void enforce_config_data(const struct doc_sink *doc, const struct pmug_enf_config *c)
 {
-	report_doc_str(doc, "mode", guard_mode_name((enum guard_mode)c->mode));
-	report_doc_bool(doc, "enforce", c->enforce != 0);
-	report_doc_open(doc, "core_types", true);
+	doc_str(doc, "mode", guard_mode_name((enum guard_mode)c->mode));
+	doc_bool(doc, "enforce", c->enforce != 0);
+	doc_open(doc, "core_types", true);
 	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++)
-		report_doc_uint(doc, NULL, c->core_types[i]);
-	report_doc_end(doc);
+		doc_uint(doc, NULL, c->core_types[i]);
+	doc_end(doc);
 	/* Each type's hazard set: the fixed counters whose encodings it denies. */
-	report_doc_open(doc, "core_pmus", true);
+	doc_open(doc, "core_pmus", true);
 	for (unsigned i = 0; i < c->n_core && i < GUARD_RULE_MAX_CORE; i++) {
-		report_doc_open(doc, NULL, false);
-		report_doc_uint(doc, "type", c->core_types[i]);
-		report_doc_open(doc, "hazard_counters", true);
+		doc_open(doc, NULL, false);
+		doc_uint(doc, "type", c->core_types[i]);
+		doc_open(doc, "hazard_counters", true);
 		for (unsigned n = GUARD_RULE_COUNTER_FIRST; n <= GUARD_RULE_COUNTER_LAST; n++)
 			if ((c->core_hazard[i] >> n) & 1)
-				report_doc_uint(doc, NULL, n);
-		report_doc_end(doc);
-		report_doc_str(doc, "table",
+				doc_uint(doc, NULL, n);
+		doc_end(doc);
+		doc_str(doc, "table",
 			       c->core_table[i] == GUARD_TABLE_ETD ? "e-core-topdown" : "pseudo");
-		report_doc_end(doc);
+		doc_end(doc);
 	}
-	report_doc_end(doc);
-	report_doc_open(doc, "facts", false);
-	report_doc_str(doc, "state", probe_state_name((enum probe_state)c->state));
-	report_doc_str(doc, "source", c->facts_from[0] ? "snapshot" : "live");
-	report_doc_str(doc, "snapshot", c->facts_from[0] ? c->facts_from : NULL);
-	report_doc_end(doc);
-	report_doc_str(doc, "reason", c->reason);
+	doc_end(doc);
+	doc_open(doc, "facts", false);
+	doc_str(doc, "state", probe_state_name((enum probe_state)c->state));
+	doc_str(doc, "source", c->facts_from[0] ? "snapshot" : "live");
+	doc_str(doc, "snapshot", c->facts_from[0] ? c->facts_from : NULL);
+	doc_end(doc);
+	doc_str(doc, "reason", c->reason);
 	char when[32];
-	report_doc_uint(doc, "started", c->started);
-	if (cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_ISO))
-		report_doc_str(doc, "started_utc", when);
+	doc_uint(doc, "started", c->started);
+	if (doc_time_utc(when, sizeof(when), (time_t)c->started, DOC_TIME_ISO))
+		doc_str(doc, "started_utc", when);
 	else
-		report_doc_null(doc, "started_utc");
+		doc_null(doc, "started_utc");
 }
 
 /* ---- The self-test ---------------------------------------------------------- */
 
 /* "verified": true only where the canary came back refused by this very
  * program; "verification" says when, and why not. */
-void enforce_verify_data(const struct report_sink *doc, const struct enf_verify *v)
+void enforce_verify_data(const struct doc_sink *doc, const struct enf_verify *v)
 {
-	report_doc_bool(doc, "verified", v->ran && v->verified);
-	report_doc_open(doc, "verification", false);
-	report_doc_bool(doc, "ran", v->ran);
+	doc_bool(doc, "verified", v->ran && v->verified);
+	doc_open(doc, "verification", false);
+	doc_bool(doc, "ran", v->ran);
 	if (v->ran) {
 		char when[32];
-		cli_time_utc(when, sizeof(when), v->at, CLI_TIME_ISO);
-		report_doc_uint(doc, "checked_at", (unsigned long long)v->at);
-		report_doc_str(doc, "checked_utc", when);
-		report_doc_str(doc, "canary_errno",
+		doc_time_utc(when, sizeof(when), v->at, DOC_TIME_ISO);
+		doc_uint(doc, "checked_at", (unsigned long long)v->at);
+		doc_str(doc, "checked_utc", when);
+		doc_str(doc, "canary_errno",
 			       v->open_errno ? strerrorname_np(v->open_errno) : NULL);
-		report_doc_uint(doc, "canaries_refused", v->answered);
+		doc_uint(doc, "canaries_refused", v->answered);
 	} else {
-		report_doc_null(doc, "checked_at");
-		report_doc_null(doc, "checked_utc");
-		report_doc_null(doc, "canary_errno");
-		report_doc_null(doc, "canaries_refused");
+		doc_null(doc, "checked_at");
+		doc_null(doc, "checked_utc");
+		doc_null(doc, "canary_errno");
+		doc_null(doc, "canaries_refused");
 	}
-	report_doc_str(doc, "why", v->verified ? NULL : v->why[0] ? v->why : "not checked");
-	report_doc_end(doc);
+	doc_str(doc, "why", v->verified ? NULL : v->why[0] ? v->why : "not checked");
+	doc_end(doc);
 }
 
 void enforce_verify_text(const char *lead, const struct enf_verify *v)
@@ -325,39 +325,39 @@ void enforce_existing_text(const char *lead, const char *indent, const struct en
 		cli_line(stdout, "%s(%u more)", indent, ex->n_hits - ex->n_listed);
 }
 
-void enforce_existing_data(const struct report_sink *doc, const struct enf_existing *ex,
+void enforce_existing_data(const struct doc_sink *doc, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg)
 {
-	report_doc_open(doc, "existing", false);
-	report_doc_bool(doc, "known", ex->known);
+	doc_open(doc, "existing", false);
+	doc_bool(doc, "known", ex->known);
 	if (!ex->known) {
-		report_doc_str(doc, "why", ex->why);
-		report_doc_end(doc);
+		doc_str(doc, "why", ex->why);
+		doc_end(doc);
 		return;
 	}
-	report_doc_uint(doc, "files", ex->n_files);
-	report_doc_uint(doc, "hits", ex->n_hits);
+	doc_uint(doc, "files", ex->n_files);
+	doc_uint(doc, "hits", ex->n_hits);
 	/* Exit 7: a denying guard, and events of the class it cannot stop. */
-	report_doc_bool(doc, "unguarded", enforce_existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
-	report_doc_open(doc, "events", true);
+	doc_bool(doc, "unguarded", enforce_existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS);
+	doc_open(doc, "events", true);
 	for (unsigned i = 0; i < ex->n_listed; i++) {
 		const struct enf_existing_event *e = &ex->ev[i];
 		char comm[17];
 		enforce_comm_str(comm, e->f.comm);
-		report_doc_open(doc, NULL, false);
-		report_doc_uint(doc, "pid", e->f.tgid);
-		report_doc_str(doc, "comm", comm);
-		report_doc_uint(doc, "fd", e->f.fd);
-		report_doc_uint(doc, "type", e->f.attr_type);
-		report_doc_hex(doc, "config", false, e->f.attr_config);
-		report_doc_hex(doc, "hw_config", false, e->f.hw_config);
-		report_doc_str(doc, "hit", enforce_hit_word(e->hit));
-		report_doc_str(doc, "name", guard_hit_name(e->hit, e->judged));
-		report_doc_str(doc, "state", enf_state_token(e->f.state));
-		report_doc_uint(doc, "event_id", e->f.id);
-		report_doc_bool(doc, "inherit", e->f.inherit != 0);
-		report_doc_end(doc);
+		doc_open(doc, NULL, false);
+		doc_uint(doc, "pid", e->f.tgid);
+		doc_str(doc, "comm", comm);
+		doc_uint(doc, "fd", e->f.fd);
+		doc_uint(doc, "type", e->f.attr_type);
+		doc_hex(doc, "config", false, e->f.attr_config);
+		doc_hex(doc, "hw_config", false, e->f.hw_config);
+		doc_str(doc, "hit", enforce_hit_word(e->hit));
+		doc_str(doc, "name", guard_hit_name(e->hit, e->judged));
+		doc_str(doc, "state", enf_state_token(e->f.state));
+		doc_uint(doc, "event_id", e->f.id);
+		doc_bool(doc, "inherit", e->f.inherit != 0);
+		doc_end(doc);
 	}
-	report_doc_end(doc);
-	report_doc_end(doc);
+	doc_end(doc);
+	doc_end(doc);
 }

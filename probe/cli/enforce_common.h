@@ -42,7 +42,7 @@ enum enforce_form { ENFORCE_FORM_TEXT, ENFORCE_FORM_JSON, ENFORCE_FORM_KEYS };
 /* A document on stdout as JSON or keys, through ../report/'s writers (one
  * writer, one escaper for every document of the command), then flushed:
  * the object, schema, version and generated_at, then what walk gives. */
-void enforce_doc_print(enum enforce_form form, report_walker *walk, const void *arg);
+void enforce_doc_print(enum enforce_form form, doc_walker *walk, const void *arg);
 /* --json / --keys, once: sub names the verb in the usage error. */
 void enforce_form_set(enum enforce_form *form, enum enforce_form want, const char *sub);
 
@@ -73,15 +73,15 @@ enum guard_hit enforce_key_hit(unsigned code);
  * fput_safe, data through the writer. */
 void enforce_comm_str(char out[17], const char in[16]);
 const char *enforce_facts_from_words(const struct pmug_enf_config *c);
-void enforce_config_data(const struct report_sink *doc, const struct pmug_enf_config *c);
-void enforce_verify_data(const struct report_sink *doc, const struct enf_verify *v);
+void enforce_config_data(const struct doc_sink *doc, const struct pmug_enf_config *c);
+void enforce_verify_data(const struct doc_sink *doc, const struct enf_verify *v);
 void enforce_verify_text(const char *lead, const struct enf_verify *v);
 struct enf_existing *enforce_existing_read(const struct pmug_enf_config *cfg);
 int enforce_existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg);
 int enforce_attached_rc(const struct enf_status *st, const struct enf_existing *ex);
 void enforce_existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
-void enforce_existing_data(const struct report_sink *doc, const struct enf_existing *ex,
+void enforce_existing_data(const struct doc_sink *doc, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
 
 /* ---- start, for the agent too (enforce_start.c) --------------------------- */

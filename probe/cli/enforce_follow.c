@@ -57,39 +57,39 @@ struct event_doc {
 	const char *comm, *when, *msg;
 };
 
-static void event_walk(const struct report_sink *doc, const void *arg)
+static void event_walk(const struct doc_sink *doc, const void *arg)
 {
 	const struct event_doc *a = arg;
 	const struct pmug_enf_event *e = a->e;
 	const struct guard_decision *d = a->d;
-	report_doc_str(doc, "event", e->denied ? "denied" : "audited");
-	report_doc_str(doc, "time", a->when);
-	report_doc_uint(doc, "pid", e->tgid);
-	report_doc_uint(doc, "tid", e->pid);
-	report_doc_str(doc, "comm", a->comm);
-	report_doc_uint(doc, "uid", e->uid);
-	report_doc_uint(doc, "cgroup_id", e->cgroup_id);
-	report_doc_uint(doc, "pmu_type", e->pmu_type);
-	report_doc_uint(doc, "attr_type", e->attr_type);
-	report_doc_hex(doc, "config", false, e->attr_config);
-	report_doc_hex(doc, "hw_config", false, e->hw_config);
-	report_doc_str(doc, "hit", enforce_hit_word(d->hit));
+	doc_str(doc, "event", e->denied ? "denied" : "audited");
+	doc_str(doc, "time", a->when);
+	doc_uint(doc, "pid", e->tgid);
+	doc_uint(doc, "tid", e->pid);
+	doc_str(doc, "comm", a->comm);
+	doc_uint(doc, "uid", e->uid);
+	doc_uint(doc, "cgroup_id", e->cgroup_id);
+	doc_uint(doc, "pmu_type", e->pmu_type);
+	doc_uint(doc, "attr_type", e->attr_type);
+	doc_hex(doc, "config", false, e->attr_config);
+	doc_hex(doc, "hw_config", false, e->hw_config);
+	doc_str(doc, "hit", enforce_hit_word(d->hit));
 	int counter = guard_hit_counter(d->hit, d->config);
 	if (counter >= 0)
-		report_doc_uint(doc, "counter", (unsigned long long)counter);
+		doc_uint(doc, "counter", (unsigned long long)counter);
 	else
-		report_doc_null(doc, "counter");
-	report_doc_str(doc, "what", guard_hit_name(d->hit, d->config));
-	report_doc_bool(doc, "inherited", e->inherited != 0);
-	report_doc_str(doc, "attach", enf_attach_name(a->fo->st->attach));
-	report_doc_str(doc, "message", a->msg);
+		doc_null(doc, "counter");
+	doc_str(doc, "what", guard_hit_name(d->hit, d->config));
+	doc_bool(doc, "inherited", e->inherited != 0);
+	doc_str(doc, "attach", enf_attach_name(a->fo->st->attach));
+	doc_str(doc, "message", a->msg);
 }
 
 static void event_json(const struct follow *fo, const struct pmug_enf_event *e,
 		       const struct guard_decision *d, const char *comm, const struct logline *l)
 {
 	char when[32], msg[sizeof(l->buf) + 1];
-	cli_time_utc(when, sizeof(when), time(NULL), CLI_TIME_ISO);
+	doc_time_utc(when, sizeof(when), time(NULL), DOC_TIME_ISO);
 	size_t n = l->len < sizeof(l->buf) ? l->len : sizeof(l->buf);
 	memcpy(msg, l->buf, n);
 	msg[n] = '\0';

@@ -84,53 +84,53 @@ struct start_doc {
 	const char *event;
 };
 
-static void start_walk(const struct report_sink *doc, const void *arg)
+static void start_walk(const struct doc_sink *doc, const void *arg)
 {
 	const struct enforce_start_model *m = ((const struct start_doc *)arg)->m;
 	const char *event = ((const struct start_doc *)arg)->event;
 	if (event)
-		report_doc_str(doc, "event", event); /* agent: its log lines say what each is */
-	report_doc_str(doc, "outcome", outcome_token[m->outcome]);
-	report_doc_uint(doc, "exit", (unsigned long long)m->rc);
+		doc_str(doc, "event", event); /* agent: its log lines say what each is */
+	doc_str(doc, "outcome", outcome_token[m->outcome]);
+	doc_uint(doc, "exit", (unsigned long long)m->rc);
 	if (m->outcome == ENFORCE_OUT_NOTHING || m->outcome == ENFORCE_OUT_REFUSED) {
 		/* This start's policy; refused: what the kernel said. */
 		const struct enforce_plan *pl = &m->pl;
-		report_doc_str(doc, "error", m->outcome == ENFORCE_OUT_REFUSED ? m->r->why : NULL);
-		report_doc_null(doc, "attach");
-		report_doc_bool(doc, "protects", false);
+		doc_str(doc, "error", m->outcome == ENFORCE_OUT_REFUSED ? m->r->why : NULL);
+		doc_null(doc, "attach");
+		doc_bool(doc, "protects", false);
 		if (m->outcome == ENFORCE_OUT_REFUSED) {
 			enforce_verify_data(doc, &m->r->verify);
-			report_doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
-			report_doc_bool(doc, "pinned_unverified",
+			doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
+			doc_bool(doc, "pinned_unverified",
 					m->r->keep_unverified && m->err == -ENOEXEC);
-			report_doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
+			doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
 		}
-		report_doc_str(doc, "mode", guard_mode_name(pl->policy.mode));
-		report_doc_bool(doc, "enforce", pl->policy.watch && pl->policy.enforce);
-		report_doc_open(doc, "facts", false);
-		report_doc_str(doc, "state", probe_state_name(pl->v.state));
-		report_doc_str(doc, "source", pl->set.snapshot ? "snapshot" : "live");
-		report_doc_str(doc, "snapshot", pl->set.snapshot);
-		report_doc_end(doc);
-		report_doc_str(doc, "reason", pl->policy.reason);
+		doc_str(doc, "mode", guard_mode_name(pl->policy.mode));
+		doc_bool(doc, "enforce", pl->policy.watch && pl->policy.enforce);
+		doc_open(doc, "facts", false);
+		doc_str(doc, "state", probe_state_name(pl->v.state));
+		doc_str(doc, "source", pl->set.snapshot ? "snapshot" : "live");
+		doc_str(doc, "snapshot", pl->set.snapshot);
+		doc_end(doc);
+		doc_str(doc, "reason", pl->policy.reason);
 		if (m->outcome == ENFORCE_OUT_NOTHING) {
-			report_doc_open(doc, "earlier", false);
-			report_doc_bool(doc, "attached", m->earlier != NULL);
+			doc_open(doc, "earlier", false);
+			doc_bool(doc, "attached", m->earlier != NULL);
 			if (m->earlier) {
-				report_doc_str(doc, "attach", enf_attach_name(m->earlier->attach));
-				report_doc_str(
+				doc_str(doc, "attach", enf_attach_name(m->earlier->attach));
+				doc_str(
 					doc, "mode",
 					guard_mode_name((enum guard_mode)m->earlier->cfg.mode));
 			}
-			report_doc_end(doc);
+			doc_end(doc);
 		}
 	} else {
-		report_doc_null(doc, "error");
-		report_doc_str(doc, "attach", enf_attach_name(m->r->attach));
-		report_doc_bool(doc, "protects", m->r->verify.verified && m->r->cfg.enforce);
+		doc_null(doc, "error");
+		doc_str(doc, "attach", enf_attach_name(m->r->attach));
+		doc_bool(doc, "protects", m->r->verify.verified && m->r->cfg.enforce);
 		enforce_verify_data(doc, &m->r->verify);
-		report_doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
-		report_doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
+		doc_str(doc, "refused", m->r->refused[0] ? m->r->refused : NULL);
+		doc_bool(doc, "mounted_bpffs", m->r->mounted_bpffs);
 		enforce_config_data(doc, &m->r->cfg);
 		enforce_existing_data(doc, m->ex, &m->r->cfg);
 	}

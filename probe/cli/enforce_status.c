@@ -103,7 +103,7 @@ static void view_text(const struct enforce_status_view *m)
 	}
 	const struct pmug_enf_config *c = &st->cfg;
 	char when[64];
-	cli_time_utc(when, sizeof(when), (time_t)c->started, CLI_TIME_TEXT);
+	doc_time_utc(when, sizeof(when), (time_t)c->started, DOC_TIME_TEXT);
 	cli_line(stdout, "pmuguard enforce: attached (%s: %s), since %s",
 		 enf_attach_name(st->attach), hook_words(st->attach), when);
 	enforce_verify_text("  ", &st->verify);
@@ -165,109 +165,109 @@ static void view_text(const struct enforce_status_view *m)
 	}
 }
 
-static void view_walk(const struct report_sink *doc, const void *arg)
+static void view_walk(const struct doc_sink *doc, const void *arg)
 {
 	const struct enforce_status_view *m = arg;
 	const struct enf_status *st = m->st;
-	report_doc_uint(doc, "exit", (unsigned long long)m->rc);
+	doc_uint(doc, "exit", (unsigned long long)m->rc);
 	if (m->err) {
 		/* What is pinned could not be read: attached or not is unknown. */
-		report_doc_null(doc, "attached");
-		report_doc_str(doc, "error", st->why);
-		report_doc_null(doc, "protects");
-		report_doc_null(doc, "verified");
+		doc_null(doc, "attached");
+		doc_str(doc, "error", st->why);
+		doc_null(doc, "protects");
+		doc_null(doc, "verified");
 		return;
 	}
-	report_doc_bool(doc, "attached", st->attached);
-	report_doc_null(doc, "error");
-	report_doc_bool(doc, "protects", st->attached && st->verify.verified && st->cfg.enforce);
+	doc_bool(doc, "attached", st->attached);
+	doc_null(doc, "error");
+	doc_bool(doc, "protects", st->attached && st->verify.verified && st->cfg.enforce);
 	enforce_verify_data(doc, &st->verify);
 	if (!st->attached) {
 		const struct kernel_view *k = &m->k;
-		report_doc_str(doc, "why", st->why);
-		report_doc_open(doc, "policy", false);
-		report_doc_bool(doc, "would_attach", m->pl.policy.watch);
-		report_doc_str(doc, "mode", guard_mode_name(m->pl.policy.mode));
-		report_doc_str(doc, "reason", m->pl.policy.reason);
-		report_doc_end(doc);
-		report_doc_open(doc, "kernel", false);
-		report_doc_bool(doc, "btf", k->btf > 0);
+		doc_str(doc, "why", st->why);
+		doc_open(doc, "policy", false);
+		doc_bool(doc, "would_attach", m->pl.policy.watch);
+		doc_str(doc, "mode", guard_mode_name(m->pl.policy.mode));
+		doc_str(doc, "reason", m->pl.policy.reason);
+		doc_end(doc);
+		doc_open(doc, "kernel", false);
+		doc_bool(doc, "btf", k->btf > 0);
 		if (k->bpf_lsm < 0)
-			report_doc_null(doc, "bpf_lsm");
+			doc_null(doc, "bpf_lsm");
 		else
-			report_doc_bool(doc, "bpf_lsm", k->bpf_lsm > 0);
-		report_doc_str(doc, "lsm", k->lsm_rc >= 0 ? k->lsm : NULL);
-		report_doc_str(doc, "lsm_error", k->lsm_rc >= 0 ? NULL : strerror((int)-k->lsm_rc));
+			doc_bool(doc, "bpf_lsm", k->bpf_lsm > 0);
+		doc_str(doc, "lsm", k->lsm_rc >= 0 ? k->lsm : NULL);
+		doc_str(doc, "lsm_error", k->lsm_rc >= 0 ? NULL : strerror((int)-k->lsm_rc));
 		if (k->bpffs < 0)
-			report_doc_null(doc, "bpffs");
+			doc_null(doc, "bpffs");
 		else
-			report_doc_bool(doc, "bpffs", k->bpffs > 0);
-		report_doc_end(doc);
+			doc_bool(doc, "bpffs", k->bpffs > 0);
+		doc_end(doc);
 		return;
 	}
 	const struct pmug_enf_config *c = &st->cfg;
-	report_doc_null(doc, "why");
-	report_doc_str(doc, "attach", enf_attach_name(st->attach));
+	doc_null(doc, "why");
+	doc_str(doc, "attach", enf_attach_name(st->attach));
 	enforce_config_data(doc, c);
-	report_doc_open(doc, "program", false);
-	report_doc_uint(doc, "id", st->prog_id);
-	report_doc_uint(doc, "link_id", st->link_id);
-	report_doc_uint(doc, "xlated_insns", st->xlated_insns);
-	report_doc_uint(doc, "jited_bytes", st->jited_bytes);
-	report_doc_hex(doc, "object", false, c->object);
-	report_doc_end(doc);
+	doc_open(doc, "program", false);
+	doc_uint(doc, "id", st->prog_id);
+	doc_uint(doc, "link_id", st->link_id);
+	doc_uint(doc, "xlated_insns", st->xlated_insns);
+	doc_uint(doc, "jited_bytes", st->jited_bytes);
+	doc_hex(doc, "object", false, c->object);
+	doc_end(doc);
 	/* kernel.bpf_stats_enabled=1 counts runs; 0 runs: not counted (null). */
-	report_doc_open(doc, "runs", false);
+	doc_open(doc, "runs", false);
 	if (st->run_cnt) {
-		report_doc_uint(doc, "count", st->run_cnt);
-		report_doc_uint(doc, "time_ns", st->run_time_ns);
-		report_doc_uint(doc, "mean_ns", st->run_time_ns / st->run_cnt);
+		doc_uint(doc, "count", st->run_cnt);
+		doc_uint(doc, "time_ns", st->run_time_ns);
+		doc_uint(doc, "mean_ns", st->run_time_ns / st->run_cnt);
 	} else {
-		report_doc_null(doc, "count");
-		report_doc_null(doc, "time_ns");
-		report_doc_null(doc, "mean_ns");
+		doc_null(doc, "count");
+		doc_null(doc, "time_ns");
+		doc_null(doc, "mean_ns");
 	}
-	report_doc_end(doc);
+	doc_end(doc);
 	const struct pmug_enf_totals *tt = &st->totals;
-	report_doc_open(doc, "totals", false);
-	report_doc_uint(doc, "denied", tt->denied);
-	report_doc_uint(doc, "audited", tt->audited);
-	report_doc_uint(doc, "reports_lost", tt->lost_events);
-	report_doc_uint(doc, "keys_not_counted", tt->lost_keys);
-	report_doc_end(doc);
-	report_doc_uint(doc, "encodings", st->n_counts_total);
-	report_doc_open(doc, "by_encoding", true);
+	doc_open(doc, "totals", false);
+	doc_uint(doc, "denied", tt->denied);
+	doc_uint(doc, "audited", tt->audited);
+	doc_uint(doc, "reports_lost", tt->lost_events);
+	doc_uint(doc, "keys_not_counted", tt->lost_keys);
+	doc_end(doc);
+	doc_uint(doc, "encodings", st->n_counts_total);
+	doc_open(doc, "by_encoding", true);
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		const struct enf_count *e = &st->counts[i];
 		char comm[17];
 		enforce_comm_str(comm, e->val.last_comm);
 		enum guard_hit hit = enforce_key_hit(e->key.code);
-		report_doc_open(doc, NULL, false);
-		report_doc_str(doc, "decision", e->key.denied ? "denied" : "audited");
-		report_doc_uint(doc, "uid", e->key.uid);
-		report_doc_uint(doc, "pmu_type", e->key.pmu_type);
-		report_doc_hex(doc, "config", false, e->key.code);
-		report_doc_uint(doc, "calls", e->val.calls);
-		report_doc_uint(doc, "last_pid", e->val.last_pid);
-		report_doc_str(doc, "last_comm", comm);
-		report_doc_str(doc, "hit", enforce_hit_word(hit));
-		report_doc_str(doc, "name", guard_hit_name(hit, e->key.code));
-		report_doc_end(doc);
+		doc_open(doc, NULL, false);
+		doc_str(doc, "decision", e->key.denied ? "denied" : "audited");
+		doc_uint(doc, "uid", e->key.uid);
+		doc_uint(doc, "pmu_type", e->key.pmu_type);
+		doc_hex(doc, "config", false, e->key.code);
+		doc_uint(doc, "calls", e->val.calls);
+		doc_uint(doc, "last_pid", e->val.last_pid);
+		doc_str(doc, "last_comm", comm);
+		doc_str(doc, "hit", enforce_hit_word(hit));
+		doc_str(doc, "name", guard_hit_name(hit, e->key.code));
+		doc_end(doc);
 	}
-	report_doc_end(doc);
-	report_doc_open(doc, "by_uid", true);
+	doc_end(doc);
+	doc_open(doc, "by_uid", true);
 	for (unsigned i = 0; i < st->n_counts; i++) {
 		if (!uid_first(st, i))
 			continue;
 		unsigned long long den, aud;
 		uid_sums(st, i, &den, &aud);
-		report_doc_open(doc, NULL, false);
-		report_doc_uint(doc, "uid", st->counts[i].key.uid);
-		report_doc_uint(doc, "denied", den);
-		report_doc_uint(doc, "audited", aud);
-		report_doc_end(doc);
+		doc_open(doc, NULL, false);
+		doc_uint(doc, "uid", st->counts[i].key.uid);
+		doc_uint(doc, "denied", den);
+		doc_uint(doc, "audited", aud);
+		doc_end(doc);
 	}
-	report_doc_end(doc);
+	doc_end(doc);
 	enforce_existing_data(doc, m->ex, c);
 }
 

@@ -39,7 +39,7 @@ static int probe_child(void)
 	report_gather(in);
 	report_build(r, in);
 	r->version = PMUGUARD_VERSION;
-	cli_utc_now(r->generated_at, sizeof(r->generated_at));
+	doc_utc_now(r->generated_at, sizeof(r->generated_at));
 	report_render_keys(stdout, r);
 	return r->hazard ? EXIT_HAZARD : EXIT_OK;
 }

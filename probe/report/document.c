@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The document behind `pmuguard probe --json` and `--keys`: every key, in
- * order, written once.  render_json.c prints it as JSON, render_keys.c as
- * KEY=VALUE lines, so the two cannot differ in a key or a value (but for
+ * order, written once.  The command's writers (../doc/) print it as JSON
+ * or as KEY=VALUE lines, so the two cannot differ in a key or a value (but for
  * the bytes that are not UTF-8: U+FFFD in JSON, \xHH in keys).  The keys
  * are stable (README, "--json"): a key that changes meaning or goes away
  * raises REPORT_SCHEMA; a new key does not.
@@ -13,67 +13,27 @@
 #include "report.h"
 
 struct doc {
-	const struct report_sink *s;
+	const struct doc_sink *s;
 };
-
-void report_doc_str(const struct report_sink *s, const char *key, const char *v)
-{
-	s->node(s->ctx, key, v ? REPORT_NODE_STR : REPORT_NODE_NULL, v, 0);
-}
-
-void report_doc_uint(const struct report_sink *s, const char *key, uint64_t n)
-{
-	s->node(s->ctx, key, REPORT_NODE_UINT, NULL, n);
-}
-
-void report_doc_bool(const struct report_sink *s, const char *key, bool b)
-{
-	s->node(s->ctx, key, REPORT_NODE_BOOL, NULL, b);
-}
-
-void report_doc_null(const struct report_sink *s, const char *key)
-{
-	s->node(s->ctx, key, REPORT_NODE_NULL, NULL, 0);
-}
-
-void report_doc_hex(const struct report_sink *s, const char *key, bool padded, uint64_t v)
-{
-	char buf[24];
-	if (padded)
-		snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
-	else
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	report_doc_str(s, key, buf);
-}
-
-void report_doc_open(const struct report_sink *s, const char *key, bool array)
-{
-	s->node(s->ctx, key, array ? REPORT_NODE_ARRAY : REPORT_NODE_OBJECT, NULL, 0);
-}
-
-void report_doc_end(const struct report_sink *s)
-{
-	s->node(s->ctx, NULL, REPORT_NODE_END, NULL, 0);
-}
 
 static void str(const struct doc *d, const char *key, const char *s)
 {
-	report_doc_str(d->s, key, s);
+	doc_str(d->s, key, s);
 }
 
 static void uint(const struct doc *d, const char *key, uint64_t n)
 {
-	report_doc_uint(d->s, key, n);
+	doc_uint(d->s, key, n);
 }
 
 static void boolean(const struct doc *d, const char *key, bool b)
 {
-	report_doc_bool(d->s, key, b);
+	doc_bool(d->s, key, b);
 }
 
 static void null(const struct doc *d, const char *key)
 {
-	report_doc_null(d->s, key);
+	doc_null(d->s, key);
 }
 
 static void tri(const struct doc *d, const char *key, enum report_tri t)
@@ -94,22 +54,22 @@ static void uint_or_null(const struct doc *d, const char *key, bool known, uint6
 
 static void hex(const struct doc *d, const char *key, bool padded, uint64_t v)
 {
-	report_doc_hex(d->s, key, padded, v);
+	doc_hex(d->s, key, padded, v);
 }
 
-static void begin(const struct doc *d, const char *key, enum report_node kind)
+static void begin(const struct doc *d, const char *key, enum doc_node kind)
 {
-	report_doc_open(d->s, key, kind == REPORT_NODE_ARRAY);
+	doc_open(d->s, key, kind == DOC_NODE_ARRAY);
 }
 
 static void end(const struct doc *d)
 {
-	report_doc_end(d->s);
+	doc_end(d->s);
 }
 
 static void lines(const struct doc *d, const char *key, const char *const l[], unsigned n)
 {
-	begin(d, key, REPORT_NODE_ARRAY);
+	begin(d, key, DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < n; i++)
 		str(d, NULL, l[i]);
 	end(d);
@@ -118,7 +78,7 @@ static void lines(const struct doc *d, const char *key, const char *const l[], u
 /* A set of fixed counters as the list of their numbers: [4, 5, 6]. */
 static void counters(const struct doc *d, const char *key, uint32_t set)
 {
-	begin(d, key, REPORT_NODE_ARRAY);
+	begin(d, key, DOC_NODE_ARRAY);
 	for (unsigned n = 0; n < 32; n++)
 		if ((set >> n) & 1)
 			uint(d, NULL, n);
@@ -131,7 +91,7 @@ static void machine(const struct doc *d, const struct probe_machine *m)
 		null(d, "machine");
 		return;
 	}
-	begin(d, "machine", REPORT_NODE_OBJECT);
+	begin(d, "machine", DOC_NODE_OBJECT);
 	str(d, "source", m->source);
 	str(d, "sys_vendor", m->sys_vendor[0] ? m->sys_vendor : NULL);
 	str(d, "product_name", m->product_name[0] ? m->product_name : NULL);
@@ -143,7 +103,7 @@ static void machine(const struct doc *d, const struct probe_machine *m)
 
 static void cpu(const struct doc *d, const struct report *r)
 {
-	begin(d, "cpu", REPORT_NODE_OBJECT);
+	begin(d, "cpu", DOC_NODE_OBJECT);
 	boolean(d, "known", r->cpu.known);
 	str(d, "source", r->cpu.source);
 	str(d, "vendor", r->cpu.vendor);
@@ -157,7 +117,7 @@ static void cpu(const struct doc *d, const struct report *r)
 	boolean(d, "hybrid", r->cpu.hybrid);
 	end(d);
 
-	begin(d, "perfmon", REPORT_NODE_OBJECT);
+	begin(d, "perfmon", DOC_NODE_OBJECT);
 	boolean(d, "known", r->perfmon.known);
 	str(d, "source", r->perfmon.source);
 	uint(d, "version", r->perfmon.version);
@@ -169,7 +129,7 @@ static void cpu(const struct doc *d, const struct report *r)
 
 static void kernel_log(const struct doc *d, const struct report *r)
 {
-	begin(d, "kernel_log", REPORT_NODE_OBJECT);
+	begin(d, "kernel_log", DOC_NODE_OBJECT);
 	boolean(d, "readable", r->kernel_log.readable);
 	str(d, "error", r->kernel_log.error);
 	if (r->kernel_log.mask_seen)
@@ -182,7 +142,7 @@ static void kernel_log(const struct doc *d, const struct report *r)
 	else
 		null(d, "pmu_block_anchored");
 	const struct report_ignored *ig = &r->kernel_log.ignored;
-	begin(d, "ignored", REPORT_NODE_OBJECT);
+	begin(d, "ignored", DOC_NODE_OBJECT);
 	uint(d, "count", ig->count);
 	uint(d, "not_at_record_start", ig->not_at_start);
 	uint(d, "malformed", ig->malformed);
@@ -193,10 +153,10 @@ static void kernel_log(const struct doc *d, const struct report *r)
 	str(d, "kernel", r->kernel_log.kernel);
 	str(d, "hypervisor", r->kernel_log.hypervisor);
 	str(d, "dmi", r->kernel_log.dmi);
-	begin(d, "msr_errors", REPORT_NODE_ARRAY);
+	begin(d, "msr_errors", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < r->kernel_log.n_msr_errors; i++) {
 		const struct report_msr_error *e = &r->kernel_log.msr_errors[i];
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		hex(d, "msr", false, e->msr);
 		str(d, "access", e->access);
 		str(d, "name", e->name);
@@ -216,7 +176,7 @@ static void msr(const struct doc *d, const struct report *r)
 {
 	if (!r->msr.asked)
 		return; /* the key is there only with --msr */
-	begin(d, "msr", REPORT_NODE_OBJECT);
+	begin(d, "msr", DOC_NODE_OBJECT);
 	if (r->msr.perf_capabilities_error)
 		str(d, "perf_capabilities_error", r->msr.perf_capabilities_error);
 	else
@@ -228,10 +188,10 @@ static void msr(const struct doc *d, const struct report *r)
 
 static void pmus(const struct doc *d, const struct report *r)
 {
-	begin(d, "pmus", REPORT_NODE_ARRAY);
+	begin(d, "pmus", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < r->pmus.n; i++) {
 		const struct report_pmu *p = &r->pmus.pmu[i];
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		str(d, "name", p->name);
 		uint(d, "type", p->type);
 		uint_or_null(d, "fixed_counters", p->fixed_known, p->fixed_counters);
@@ -254,10 +214,10 @@ static void pmus(const struct doc *d, const struct report *r)
 
 static void findings(const struct doc *d, const struct report *r)
 {
-	begin(d, "findings", REPORT_NODE_ARRAY);
+	begin(d, "findings", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < r->n_findings; i++) {
 		const struct finding *x = &r->findings[i];
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		str(d, "id", x->id);
 		str(d, "severity", finding_severity_name(x->severity));
 		str(d, "summary", x->summary);
@@ -269,11 +229,11 @@ static void findings(const struct doc *d, const struct report *r)
 	end(d);
 }
 
-void report_walk(const struct report_sink *sink, const void *report)
+void report_walk(const struct doc_sink *sink, const void *report)
 {
 	const struct report *r = report;
 	const struct doc d = {sink};
-	begin(&d, NULL, REPORT_NODE_OBJECT);
+	begin(&d, NULL, DOC_NODE_OBJECT);
 	uint(&d, "schema", (uint64_t)r->schema);
 	str(&d, "version", r->version);
 	str(&d, "generated_at", r->generated_at[0] ? r->generated_at : NULL);
@@ -288,12 +248,12 @@ void report_walk(const struct report_sink *sink, const void *report)
 	machine(&d, &r->machine);
 	cpu(&d, r);
 	boolean(&d, "fixed3_advertised", r->fixed3_advertised);
-	begin(&d, "fixed_counters", REPORT_NODE_OBJECT);
+	begin(&d, "fixed_counters", DOC_NODE_OBJECT);
 	counters(&d, "advertised", r->fixed.advertised);
 	counters(&d, "refuted", r->fixed.refuted);
 	counters(&d, "hazard", r->fixed.hazard);
 	end(&d);
-	begin(&d, "perf_metrics", REPORT_NODE_OBJECT);
+	begin(&d, "perf_metrics", DOC_NODE_OBJECT);
 	boolean(&d, "proven", r->perf_metrics.proven);
 	str(&d, "source", r->perf_metrics.source);
 	end(&d);
@@ -306,21 +266,31 @@ void report_walk(const struct report_sink *sink, const void *report)
 	if (!c || !c->looked) {
 		null(&d, "containers");
 	} else {
-		begin(&d, "containers", REPORT_NODE_OBJECT);
-		begin(&d, "runtimes", REPORT_NODE_ARRAY);
+		begin(&d, "containers", DOC_NODE_OBJECT);
+		begin(&d, "runtimes", DOC_NODE_ARRAY);
 		for (unsigned i = 0; i < c->n; i++)
 			str(&d, NULL, c->runtime[i]);
 		end(&d);
-		begin(&d, "evidence", REPORT_NODE_ARRAY);
+		begin(&d, "evidence", DOC_NODE_ARRAY);
 		for (unsigned i = 0; i < c->n; i++)
 			str(&d, NULL, c->evidence[i]);
 		end(&d);
 		end(&d);
 	}
-	begin(&d, "plain_perf_stat", REPORT_NODE_OBJECT);
+	begin(&d, "plain_perf_stat", DOC_NODE_OBJECT);
 	str(&d, "under_deny", r->plain_perf_stat.under_deny);
 	str(&d, "text", r->plain_perf_stat.text);
 	end(&d);
 	findings(&d, r);
 	end(&d);
+}
+
+void report_render_json(FILE *out, const struct report *r)
+{
+	doc_write_json(out, report_walk, r);
+}
+
+void report_render_keys(FILE *out, const struct report *r)
+{
+	doc_write_keys(out, report_walk, r);
 }

@@ -5,7 +5,7 @@
  * how to say it.
  *
  * Every line goes out through line() or wrap(), and so through the one
- * escaper (report_put_safe): a snapshot is anyone's files, and what it
+ * escaper (doc_put_safe): a snapshot is anyone's files, and what it
  * holds (events/slots, a path, a quoted log line) must not clear the
  * screen, move the cursor or print a verdict of its own.  The only raw
  * newlines are the renderer's.
@@ -31,7 +31,7 @@ __attribute__((format(printf, 2, 3))) static void line(FILE *o, const char *fmt,
 		fputs("(out of memory formatting a line)\n", o);
 		return;
 	}
-	report_put_safe(o, text);
+	doc_put_safe(o, text);
 	fputc('\n', o);
 	free(text);
 }
@@ -49,7 +49,7 @@ static char *escaped(const char *s)
 	FILE *m = open_memstream(&text, &size);
 	if (!m)
 		return NULL;
-	report_put_safe(m, s);
+	doc_put_safe(m, s);
 	if (fclose(m) != 0) {
 		free(text);
 		return NULL;

@@ -6,9 +6,9 @@
  * is called is taken there.  The renderers only print the model:
  *
  *   render_text.c   the words a person reads
- *   document.c      the document: every key of --json and --keys, in order
- *   render_json.c   that document as one JSON object (README: the keys)
- *   render_keys.c   that document as KEY=VALUE lines, for shells
+ *   document.c      the document: every key of --json and --keys, in order,
+ *                   printed by the command's writers (../doc/) as one JSON
+ *                   object (README: the keys) or as KEY=VALUE lines
  *
  * Like lscpu's one context: the facts are read before anything prints,
  * and no renderer reads anything again.
@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "doc.h"
 #include "evidence.h"
 #include "findings.h"
 #include "machine.h"
@@ -206,61 +207,7 @@ void report_render_text(FILE *out, const struct report *r);
 void report_render_json(FILE *out, const struct report *r);
 void report_render_keys(FILE *out, const struct report *r);
 
-/* The document behind --json and --keys: each node in order.  key is the
- * node's name in its object, NULL in an array; REPORT_NODE_OBJECT and
- * REPORT_NODE_ARRAY open a container that REPORT_NODE_END closes. */
-enum report_node {
-	REPORT_NODE_NULL,
-	REPORT_NODE_BOOL,
-	REPORT_NODE_UINT,
-	REPORT_NODE_STR,
-	REPORT_NODE_OBJECT,
-	REPORT_NODE_ARRAY,
-	REPORT_NODE_END,
-};
-struct report_sink {
-	void (*node)(void *ctx, const char *key, enum report_node kind, const char *s,
-		     uint64_t n);
-	void *ctx;
-};
-
-/* The command's documents (`enforce start|status --json|--keys`,
- * follow's lines) through the same two writers: walk gives sink every node
- * of the document in order, the top object included, as report_walk does
- * for the report.  One JSON object and a newline, or KEY=VALUE lines. */
-typedef void report_walker(const struct report_sink *sink, const void *arg);
-/* The report's walker: arg is the struct report. */
-void report_walk(const struct report_sink *sink, const void *report);
-void report_write_json(FILE *out, report_walker *walk, const void *arg);
-/* The same, with ", " and ": " between members, as the status document
- * has always been printed. */
-void report_write_json_spaced(FILE *out, report_walker *walk, const void *arg);
-void report_write_keys(FILE *out, report_walker *walk, const void *arg);
-
-/* The nodes a walker gives, as document.c gives the report's: key NULL
- * inside an array; a NULL string is null; report_doc_open() starts an
- * object (array false) or an array that report_doc_end() closes.
- * report_doc_hex() is a value as a string, "0x400" (padded false) or as
- * the kernel prints a mask, "0x0000000f000000ff". */
-void report_doc_str(const struct report_sink *s, const char *key, const char *v);
-void report_doc_uint(const struct report_sink *s, const char *key, uint64_t n);
-void report_doc_bool(const struct report_sink *s, const char *key, bool b);
-void report_doc_null(const struct report_sink *s, const char *key);
-void report_doc_hex(const struct report_sink *s, const char *key, bool padded, uint64_t v);
-void report_doc_open(const struct report_sink *s, const char *key, bool array);
-void report_doc_end(const struct report_sink *s);
-
-/* A JSON string (NULL: null), by the one rule (log_plain_len()): what
- * passes is written as it is, '"' and '\\' as \" and \\, control
- * characters (C0, DEL, C1) as \u00XX (RFC 8259), and a byte that is not
- * UTF-8 as U+FFFD.  The command's one JSON string writer (cli.h declares
- * it too, for the other subcommands' --json). */
-void json_str(FILE *out, const char *s);
-
-/* s with every byte that log_plain_len() does not pass (control
- * characters, DEL, backslashes, bytes that are not UTF-8) written as
- * \xHH: --keys values, every line of the text report, and every line of
- * the command that carries a value from outside. */
-void report_put_safe(FILE *out, const char *s);
+/* The report's walker (../doc/doc.h): arg is the struct report. */
+void report_walk(const struct doc_sink *sink, const void *report);
 
 #endif

@@ -354,7 +354,7 @@ void status_render_text(FILE *out, const char *prefix, const struct status_model
 /* The document (schema 2) through a report sink: render_json.c and
  * render_keys.c print it. */
 void status_walk(const struct status_model *m, const struct status_decision *d,
-		 const char *generated_at, const char *host, const struct report_sink *sink);
+		 const char *generated_at, const char *host, const struct doc_sink *sink);
 /* The reprobe's result for the textfile: exit < 0 keeps the last
  * reprobe's lines from the file it replaces. */
 struct status_reprobe {

@@ -11,14 +11,14 @@
 #include "status.h"
 
 struct doc {
-	const struct report_sink *s;
+	const struct doc_sink *s;
 };
 
 /* The report's node calls (report_doc_*, document.c's own), by the short
  * names this file reads best with. */
 static void str(const struct doc *d, const char *key, const char *s)
 {
-	report_doc_str(d->s, key, s);
+	doc_str(d->s, key, s);
 }
 
 /* A string where there is one: null for NULL and "". */
@@ -29,17 +29,17 @@ static void str_or_null(const struct doc *d, const char *key, const char *s)
 
 static void num(const struct doc *d, const char *key, uint64_t n)
 {
-	report_doc_uint(d->s, key, n);
+	doc_uint(d->s, key, n);
 }
 
 static void boolean(const struct doc *d, const char *key, bool b)
 {
-	report_doc_bool(d->s, key, b);
+	doc_bool(d->s, key, b);
 }
 
 static void null(const struct doc *d, const char *key)
 {
-	report_doc_null(d->s, key);
+	doc_null(d->s, key);
 }
 
 /* A count read from another document: a number where it is one, else
@@ -52,14 +52,14 @@ static void num_text(const struct doc *d, const char *key, const char *v)
 		null(d, key);
 }
 
-static void begin(const struct doc *d, const char *key, enum report_node kind)
+static void begin(const struct doc *d, const char *key, enum doc_node kind)
 {
-	report_doc_open(d->s, key, kind == REPORT_NODE_ARRAY);
+	doc_open(d->s, key, kind == DOC_NODE_ARRAY);
 }
 
 static void end(const struct doc *d)
 {
-	report_doc_end(d->s);
+	doc_end(d->s);
 }
 
 static const char *kernel_word(enum status_kernel k)
@@ -86,7 +86,7 @@ static const char *canary_word(enum status_canary c)
 static void preload(const struct doc *d, const struct status_model *m,
 		    const struct status_decision *dd)
 {
-	begin(d, "preload", REPORT_NODE_OBJECT);
+	begin(d, "preload", DOC_NODE_OBJECT);
 	boolean(d, "installed", m->listed);
 	boolean(d, "loads", m->loads);
 	str_or_null(d, "load_error", m->load_why);
@@ -124,9 +124,9 @@ static void preload(const struct doc *d, const struct status_model *m,
 		num(d, "processes_not_read", m->not_read);
 	else
 		null(d, "processes_not_read");
-	begin(d, "at_risk", REPORT_NODE_ARRAY);
+	begin(d, "at_risk", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < m->n_risk; i++) {
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		num(d, "pid", (uint64_t)m->risk[i].pid);
 		str(d, "comm", m->risk[i].comm);
 		num(d, "perf_event_fds", m->risk[i].fds);
@@ -145,7 +145,7 @@ static void kernel(const struct doc *d, const struct status_model *m,
 	bool has = dd->kernel == STATUS_K_ATTACHED || dd->kernel == STATUS_K_AUDIT ||
 		   dd->kernel == STATUS_K_UNVERIFIED;
 	bool attached = dd->kernel == STATUS_K_ATTACHED;
-	begin(d, "kernel", REPORT_NODE_OBJECT);
+	begin(d, "kernel", DOC_NODE_OBJECT);
 	str(d, "state", kernel_word(dd->kernel));
 	if (k->verified_said)
 		boolean(d, "verified", k->verified);
@@ -170,9 +170,9 @@ static void kernel(const struct doc *d, const struct status_model *m,
 	} else {
 		null(d, "existing_unguarded");
 	}
-	begin(d, "by_encoding", REPORT_NODE_ARRAY);
+	begin(d, "by_encoding", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < k->n_kenc; i++) {
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		str(d, "decision", k->kenc[i].decision);
 		num(d, "pmu_type", k->kenc[i].pmu_type);
 		str(d, "config", k->kenc[i].config);
@@ -180,9 +180,9 @@ static void kernel(const struct doc *d, const struct status_model *m,
 		end(d);
 	}
 	end(d);
-	begin(d, "blocked_by_program", REPORT_NODE_ARRAY);
+	begin(d, "blocked_by_program", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < k->n_kprogs; i++) {
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		str(d, "program", k->kprogs[i].program);
 		num(d, "uid", k->kprogs[i].uid);
 		str(d, "config", k->kprogs[i].config);
@@ -195,7 +195,7 @@ static void kernel(const struct doc *d, const struct status_model *m,
 
 static void reports(const struct doc *d, const struct status_model *m)
 {
-	begin(d, "reports", REPORT_NODE_OBJECT);
+	begin(d, "reports", DOC_NODE_OBJECT);
 	str(d, "destination", m->reports_to);
 	str(d, "counted_from", m->log_src);
 	str_or_null(d, "not_counted_because", m->log_why);
@@ -208,9 +208,9 @@ static void reports(const struct doc *d, const struct status_model *m)
 	}
 	/* Reports counted whose time could not be placed in this boot. */
 	num(d, "of_unknown_boot", m->log_timeless);
-	begin(d, "by_encoding", REPORT_NODE_ARRAY);
+	begin(d, "by_encoding", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < m->n_lenc; i++) {
-		begin(d, NULL, REPORT_NODE_OBJECT);
+		begin(d, NULL, DOC_NODE_OBJECT);
 		num_text(d, "pmu_type", m->lenc[i].pmu_type);
 		str(d, "config", m->lenc[i].config);
 		num(d, "reports", m->lenc[i].reports);
@@ -219,9 +219,9 @@ static void reports(const struct doc *d, const struct status_model *m)
 	end(d);
 	end(d);
 	if (m->progs_known) {
-		begin(d, "blocked_by_program", REPORT_NODE_ARRAY);
+		begin(d, "blocked_by_program", DOC_NODE_ARRAY);
 		for (unsigned i = 0; i < m->n_progs; i++) {
-			begin(d, NULL, REPORT_NODE_OBJECT);
+			begin(d, NULL, DOC_NODE_OBJECT);
 			str(d, "layer", m->progs[i].layer);
 			str(d, "program", m->progs[i].program);
 			num(d, "reports", m->progs[i].reports);
@@ -234,11 +234,11 @@ static void reports(const struct doc *d, const struct status_model *m)
 }
 
 void status_walk(const struct status_model *m, const struct status_decision *dd,
-		 const char *generated_at, const char *host, const struct report_sink *sink)
+		 const char *generated_at, const char *host, const struct doc_sink *sink)
 {
 	const struct doc dc = {sink}, *d = &dc;
 	static const char *const verdicts[] = {"hazard", "safe", "unknown"};
-	begin(d, NULL, REPORT_NODE_OBJECT);
+	begin(d, NULL, DOC_NODE_OBJECT);
 	num(d, "schema", STATUS_SCHEMA);
 	str(d, "version", m->o->version);
 	str(d, "generated_at", generated_at);
@@ -258,8 +258,8 @@ void status_walk(const struct status_model *m, const struct status_decision *dd,
 	num(d, "exit", (uint64_t)dd->exit);
 	preload(d, m, dd);
 	kernel(d, m, dd);
-	begin(d, "containers", REPORT_NODE_OBJECT);
-	begin(d, "runtimes", REPORT_NODE_ARRAY);
+	begin(d, "containers", DOC_NODE_OBJECT);
+	begin(d, "runtimes", DOC_NODE_ARRAY);
 	for (unsigned i = 0; i < m->n_containers; i++)
 		str(d, NULL, m->container_list[i]);
 	end(d);

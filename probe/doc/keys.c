@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * `pmuguard probe --keys`: the document (document.c) flattened for shells,
- * as `systemctl show` does: one KEY=VALUE a line, the first `schema=3`;
- * the command's other documents (report_write_keys) the same way.
+ * A document flattened for shells, as `systemctl show` does: one KEY=VALUE
+ * a line, the first `schema=N` (the probe's report, the status, enforce's
+ * documents): the command's one KEYS writer.
  *
  *   - KEY is the value's JSON path, joined with '.': kernel_log.mask,
  *     machine.words; an array's elements by index: pmus.0.name,
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "report.h"
+#include "doc.h"
 
 #define KEYS_DEPTH 8 /* the document nests 4 deep */
 #define KEYS_PATH 256
@@ -31,7 +31,7 @@ struct keys {
 	FILE *out;
 	char path[KEYS_PATH];
 	unsigned depth;
-	size_t len[KEYS_DEPTH];    /* the path's length at each open container */
+	size_t len[KEYS_DEPTH]; /* the path's length at each open container */
 	bool array[KEYS_DEPTH];
 	unsigned index[KEYS_DEPTH]; /* the next element's index, in an array */
 };
@@ -39,7 +39,7 @@ struct keys {
 /* What log_plain_len() passes as it is, every other byte as \xHH: the one
  * rule of a value or a message line, in the command's stdio (the JSON
  * renderer writes the same rule in JSON's escapes). */
-void report_put_safe(FILE *out, const char *s)
+void doc_put_safe(FILE *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		size_t n = log_plain_len(p);
@@ -55,7 +55,7 @@ void report_put_safe(FILE *out, const char *s)
 
 static void keys_value(FILE *out, const char *s)
 {
-	report_put_safe(out, s);
+	doc_put_safe(out, s);
 }
 
 /* The node's path into k->path; its length. */
@@ -75,20 +75,19 @@ static size_t keys_path(struct keys *k, const char *key)
 	return at + (size_t)n;
 }
 
-static void keys_node(void *ctx, const char *key, enum report_node kind, const char *s,
-		      uint64_t n)
+static void keys_node(void *ctx, const char *key, enum doc_node kind, const char *s, uint64_t n)
 {
 	struct keys *k = ctx;
-	if (kind == REPORT_NODE_END) {
+	if (kind == DOC_NODE_END) {
 		if (k->depth)
 			k->depth--;
 		return;
 	}
 	size_t len = keys_path(k, key);
-	if (kind == REPORT_NODE_OBJECT || kind == REPORT_NODE_ARRAY) {
+	if (kind == DOC_NODE_OBJECT || kind == DOC_NODE_ARRAY) {
 		if (k->depth < KEYS_DEPTH) {
 			k->len[k->depth] = len;
-			k->array[k->depth] = kind == REPORT_NODE_ARRAY;
+			k->array[k->depth] = kind == DOC_NODE_ARRAY;
 			k->index[k->depth] = 0;
 			k->depth++;
 		}
@@ -97,29 +96,17 @@ static void keys_node(void *ctx, const char *key, enum report_node kind, const c
 	fwrite(k->path, 1, len, k->out);
 	fputc('=', k->out);
 	switch (kind) {
-	case REPORT_NODE_BOOL:
-		fputs(n ? "true" : "false", k->out);
-		break;
-	case REPORT_NODE_UINT:
-		fprintf(k->out, "%" PRIu64, n);
-		break;
-	case REPORT_NODE_STR:
-		keys_value(k->out, s);
-		break;
-	default:
-		break; /* null: empty */
+	case DOC_NODE_BOOL: fputs(n ? "true" : "false", k->out); break;
+	case DOC_NODE_UINT: fprintf(k->out, "%" PRIu64, n); break;
+	case DOC_NODE_STR: keys_value(k->out, s); break;
+	default: break; /* null: empty */
 	}
 	fputc('\n', k->out);
 }
 
-void report_write_keys(FILE *out, report_walker *walk, const void *arg)
+void doc_write_keys(FILE *out, doc_walker *walk, const void *arg)
 {
 	struct keys k = {.out = out};
-	const struct report_sink sink = {keys_node, &k};
+	const struct doc_sink sink = {keys_node, &k};
 	walk(&sink, arg);
-}
-
-void report_render_keys(FILE *out, const struct report *r)
-{
-	report_write_keys(out, report_walk, r);
 }

@@ -5,22 +5,22 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli.h"
+#include "doc.h"
 
-bool cli_time_utc(char *buf, size_t size, time_t t, enum cli_time form)
+bool doc_time_utc(char *buf, size_t size, time_t t, enum doc_time form)
 {
 	struct tm tm;
 	if (!size)
 		return false;
 	if (gmtime_r(&t, &tm) &&
-	    strftime(buf, size, form == CLI_TIME_TEXT ? "%Y-%m-%d %H:%M:%S UTC" : "%Y-%m-%dT%H:%M:%SZ",
-		     &tm))
+	    strftime(buf, size,
+		     form == DOC_TIME_TEXT ? "%Y-%m-%d %H:%M:%S UTC" : "%Y-%m-%dT%H:%M:%SZ", &tm))
 		return true;
 	snprintf(buf, size, "?");
 	return false;
 }
 
-void cli_utc_now(char *buf, size_t size)
+void doc_utc_now(char *buf, size_t size)
 {
 	time_t t = time(NULL);
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
@@ -31,6 +31,6 @@ void cli_utc_now(char *buf, size_t size)
 		if (!*end && !errno && v >= 0)
 			t = (time_t)v;
 	}
-	if (!cli_time_utc(buf, size, t, CLI_TIME_ISO) && size)
+	if (!doc_time_utc(buf, size, t, DOC_TIME_ISO) && size)
 		buf[0] = '\0';
 }

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * `pmuguard probe --json`: the document (document.c) as one JSON object on
- * one line; the command's other documents (report_write_json) the same way.  Strings are UTF-8 as found: control characters (C0, DEL and
+ * A document as one JSON object on one line (the probe's report, the
+ * status, enforce's documents and follow's lines): the command's one JSON
+ * writer.  Strings are UTF-8 as found: control characters (C0, DEL and
  * C1) are \u escapes, and a byte that is not UTF-8 becomes U+FFFD.
  */
 #include <inttypes.h>
 #include <stdbool.h>
 
 #include "log.h"
-#include "report.h"
+#include "doc.h"
 
 #define JSON_DEPTH 8 /* the document nests 4 deep */
 
@@ -17,10 +18,10 @@ struct json {
 	unsigned depth;
 	bool first[JSON_DEPTH];      /* no value yet in the container at this depth */
 	bool kind_array[JSON_DEPTH]; /* it is an array */
-	bool spaced;		     /* ", " and ": " between members (a status document) */
+	bool spaced;                 /* ", " and ": " between members (a status document) */
 };
 
-void json_str(FILE *out, const char *s)
+void doc_json_str(FILE *out, const char *s)
 {
 	if (!s) {
 		fputs("null", out);
@@ -52,11 +53,10 @@ void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_node(void *ctx, const char *key, enum report_node kind, const char *s,
-		      uint64_t n)
+static void json_node(void *ctx, const char *key, enum doc_node kind, const char *s, uint64_t n)
 {
 	struct json *j = ctx;
-	if (kind == REPORT_NODE_END) {
+	if (kind == DOC_NODE_END) {
 		if (j->depth == 0)
 			return;
 		j->depth--;
@@ -69,55 +69,41 @@ static void json_node(void *ctx, const char *key, enum report_node kind, const c
 		j->first[j->depth - 1] = false;
 	}
 	if (key) {
-		json_str(j->out, key);
+		doc_json_str(j->out, key);
 		fputs(j->spaced ? ": " : ":", j->out);
 	}
 	switch (kind) {
-	case REPORT_NODE_NULL:
-		fputs("null", j->out);
-		break;
-	case REPORT_NODE_BOOL:
-		fputs(n ? "true" : "false", j->out);
-		break;
-	case REPORT_NODE_UINT:
-		fprintf(j->out, "%" PRIu64, n);
-		break;
-	case REPORT_NODE_STR:
-		json_str(j->out, s);
-		break;
-	case REPORT_NODE_OBJECT:
-	case REPORT_NODE_ARRAY:
-		fputc(kind == REPORT_NODE_ARRAY ? '[' : '{', j->out);
+	case DOC_NODE_NULL: fputs("null", j->out); break;
+	case DOC_NODE_BOOL: fputs(n ? "true" : "false", j->out); break;
+	case DOC_NODE_UINT: fprintf(j->out, "%" PRIu64, n); break;
+	case DOC_NODE_STR: doc_json_str(j->out, s); break;
+	case DOC_NODE_OBJECT:
+	case DOC_NODE_ARRAY:
+		fputc(kind == DOC_NODE_ARRAY ? '[' : '{', j->out);
 		if (j->depth < JSON_DEPTH) {
-			j->kind_array[j->depth] = kind == REPORT_NODE_ARRAY;
+			j->kind_array[j->depth] = kind == DOC_NODE_ARRAY;
 			j->first[j->depth] = true;
 			j->depth++;
 		}
 		break;
-	case REPORT_NODE_END:
-		break;
+	case DOC_NODE_END: break;
 	}
 }
 
-static void write_json(FILE *out, bool spaced, report_walker *walk, const void *arg)
+static void write_json(FILE *out, bool spaced, doc_walker *walk, const void *arg)
 {
 	struct json j = {.out = out, .spaced = spaced};
-	const struct report_sink sink = {json_node, &j};
+	const struct doc_sink sink = {json_node, &j};
 	walk(&sink, arg);
 	fputc('\n', out);
 }
 
-void report_write_json(FILE *out, report_walker *walk, const void *arg)
+void doc_write_json(FILE *out, doc_walker *walk, const void *arg)
 {
 	write_json(out, false, walk, arg);
 }
 
-void report_write_json_spaced(FILE *out, report_walker *walk, const void *arg)
+void doc_write_json_spaced(FILE *out, doc_walker *walk, const void *arg)
 {
 	write_json(out, true, walk, arg);
-}
-
-void report_render_json(FILE *out, const struct report *r)
-{
-	report_write_json(out, report_walk, r);
 }

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The nodes a document's walker gives its sink (doc.h): one function a
+ * kind, so that every document (the report, the status, enforce's) says
+ * each value the same way.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "doc.h"
+
+void doc_str(const struct doc_sink *s, const char *key, const char *v)
+{
+	s->node(s->ctx, key, v ? DOC_NODE_STR : DOC_NODE_NULL, v, 0);
+}
+
+void doc_uint(const struct doc_sink *s, const char *key, uint64_t n)
+{
+	s->node(s->ctx, key, DOC_NODE_UINT, NULL, n);
+}
+
+void doc_bool(const struct doc_sink *s, const char *key, bool b)
+{
+	s->node(s->ctx, key, DOC_NODE_BOOL, NULL, b);
+}
+
+void doc_null(const struct doc_sink *s, const char *key)
+{
+	s->node(s->ctx, key, DOC_NODE_NULL, NULL, 0);
+}
+
+void doc_hex(const struct doc_sink *s, const char *key, bool padded, uint64_t v)
+{
+	char buf[24];
+	if (padded)
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	doc_str(s, key, buf);
+}
+
+void doc_open(const struct doc_sink *s, const char *key, bool array)
+{
+	s->node(s->ctx, key, array ? DOC_NODE_ARRAY : DOC_NODE_OBJECT, NULL, 0);
+}
+
+void doc_end(const struct doc_sink *s)
+{
+	s->node(s->ctx, NULL, DOC_NODE_END, NULL, 0);
+}
