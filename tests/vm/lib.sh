@@ -105,8 +105,10 @@ world() {
 # world's facts set up and world.sh's step()), with each variable named in
 # the driver's job_vars array set to its value here; sets $dir and $result,
 # so it must not run in a subshell (feed it with < <(...), not a pipe).
-# VM_TIMEOUT caps the boot (default 200 s: a boot takes 7-15 s when two run
-# at once on 2 cores, far more on a loaded host); VM_LSM, VM_NOMOUNT and
+# VM_TIMEOUT caps the boot (default 400 s: a boot takes 7-15 s when two run
+# at once on 2 cores, a guarded matrix boot 50-120 s, and far more on a
+# loaded host: a guarded bookworm boot once took over 200 s while the other
+# suites ran); VM_LSM, VM_NOMOUNT and
 # VM_INIT reach vm.sh from the environment.
 boot() {
 	local name=$1 start v vars=
@@ -122,7 +124,7 @@ boot() {
 		cat
 	} >"$dir/job.sh"
 	start=$(date +%s)
-	result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-200}" --pmu "$pmu" "$dir") ||
+	result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-400}" --pmu "$pmu" "$dir") ||
 		result="vm.sh failed"
 	echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s"
 }
