@@ -118,87 +118,13 @@ static int run_preload(char **argv, const struct guard_settings *set,
 	return err == ENOENT ? 127 : 126;
 }
 
-static const char *pmu_name(const struct probe_facts *f, uint32_t type, char *buf, size_t size)
-{
-	static const char *const fixed[] = {"hardware", "software", "tracepoint", "hw_cache",
-					    "raw", "breakpoint"};
-	if (type < sizeof(fixed) / sizeof(fixed[0]))
-		return fixed[type];
-	for (unsigned i = 0; f && i < f->n_pmus; i++)
-		if (f->pmus[i].type == type)
-			return f->pmus[i].name;
-	snprintf(buf, size, "type %u", type);
-	return buf;
-}
-
-/* The audit's table, on stderr (the command's stdout is its own). */
-static void audit_summary(const struct sup_audit *a, const struct sup_options *o)
-{
-	const struct guard_policy *p = &o->view;
-	bool reached = false;
-	fprintf(stderr, "\npmuguard audit: %u distinct perf_event_open encodings (facts: %s)\n",
-		a->n_rows, o->facts_src);
-	fprintf(stderr, "  %-11s %5s  %-18s %5s %5s %6s  %s\n", "PMU", "type", "config", "event",
-		"umask", "calls", "decision");
-	for (unsigned i = 0; i < a->n_rows; i++) {
-		const struct sup_audit_row *r = &a->rows[i];
-		char nb[32], ev[8] = "-", um[8] = "-";
-		if (guard_core_type(p, r->type)) {
-			snprintf(ev, sizeof(ev), "0x%02x", (unsigned)(r->config & 0xff));
-			snprintf(um, sizeof(um), "0x%02x", (unsigned)((r->config >> 8) & 0xff));
-		}
-		const char *what;
-		if (r->in_process && r->hit != GUARD_HIT_NONE)
-			what = "answered in the process by the preload";
-		else if (r->in_process)
-			what = "answered in the process by the preload (allowed here)";
-		else if (r->hit == GUARD_HIT_NONE)
-			what = "allowed";
-		else if (r->denied)
-			what = "denied";
-		else if (p->watch)
-			what = "would be denied";
-		else
-			what = "allowed here; would be denied on an affected machine";
-		reached |= r->hit != GUARD_HIT_NONE;
-		fprintf(stderr, "  %-11s %5u  0x%-16" PRIx64 " %5s %5s %6lu  %s%s%s\n",
-			pmu_name(o->facts, r->type, nb, sizeof(nb)), r->type, r->config, ev, um,
-			r->calls, what, r->hit ? ": " : "",
-			r->hit ? guard_hit_name(r->hit, r->config) : "");
-	}
-	if (a->unreadable)
-		fprintf(stderr, "  (%lu calls with an unreadable attr went to the kernel, which "
-				"answers EFAULT)\n",
-			a->unreadable);
-	if (a->refused) {
-		fprintf(stderr, "  (%lu calls whose attr the supervisor was refused to read (%s): "
-				"%lu denied, failing closed)\n",
-			a->refused, strerror(a->refused_err), a->refused_denied);
-	}
-	if (a->rows_full)
-		fprintf(stderr, "  (more than %d distinct encodings: the rest are not listed)\n",
-			SUP_AUDIT_MAX);
-	/* "no" for a run that opened nothing (a command not found, say) is
-	 * true, and must not read as a verdict on the tool. */
-	const char *answer = "no (it made no perf_event_open call: if the command did not run, "
-			     "it says why above)";
-	if (reached)
-		answer = "yes";
-	else if (a->refused)
-		answer = "unknown (some attrs could not be read)";
-	else if (a->n_rows || a->unreadable)
-		answer = "no";
-	fprintf(stderr, "This run would have reached an unimplemented fixed counter (3-6) on an affected "
-			"machine: %s\n",
-		answer);
-}
-
 /* with_preload: auto mode for a dynamic CMD; the preload judges the calls
  * of dynamic programs in-process and the supervisor the rest of the tree. */
 static int run_seccomp(char **argv, const struct guard_settings *set,
-		       const struct guard_settings *view, const struct guard_env *env, bool audit,
-		       bool with_preload)
+		       const struct guard_settings *view, const struct guard_env *env,
+		       enum run_audit_form form, bool with_preload)
 {
+	bool audit = form != RUN_AUDIT_NONE;
 	const char *snapshot = view->snapshot;
 	struct probe_facts *f = calloc(1, sizeof(*f));
 	struct logline src = {.len = 0};
@@ -254,7 +180,7 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 		die_errno("out of memory");
 	int rc = sup_run(argv, &o, a);
 	if (a && a->complete)
-		audit_summary(a, &o);
+		run_audit_print(form, a, &o);
 	free(a);
 	free(f);
 	if (rc < 0 && with_preload)
@@ -272,12 +198,15 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},
 		{"audit", no_argument, NULL, 'a'},
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	static const char run_usage[] =
-		"Usage: pmuguard run [--mode auto|preload|seccomp] [--audit] [--snapshot DIR] -- CMD [ARGS]\n"
+		"Usage: pmuguard run [--mode auto|preload|seccomp] [--audit [--json|--keys]]\n"
+		"                    [--snapshot DIR] -- CMD [ARGS]\n"
 		"\n"
 		"Run CMD guarded: no process of its tree reaches a fixed counter (3-6) the\n"
 		"probe finds advertised but not implemented.\n"
@@ -287,6 +216,9 @@ int cmd_run(int argc, char **argv)
 		"  --mode seccomp   the supervisor only: static and Go programs too\n"
 		"  --audit          block nothing; report at exit every call that would be\n"
 		"                   blocked (seccomp mode)\n"
+		"  --json, --keys   with --audit: the report as one JSON object (schema 1) or\n"
+		"                   as KEY=VALUE lines, on stderr after the whole tree ended\n"
+		"                   (stdout is CMD's), in place of the table\n"
 		"  --snapshot DIR   take the facts from a snapshot, not this machine; a NAME\n"
 		"                   without '/' that is no directory here: a reference\n"
 		"                   snapshot (pmuguard snapshot --list)\n"
@@ -295,6 +227,7 @@ int cmd_run(int argc, char **argv)
 		"Exit: CMD's own status; 1 internal error (nothing run); 2 usage.\n";
 	enum run_mode mode = RUN_AUTO;
 	bool audit = false;
+	enum run_audit_form form = RUN_AUDIT_TEXT;
 	const char *snapshot = NULL;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+m:as:h", opts, NULL)) != -1) {
@@ -312,6 +245,12 @@ int cmd_run(int argc, char **argv)
 		case 'a':
 			audit = true;
 			break;
+		case 'J':
+		case 'K':
+			if (form != RUN_AUDIT_TEXT)
+				die_usage("run: --json and --keys print the same document: choose one");
+			form = ch == 'J' ? RUN_AUDIT_JSON : RUN_AUDIT_KEYS;
+			break;
 		case 's':
 			snapshot = optarg;
 			break;
@@ -322,6 +261,10 @@ int cmd_run(int argc, char **argv)
 			die_bad_option("run", argv, "m:as:h");
 		}
 	}
+	if (form != RUN_AUDIT_TEXT && !audit)
+		die_usage("run: --json and --keys are the audit's report: they go with --audit");
+	if (!audit)
+		form = RUN_AUDIT_NONE;
 	/* The system policy, the environment and the command line, as the
 	 * shim resolves them (settings.h): with lock = yes neither may loosen
 	 * the mode or point the facts at a snapshot. */
@@ -376,5 +319,5 @@ int cmd_run(int argc, char **argv)
 	}
 	if (mode == RUN_PRELOAD)
 		return run_preload(cmd, &set, &env);
-	return run_seccomp(cmd, &set, audit ? &view : &set, &env, audit, with_preload);
+	return run_seccomp(cmd, &set, audit ? &view : &set, &env, form, with_preload);
 }

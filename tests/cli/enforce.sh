@@ -27,40 +27,6 @@ need_enforce() {
 	[ "${ENFORCE:-1}" = 1 ] || skip "built without enforce"
 }
 
-# same_document JSON KEYS: the KEY=VALUE lines are the JSON document
-# flattened (paths joined by '.', array elements by index, strings with
-# control characters and '\' as \xHH, null empty), line for line in order,
-# the first schema=1: one model, rendered twice.
-same_document() {
-	python3 - "$1" "$2" <<'PY' || fail "--keys is not --json flattened: $(diff <(python3 -c 'import sys; print(open(sys.argv[1]).read())' "$1") "$2" | head -5)"
-import json, sys
-doc = json.load(open(sys.argv[1]))
-keys = open(sys.argv[2]).read().splitlines()
-out = []
-def flat(v, path):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            flat(x, path + [k])
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            flat(x, path + [str(i)])
-    else:
-        if v is None:
-            s = ""
-        elif v is True or v is False:
-            s = "true" if v else "false"
-        elif isinstance(v, int):
-            s = str(v)
-        else:
-            s = "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or c in "\x7f\\" else c for c in v)
-        out.append(".".join(path) + "=" + s)
-flat(doc, [])
-assert list(doc)[0] == "schema" and doc["schema"] == 1, doc
-assert keys and keys[0] == "schema=1", keys[:1]
-assert out == keys, [(a, b) for a, b in zip(out, keys) if a != b][:3] or (len(out), len(keys))
-PY
-}
-
 # CMD run as root in a private mount namespace.
 private_ns() {
 	[ "$(id -u)" = 0 ] || skip "needs root (a private bpffs mount)"

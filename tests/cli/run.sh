@@ -158,6 +158,36 @@ run-audit-says-no-lock-it-lacks)
 	! grep -q 'lock' "$tmp/err" || fail "run --audit spoke of a lock this host lacks: $(grep lock "$tmp/err")"
 	ok "run --audit on a host without a policy file says nothing of a lock"
 	;;
+run-audit-data-form)
+	# Issue 43 (3): run --audit had only its table.  --json and --keys give
+	# the same report as data through the command's one writer, on stderr
+	# after the tree ended (stdout stays the command's): KEYS is JSON
+	# flattened, the decisions are the table's.
+	: "${PEO:?}"
+	snap=$FIXTURES/m6i-16xlarge
+	status 0 "$PMUGUARD" run --audit --json --snapshot "$snap" -- "$PEO" 4:0x400 0:1
+	grep -q 'type=4 config=0x400' "$tmp/out" || fail "the command's stdout is not its own: $(cat "$tmp/out")"
+	tail -n 1 "$tmp/err" >"$tmp/json"
+	status 0 "$PMUGUARD" run --audit --keys --snapshot "$snap" -- "$PEO" 4:0x400 0:1
+	sed -n '/^schema=1$/,$p' "$tmp/err" >"$tmp/keys"
+	sed -i 's/^generated_at=.*/generated_at=T/' "$tmp/keys"
+	python3 - "$tmp/json" <<'PY' || fail "the audit's JSON is wrong: $(cat "$tmp/json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == 1 and d["reached"] == "yes" and d["opened"] is True, d
+enc = {(e["type"], e["config"]): e for e in d["encodings"]}
+assert enc[(4, "0x400")]["decision"] == "would-be-denied" and "TOPDOWN.SLOTS" in enc[(4, "0x400")]["hit"], enc
+assert enc[(0, "0x1")]["decision"] == "allowed" and enc[(0, "0x1")]["hit"] is None, enc
+d["generated_at"] = "T"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	same_document "$tmp/json" "$tmp/keys"
+	status 0 "$PMUGUARD" run --audit --snapshot "$snap" -- "$PEO" 4:0x400 0:1
+	grep -q '0x400 .*would be denied: TOPDOWN.SLOTS' "$tmp/err" || fail "the table changed: $(cat "$tmp/err")"
+	status 2 "$PMUGUARD" run --json -- true
+	status 2 "$PMUGUARD" run --audit --json --keys -- true
+	ok "run --audit --json/--keys: the table's report as data, KEYS the JSON flattened, stdout the command's"
+	;;
 auto-fails-closed-under-listener)
 	# Where the filter cannot be installed (EBUSY: another
 	# listener, here faultsim's), auto mode must not fall back to the
