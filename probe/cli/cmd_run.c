@@ -193,6 +193,28 @@ static int run_seccomp(char **argv, const struct guard_settings *set,
 	return rc < 0 ? EXIT_INTERNAL : rc;
 }
 
+static const char run_usage[] =
+	"Usage: pmuguard run [--mode auto|preload|seccomp] [--audit [--json|--keys]]\n"
+	"                    [--snapshot DIR] -- CMD [ARGS]\n"
+	"\n"
+	"Run CMD guarded: no process of its tree reaches a fixed counter (3-6) the\n"
+	"probe finds advertised but not implemented.\n"
+	"  --mode auto      (default) a seccomp supervisor over the whole tree, plus\n"
+	"                   the preload for dynamic programs\n"
+	"  --mode preload   LD_PRELOAD only: CMD and its dynamic children\n"
+	"  --mode seccomp   the supervisor only: static and Go programs too\n"
+	"  --audit          block nothing; report at exit every call that would be\n"
+	"                   blocked (seccomp mode)\n"
+	"  --json, --keys   with --audit: the report as one JSON object (schema 1) or\n"
+	"                   as KEY=VALUE lines, on stderr after the whole tree ended\n"
+	"                   (stdout is CMD's), in place of the table\n"
+	"  --snapshot DIR   take the facts from a snapshot, not this machine; a NAME\n"
+	"                   without '/' that is no directory here: a reference\n"
+	"                   snapshot (pmuguard snapshot --list)\n"
+	"/etc/pmuguard.conf and PMUGUARD_* apply as to the preload (lock = yes).\n"
+	"\n"
+	"Exit: CMD's own status; 1 internal error (nothing run); 2 usage.\n";
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -204,27 +226,6 @@ int cmd_run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static const char run_usage[] =
-		"Usage: pmuguard run [--mode auto|preload|seccomp] [--audit [--json|--keys]]\n"
-		"                    [--snapshot DIR] -- CMD [ARGS]\n"
-		"\n"
-		"Run CMD guarded: no process of its tree reaches a fixed counter (3-6) the\n"
-		"probe finds advertised but not implemented.\n"
-		"  --mode auto      (default) a seccomp supervisor over the whole tree, plus\n"
-		"                   the preload for dynamic programs\n"
-		"  --mode preload   LD_PRELOAD only: CMD and its dynamic children\n"
-		"  --mode seccomp   the supervisor only: static and Go programs too\n"
-		"  --audit          block nothing; report at exit every call that would be\n"
-		"                   blocked (seccomp mode)\n"
-		"  --json, --keys   with --audit: the report as one JSON object (schema 1) or\n"
-		"                   as KEY=VALUE lines, on stderr after the whole tree ended\n"
-		"                   (stdout is CMD's), in place of the table\n"
-		"  --snapshot DIR   take the facts from a snapshot, not this machine; a NAME\n"
-		"                   without '/' that is no directory here: a reference\n"
-		"                   snapshot (pmuguard snapshot --list)\n"
-		"/etc/pmuguard.conf and PMUGUARD_* apply as to the preload (lock = yes).\n"
-		"\n"
-		"Exit: CMD's own status; 1 internal error (nothing run); 2 usage.\n";
 	enum run_mode mode = RUN_AUTO;
 	bool audit = false;
 	enum run_audit_form form = RUN_AUDIT_TEXT;
