@@ -2,33 +2,32 @@
 /*
  * Reading this process's own memory (the caller's perf_event_attr) without
  * ever faulting, in two system calls: a descriptor of /proc/thread-self/mem
- * kept across calls, and a witness read through it after each read.
+ * kept across calls, proved to be that file (fstat: its device and inode)
+ * before anything is read through it.
  *
  * The file holds the mm it was opened on (proc_mem_open(), fs/proc/base.c:
  * mmgrab, then mem_rw() reads that mm through access_remote_vm()): any
  * thread reads through it, also after the opening thread or the leader has
  * exited.  What the program does to its descriptors is never trusted:
  *
- *   - after each read of the attr, 8 bytes are read through the same
- *     descriptor at the address of a witness (a value of this process's in
- *     one page of ours) and compared: a descriptor the program closed
- *     (EBADF), or whose number it reused (/dev/zero, a file, a pipe: EOF,
- *     zeros, ESPIPE) never matches, and the attr read through it is
- *     dropped.  The witness is read after the attr: a descriptor replaced
- *     between the two reads fails the check too;
- *   - the page is MADV_WIPEONFORK (Linux 4.14): a fork child finds it zero,
- *     so it never reads its parent's memory through the inherited
- *     descriptor (which still names the parent's mm); it opens its own, and
- *     closes the inherited one once a read through it shows the parent's
- *     witness.  Where the kernel has no WIPEONFORK, the pid is compared at
- *     every call (one more system call);
+ *   - before each read, fstat() of the kept number must give the device
+ *     and inode the file had when it was opened: a descriptor the program
+ *     closed (EBADF), or whose number it reused (a file, a pipe, /dev/kmsg,
+ *     a tun device, whose read would take a record or a packet of the
+ *     program's, or block), is never read, and is forgotten;
+ *   - the identity lives in one page of ours, MADV_WIPEONFORK (Linux
+ *     4.14): a fork child finds it zero, so it never reads its parent's
+ *     memory through the inherited descriptor (which still names the
+ *     parent's mm); it opens its own, and closes the inherited one where
+ *     fstat proves it is the parent's file.  Where the kernel has no
+ *     WIPEONFORK, the pid is compared at every call (one more system call);
  *   - a vfork child shares the page and the memory: the inherited
  *     descriptor reads that same memory, so it is right there; a child
  *     that must open one (it closed its descriptors) uses it for that call
  *     only (its pid is not the page's);
  *   - a descriptor that is no longer ours is forgotten, never closed (the
- *     number may be the program's now); the only descriptor closed is one
- *     this file opened, or the parent's, proven by its witness;
+ *     number may be the program's now); the only descriptors closed are
+ *     one this file opened, or the parent's, proven by fstat;
  *   - descriptors 0-2 are never kept (a program that closed stdio and
  *     opens /dev/null expects 0).
  *
@@ -48,6 +47,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "attr.h"
 #include "self_mem.h"
@@ -57,11 +57,13 @@
 #define MADV_WIPEONFORK 18
 #endif
 
-/* One page of ours, zero in a fork child. */
+/* One page of ours, zero in a fork child.  The identity is written before
+ * fd1 is published (release) and read after it (acquire). */
 struct self_page {
-	_Atomic long fd1;         /* the kept descriptor + 1; 0: none */
-	_Atomic uint64_t witness; /* never 0 once set */
-	_Atomic long pid;         /* the process that opened it; 0: none yet */
+	_Atomic long fd1;     /* the kept descriptor + 1; 0: none; -1: being kept */
+	_Atomic uint64_t dev; /* its st_dev and st_ino when it was opened */
+	_Atomic uint64_t ino;
+	_Atomic long pid; /* the process that opened it; 0: none yet */
 };
 
 static struct self_page *_Atomic g_page;
@@ -70,9 +72,23 @@ static _Atomic int g_wipes;
 /* The mem file was refused for good in this process (and its children). */
 static _Atomic bool g_no_mem_file;
 /* What a fork child inherits in ordinary memory: the parent's descriptor
- * and its witness, so that the child can close it once proven. */
+ * and its identity, so that the child can close it once proven. */
 static _Atomic long g_parent_fd1;
-static _Atomic uint64_t g_parent_witness;
+static _Atomic uint64_t g_parent_dev, g_parent_ino;
+
+#ifdef SYS_fstat
+#define fstat_fd(fd, st) pmug_sys2(SYS_fstat, (fd), (st))
+#else
+#define fstat_fd(fd, st) pmug_sys4(PMUG_SYS_FSTATAT, (fd), "", (st), 0x1000 /* AT_EMPTY_PATH */)
+#endif
+
+/* Is fd the file whose device and inode these are? */
+static bool same_file(long fd, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+	return dev | ino && fstat_fd(fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
+	       (uint64_t)st.st_ino == ino;
+}
 
 static struct self_page *page(void)
 {
@@ -103,59 +119,27 @@ long pmug_self_pid(void)
 	return pid ? pid : pmug_sys0(SYS_getpid);
 }
 
-static long pread_all(long fd, void *buf, size_t len, uint64_t off)
+/* 0 where all len bytes at addr were read through fd, else the general
+ * reader's answer (an unmapped or device address: it tells which). */
+static int read_through(long fd, uint64_t addr, void *buf, size_t len)
 {
 	long r;
 	do
-		r = pmug_sys4(SYS_pread64, fd, buf, len, off);
+		r = pmug_sys4(SYS_pread64, fd, buf, len, addr);
 	while (r == -EINTR);
-	return r;
-}
-
-enum { KEPT_STALE = 1, KEPT_ASK_ALL = 2 };
-
-/* 0, a negative errno to answer with, or KEPT_*. */
-static int read_kept(struct self_page *pg, long fd, uint64_t addr, void *buf, size_t len)
-{
-	long r = pread_all(fd, buf, len, addr);
-	uint64_t w = 0;
-	long v = pread_all(fd, &w, sizeof(w), (uint64_t)(uintptr_t)&pg->witness);
-	if (v != (long)sizeof(w) || w != atomic_load_explicit(&pg->witness, memory_order_relaxed))
-		/* The kernel could not copy a page for it: a passing failure
-		 * of a descriptor that is ours; this call fails closed. */
-		return v == -ENOMEM || v == -EAGAIN ? (int)v : KEPT_STALE;
 	if (r == (long)len)
 		return 0;
-	/* Ours, but the attr was not all read (unmapped, a device's
-	 * mapping): the general reader tells which. */
-	return KEPT_ASK_ALL;
-}
-
-static uint64_t new_witness(const void *pg, long pid)
-{
-	uint64_t t = 0;
-#if defined(__x86_64__)
-	unsigned lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	t = (uint64_t)hi << 32 | lo;
-#elif defined(__aarch64__)
-	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(t));
-#endif
-	uint64_t w = t ^ (uint64_t)pid << 40 ^ (uint64_t)(uintptr_t)pg ^ (uint64_t)(uintptr_t)&t;
-	w *= 0x9e3779b97f4a7c15ull;
-	return w ^ w >> 29 ? w ^ w >> 29 : 1;
+	if (r == -ENOMEM || r == -EAGAIN)
+		return (int)r; /* the kernel could not copy a page: fail closed */
+	return guard_read_bytes(0, addr, buf, len);
 }
 
 /* A fork child: the descriptor it inherited names its parent's memory.
- * Closed only where a read through it shows the parent's witness. */
-static void close_parents(struct self_page *pg)
+ * Closed only where fstat proves it is the parent's file. */
+static void close_parents(void)
 {
 	long fd1 = atomic_exchange_explicit(&g_parent_fd1, 0, memory_order_acq_rel);
-	uint64_t want = atomic_load_explicit(&g_parent_witness, memory_order_relaxed);
-	uint64_t w = 0;
-	if (fd1 > 0 && want &&
-	    pread_all(fd1 - 1, &w, sizeof(w), (uint64_t)(uintptr_t)&pg->witness) == sizeof(w) &&
-	    w == want)
+	if (fd1 > 0 && same_file(fd1 - 1, atomic_load(&g_parent_dev), atomic_load(&g_parent_ino)))
 		pmug_sys1(SYS_close, fd1 - 1);
 }
 
@@ -172,11 +156,7 @@ static int read_cold(uint64_t addr, void *buf, size_t len)
 	     was = atomic_load_explicit(&pg->pid, memory_order_acquire);
 	if (was == 0) {
 		/* Fresh, or wiped by a fork: ours to fill. */
-		close_parents(pg);
-		if (!atomic_load_explicit(&pg->witness, memory_order_relaxed)) {
-			uint64_t zero = 0;
-			atomic_compare_exchange_strong(&pg->witness, &zero, new_witness(pg, pid));
-		}
+		close_parents();
 		long none = 0;
 		atomic_compare_exchange_strong(&pg->pid, &none, pid);
 		was = atomic_load_explicit(&pg->pid, memory_order_acquire);
@@ -184,9 +164,6 @@ static int read_cold(uint64_t addr, void *buf, size_t len)
 		/* A fork child where the kernel does not wipe: its copy of the
 		 * page is its own; the inherited descriptor is forgotten. */
 		atomic_store_explicit(&pg->fd1, 0, memory_order_release);
-		uint64_t old = atomic_load_explicit(&pg->witness, memory_order_relaxed);
-		atomic_store_explicit(&pg->witness, new_witness(pg, pid) ^ old,
-				      memory_order_release);
 		atomic_store_explicit(&pg->pid, pid, memory_order_release);
 		was = pid;
 	}
@@ -205,21 +182,29 @@ static int read_cold(uint64_t addr, void *buf, size_t len)
 		fd = high;
 	}
 	/* Kept only by the process the page belongs to (not a vfork child
-	 * sharing it), and only if no racing thread kept one first. */
+	 * sharing it), with its identity, and only if no racing thread kept
+	 * one first. */
+	struct stat st;
+	bool kept = false;
 	long none = 0;
-	bool kept = was == pid && atomic_compare_exchange_strong(&pg->fd1, &none, fd + 1);
-	if (kept) {
-		atomic_store_explicit(&g_parent_fd1, fd + 1, memory_order_relaxed);
-		atomic_store_explicit(&g_parent_witness,
-				      atomic_load_explicit(&pg->witness, memory_order_relaxed),
-				      memory_order_release);
+	/* Claimed (-1) before the identity is written, published after: a
+	 * racing thread never sees one descriptor with another's identity. */
+	if (was == pid && fstat_fd(fd, &st) == 0 &&
+	    atomic_compare_exchange_strong(&pg->fd1, &none, -1)) {
+		atomic_store(&pg->dev, (uint64_t)st.st_dev);
+		atomic_store(&pg->ino, (uint64_t)st.st_ino);
+		atomic_store_explicit(&pg->fd1, fd + 1, memory_order_release);
+		kept = true;
 	}
-	int rc = read_kept(pg, fd, addr, buf, len);
+	if (kept) {
+		atomic_store(&g_parent_dev, (uint64_t)st.st_dev);
+		atomic_store(&g_parent_ino, (uint64_t)st.st_ino);
+		atomic_store_explicit(&g_parent_fd1, fd + 1, memory_order_release);
+	}
+	int rc = read_through(fd, addr, buf, len);
 	if (!kept)
 		pmug_sys1(SYS_close, fd);
-	if (rc == 0 || rc < 0)
-		return rc;
-	return guard_read_bytes(0, addr, buf, len);
+	return rc;
 }
 
 int pmug_read_self(uint64_t addr, void *buf, size_t len)
@@ -232,11 +217,8 @@ int pmug_read_self(uint64_t addr, void *buf, size_t len)
 	    pmug_sys0(SYS_getpid) != atomic_load_explicit(&pg->pid, memory_order_relaxed))
 		fd1 = 0; /* a fork child on a kernel without WIPEONFORK */
 	if (fd1 > 0) {
-		int rc = read_kept(pg, fd1 - 1, addr, buf, len);
-		if (rc <= 0)
-			return rc;
-		if (rc == KEPT_ASK_ALL)
-			return guard_read_bytes(0, addr, buf, len);
+		if (same_file(fd1 - 1, atomic_load(&pg->dev), atomic_load(&pg->ino)))
+			return read_through(fd1 - 1, addr, buf, len);
 		/* Closed or replaced by the program: no longer ours. */
 		atomic_compare_exchange_strong(&pg->fd1, &fd1, 0);
 	}
