@@ -78,8 +78,8 @@ static const uintptr_t no_vector_marker;
  * the kernel put argc (create_elf_tables(), fs/binfmt_elf.c: argc, argv[],
  * NULL, envp[], NULL, then the vector to AT_NULL; the strings and AT_RANDOM's
  * bytes above all of it).  Every read is the word after one read before,
- * and every walk ends at a word no table holds: a word at or below p where
- * a pointer above the tables must be, a zero, or a type above 4096.  So a
+ * and every walk ends at a word no table holds: an argument at or below p
+ * where a pointer above the tables must be, a zero, or a type above 4096.  So a
  * walk started below the kernel's argc ends at it at the latest (argc is a
  * small number, no pointer), and one started at it ends inside its tables
  * (bprm_mm_init(), fs/exec.c, leaves the stack's last word zero above
@@ -99,9 +99,12 @@ static const uintptr_t *auxv_after_args(const uintptr_t *p)
 			return NOT_ARGS;
 	if (*q++ != 0)
 		return NOT_ARGS;
+	/* The environment: any word up to its NULL.  Not only pointers
+	 * above: glibc 2.26-2.38 replaces GLIBC_TUNABLES's entry with a copy
+	 * of its own (__tunables_init(), __minimal_malloc: below the stack)
+	 * before the resolvers run, and a loader may do as much to others. */
 	for (; *q; q++)
-		if (*q <= floor)
-			return NOT_ARGS;
+		;
 	/* Argument and environment tables that hold a pointer, whole: the
 	 * kernel's argc, or words shaped as it right below it.  From here on
 	 * the scan stops, whatever the vector says.  (Zero words alone, as a

@@ -265,6 +265,22 @@ early-dependency)
 	expect_denied early-dep
 	ok "libc's symbol was claimed before any constructor ran"
 	;;
+initial-stack-rewritten)
+	# Hostile review of issue 42: the claim finds the auxiliary vector on
+	# the initial stack, and glibc 2.26-2.38 rewrites GLIBC_TUNABLES's
+	# entry in the environment (a copy below the stack) before the
+	# resolvers run: the scan went past the stack's end, and every process
+	# with the variable set died (SIGSEGV).  The early claim still holds
+	# (a NEEDED library's constructor is refused), and nothing crashes,
+	# with the variable empty, set, and beside others.
+	: "${EARLY_PROG:?}"
+	for t in "" "glibc.malloc.check=0" "glibc.malloc.tcache_count=0:glibc.malloc.mmap_max=1"; do
+		LAUNCH="GLIBC_TUNABLES=$t" PROG=$EARLY_PROG run "$M6I" guarded --
+		expect_denied early-dep
+		env GLIBC_TUNABLES="$t" LD_PRELOAD="$LIB" /bin/true || fail "GLIBC_TUNABLES=$t: /bin/true exited $?"
+	done
+	ok "GLIBC_TUNABLES rewritten before the resolvers: no crash, libc's symbol still claimed early"
+	;;
 audit-sees-the-host-preload)
 	: "${PMUGUARD:?}"
 	mkdir -p "$tmp/sb/etc-up"
