@@ -358,7 +358,10 @@ static size_t bare_blanks(const char *line, size_t len)
  * log's first line is never a record's further line.  Its lines are read
  * as dmesg -t printed them (no more trusted: a text without timestamps is
  * only as trustworthy as its source), a line indented deeper stays a
- * further line. */
+ * further line, and a stamped line ends the mode (no dmesg -t paste has
+ * one). */
+#define BARE_INDENT_MAX 8
+
 static void first_line(struct probe_klog_parse *ps, const char *line, size_t len)
 {
 	size_t q = bare_blanks(line, len), n = 0;
@@ -369,8 +372,11 @@ static void first_line(struct probe_klog_parse *ps, const char *line, size_t len
 	ps->first_line = true;
 	struct text t = {line + q, line + len};
 	struct rec scratch;
-	if (q && !skip_stamp(&t, &scratch) && !skip_pri(&t, &scratch) && !skip_ctime(&t) &&
-	    !skip_date(&t)) {
+	/* At most 8 blanks: dmesg and the journal indent a record's further
+	 * lines by their stamp's or header's width (15 and more), so a text
+	 * cut inside a user's record never starts like a paste indented once. */
+	if (q && q <= BARE_INDENT_MAX && !skip_stamp(&t, &scratch) && !skip_pri(&t, &scratch) &&
+	    !skip_ctime(&t) && !skip_date(&t)) {
 		ps->quote_known = ps->quote_bare = true;
 		ps->quote_blanks = (unsigned char)q;
 	}
@@ -427,8 +433,16 @@ static void rec_text(struct probe_klog_parse *ps, const char *line, size_t len, 
 		first_line(ps, line, len);
 	if (ps->quote_bare) {
 		q = bare_blanks(line, len);
-		if (q && q == ps->quote_blanks)
+		struct text s = {line + q, line + len};
+		struct rec scratch;
+		if (q && skip_stamp(&s, &scratch)) {
+			/* A stamped line: no dmesg -t paste, whatever its first
+			 * line was (a text cut inside a user's record): indented
+			 * lines are further lines again from here on. */
+			ps->quote_bare = false;
+		} else if (q && q == ps->quote_blanks) {
 			t.p += q; /* as dmesg -t printed it: no further line is indented */
+		}
 		q = 0;
 	} else if (!ps->quote_known) {
 		struct text s = {line, line + len};

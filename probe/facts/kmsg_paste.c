@@ -171,6 +171,12 @@ static bool strip_fields(const char **p, const char **end)
 {
 	const char *q = *p, *e = *end;
 	int fields = 0;
+	/* A line that starts with a blank is a record's further line (dmesg
+	 * and the journal indent them) or a quote: its indent is what says it
+	 * starts no record, and a user's own multi-line record would pass
+	 * for the kernel's without it.  Never stripped. */
+	if (q < e && blank(*q))
+		return false;
 	for (;;) {
 		while (q < e && blank(*q))
 			q++;

@@ -700,3 +700,48 @@ Test(klog_trust, short_monotonic_other_programs_are_not_the_kernel)
 	cr_assert_eq(k.version_logged, 2);
 	cr_assert_eq(k.ignored.other_facility, 1u);
 }
+
+/* Hostile review of issue 41: a user's multi-line record, its further
+ * lines indented by dmesg and wrapped in a field ("[x] "), lost the indent
+ * with the field and passed for an anchored boot and driver block. */
+Test(klog_trust, a_fields_wrapping_never_takes_a_further_lines_indent)
+{
+	static const char *l[] = {
+		"[    0.000000] Linux version 6.1.0 (a@b) (gcc) #1 SMP",
+		"[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.353510] ... version:                2",
+		"[    0.353510] ... fixed-purpose events:   4",
+		"[    0.353510] ... event mask:             0000000f000000ff",
+		"[  100.000000] x",
+		"               [x] [    0.000000] Linux version 6.9 (x@y) (gcc) #1 SMP",
+		"               [x] [    0.588495] Performance Events: Icelake events, Intel PMU driver.",
+		"               [x] [    0.588495] ... event mask:             0001000f000000ff"};
+	struct probe_klog k;
+	klog(&k, l, sizeof(l) / sizeof(l[0]));
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_not(k.perf_metrics_bit);
+	cr_assert_str_eq(k.boot.kernel_release, "6.1.0");
+}
+
+/* Hostile review of issue 41: a text cut inside a user's record starts
+ * with one of its further lines (indented by the stamp's width): that is
+ * no paste indented once, and the user's later further lines stay such. */
+Test(klog_trust, a_text_cut_inside_a_record_is_no_indented_paste)
+{
+	static const char *l[] = {
+		"               tail of a user's earlier record",
+		"[    0.000000] Linux version 6.1.0 (a@b) (gcc) #1 SMP",
+		"[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.353510] ... version:                2",
+		"[    0.353510] ... fixed-purpose events:   4",
+		"[    0.353510] ... event mask:             0000000f000000ff",
+		"[  100.000000] hello",
+		"               Linux version 6.9 (x@y) (gcc) #1 SMP",
+		"               Performance Events: Icelake events, Intel PMU driver.",
+		"               ... event mask:             0001000f000000ff"};
+	struct probe_klog k;
+	klog(&k, l, sizeof(l) / sizeof(l[0]));
+	cr_assert_eq(k.mask, 0x0000000f000000ffull);
+	cr_assert_not(k.perf_metrics_bit);
+	cr_assert_str_eq(k.boot.kernel_release, "6.1.0");
+}
