@@ -28,7 +28,7 @@ flags=(-g -O1 -std=c11 -D_GNU_SOURCE "-fsanitize=fuzzer,address,undefined" -fno-
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$tmp/t.c"
 "$cc" "${flags[@]}" "$tmp/t.c" -o "$tmp/t" 2>"$tmp/cc.log" ||
 	{ cat "$tmp/cc.log"; skip "cannot build with $cc -fsanitize=fuzzer (libclang-rt-14-dev?)"; }
-"$cc" "${flags[@]}" -I"$probe/facts" -I"$probe/guard" -I"$probe/report" \
+"$cc" "${flags[@]}" -I"$probe/facts" -I"$probe/guard" -I"$probe/doc" -I"$probe/report" \
 	"$src/tests/fuzz/fuzz_$name.c" "${sources[@]}" -o "$tmp/fuzz" 2>"$tmp/cc.log" ||
 	{ cat "$tmp/cc.log"; echo "FAIL: fuzz_$name does not build"; exit 1; }
 
