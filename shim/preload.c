@@ -230,8 +230,9 @@ static bool named_in_ld_preload(char **envp)
 		if (e[0] != 'L' || __builtin_strncmp(e, key, sizeof(key) - 1))
 			continue;
 		for (e += sizeof(key) - 1; *e; e++)
-			if (e[0] == 'l' && e[3] == 'p' &&
-			    !__builtin_strncmp(e, name, sizeof(name) - 1))
+			/* strncmp stops at the string's end: e[3] could be
+			 * past it. */
+			if (e[0] == 'l' && !__builtin_strncmp(e, name, sizeof(name) - 1))
 				return true;
 		return false;
 	}

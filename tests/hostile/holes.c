@@ -27,6 +27,8 @@
  *   emfile      slots at the fd limit, twice, then with descriptors free
  *   closeall    slots; every descriptor from 3 closed and /dev/zero put on
  *               3..63; slots and metric again
+ *   kmsgreuse   the same with /dev/kmsg on 3..63: "kmsg untouched" where the
+ *               shim read no record through a number the program reused
  *   fork2       slots; a fork; in the child slots from an address whose
  *               parent's bytes say cycles, "child fds kept" where the
  *               child holds no more descriptors after its call; the
@@ -251,6 +253,34 @@ static int closeall(void)
 			return 1;
 	report("closeall-2", open_raw(SYS_perf_event_open, SLOTS));
 	report("closeall-3", open_raw(SYS_perf_event_open, METRIC));
+	return 0;
+}
+
+/* The same, with /dev/kmsg on 3..63 (one open file description) and a
+ * second /dev/kmsg above: a read through the kept number would take a
+ * record of the program's.  Then slots, and the first record of each:
+ * "kmsg untouched" where they are the same. */
+static int kmsgreuse(void)
+{
+	report("kmsgreuse-1", open_raw(SYS_perf_event_open, SLOTS));
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	int a = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (a < 0)
+		return 77;
+	for (int fd = 3; fd < 64; fd++)
+		if (fd != a && dup2(a, fd) < 0)
+			return 1;
+	int b = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (b < 0)
+		return 1;
+	report("kmsgreuse-2", open_raw(SYS_perf_event_open, SLOTS));
+	char ra[8192], rb[8192];
+	ssize_t na = read(a, ra, sizeof(ra)), nb = read(b, rb, sizeof(rb));
+	if (na > 0 && na == nb && !memcmp(ra, rb, (size_t)na))
+		printf("kmsg untouched\n");
+	else
+		printf("kmsg record taken (%zd, %zd bytes)\n", na, nb);
 	return 0;
 }
 
@@ -523,6 +553,8 @@ int main(int argc, char **argv)
 		return emfile();
 	if (!strcmp(mode, "closeall"))
 		return closeall();
+	if (!strcmp(mode, "kmsgreuse"))
+		return kmsgreuse();
 	if (!strcmp(mode, "fork2"))
 		return fork2();
 	if (!strcmp(mode, "threads16"))

@@ -45,6 +45,8 @@
 #                           is built once and kept, not probed at every call
 # vfork-log-once            a vfork child's block is denied and logged once
 #                           with its parent's: no line said twice
+# descriptor-reused-for-a-device  the kept number reused for /dev/kmsg: the
+#                           shim reads no record of the program's
 # close-every-descriptor    every descriptor closed between two calls and
 #                           /dev/zero put on the numbers: still denied
 # fork-between-calls        a fork between two calls: the child judged by its
@@ -393,6 +395,17 @@ close-every-descriptor)
 	run "$M6I" guarded -- closeall
 	expect_denied closeall-1 closeall-2 closeall-3
 	ok "the descriptor the shim kept, closed and its number reused for /dev/zero, was not trusted"
+	;;
+descriptor-reused-for-a-device)
+	# Hostile review of issue 42: the kept descriptor was read (a pread of
+	# the attr) before it was proved; a program that put /dev/kmsg on its
+	# number lost a record to each call (a tun device, a packet; a
+	# blocking /dev/kmsg, the call hung).  Proved by fstat first now.
+	run "$M6I" guarded -- kmsgreuse
+	[ "$rc" != 77 ] || skip "/dev/kmsg cannot be read here"
+	expect_denied kmsgreuse-1 kmsgreuse-2
+	grep -qx 'kmsg untouched' "$tmp/out" || fail "the shim read through the program's /dev/kmsg: $(cat "$tmp/out")"
+	ok "a number reused for /dev/kmsg was never read by the shim"
 	;;
 fork-between-calls)
 	run "$M6I" bare -- fork2
