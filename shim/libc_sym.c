@@ -59,102 +59,102 @@ void pmug_libc_note_envp(char **envp)
 	__atomic_store_n(&g_auxv, (const uintptr_t *)envp, __ATOMIC_RELEASE);
 }
 
-/* What the words at p are: not the kernel's argc (the scan goes on), the
- * argc of the argument and environment tables but no vector the claim can
- * read after them (the scan stops: nothing above is safe to walk), or the
- * vector. */
-static const uintptr_t no_vector_marker;
-#define NOT_ARGS ((const uintptr_t *)NULL)
-#define ARGS_NO_VECTOR (&no_vector_marker)
-
 /* The most NULL words between the environment's end and the vector: a
  * secure process (setuid, AT_SECURE) has the loader unsetenv() what it
  * must not see (TMPDIR, MALLOC_*, LD_*: UNSECURE_ENVVARS), which moves the
  * later entries down and leaves one more NULL for each variable removed. */
 #define ENV_HOLES_MAX 256
 
+/* Where the initial stack's tables are, when p is the kernel's argc. */
+struct initial_tables {
+	const uintptr_t *auxv; /* the vector, or NULL: p is not argc */
+	uintptr_t argv0;       /* argv[0] where argc > 0: the strings start there */
+};
+
 /*
  * The vector after the arguments and the environment at p, when p is where
  * the kernel put argc (create_elf_tables(), fs/binfmt_elf.c: argc, argv[],
  * NULL, envp[], NULL, then the vector to AT_NULL; the strings and AT_RANDOM's
  * bytes above all of it).  Every read is the word after one read before,
- * and every walk ends at a word no table holds: an argument at or below p
- * where a pointer above the tables must be, a zero, or a type above 4096.  So a
+ * and every walk ends at a word no table holds: a word at or below p where
+ * a pointer above the tables must be, a zero, or a type above 4096.  So a
  * walk started below the kernel's argc ends at it at the latest (argc is a
- * small number, no pointer), and one started at it ends inside its tables
- * (bprm_mm_init(), fs/exec.c, leaves the stack's last word zero above
- * them).  Checked to the ABI's letter (pointers above the tables, AT_PHDR
- * and a power-of-two AT_PAGESZ in the vector), so that a frame's locals
- * below are never taken for it.
+ * small number, no pointer), and one started at it ends inside its tables.
+ * Checked to the ABI's letter (pointers above the tables, AT_PHDR and a
+ * power-of-two AT_PAGESZ in the vector), so that a frame's locals below
+ * are never taken for it; what a loader changes there before the resolvers
+ * run is allowed for: the NULLs a secure process's unsetenv() leaves, and
+ * one entry of the environment pointing elsewhere (glibc 2.26-2.38 puts a
+ * copy of GLIBC_TUNABLES's below the stack: __tunables_init()).
  */
-static const uintptr_t *auxv_after_args(const uintptr_t *p)
+static bool auxv_after_args(const uintptr_t *p, struct initial_tables *t)
 {
 	const uintptr_t floor = (uintptr_t)p;
 	uintptr_t argc = p[0];
+	*t = (struct initial_tables){.argv0 = argc ? p[1] : 0};
 	if (argc > (1u << 24))
-		return NOT_ARGS;
+		return false;
 	const uintptr_t *q = p + 1;
 	for (; argc; argc--, q++)
 		if (*q <= floor)
-			return NOT_ARGS;
+			return false;
 	if (*q++ != 0)
-		return NOT_ARGS;
-	/* The environment: any word up to its NULL.  Not only pointers
-	 * above: glibc 2.26-2.38 replaces GLIBC_TUNABLES's entry with a copy
-	 * of its own (__tunables_init(), __minimal_malloc: below the stack)
-	 * before the resolvers run, and a loader may do as much to others. */
+		return false;
+	const uintptr_t *env = q;
+	unsigned elsewhere = 0;
 	for (; *q; q++)
-		;
-	/* Argument and environment tables that hold a pointer, whole: the
-	 * kernel's argc, or words shaped as it right below it.  From here on
-	 * the scan stops, whatever the vector says.  (Zero words alone, as a
-	 * frame's, are no tables: the scan goes on past them.) */
-	const uintptr_t *const no = q > p + 2 || p[0] ? ARGS_NO_VECTOR : NOT_ARGS;
+		if (*q <= floor && ++elsewhere > 1)
+			return false;
 	q++;
 	for (unsigned holes = 0; *q == 0; q++)
 		if (++holes > ENV_HOLES_MAX)
-			return no;
+			return false;
 	const uintptr_t *auxv = q;
 	unsigned found = 0;
 	for (; q[0] != AT_NULL; q += 2) {
 		if (q[0] > 4096)
-			return no;
+			return false;
 		if (q[0] == AT_PHDR)
 			found |= AUX_PHDR;
 		else if (q[0] == AT_PAGESZ && q[1] >= 4096 && !(q[1] & (q[1] - 1)))
 			found |= AUX_PAGESZ;
 	}
 	if (found != (AUX_PHDR | AUX_PAGESZ))
-		return no;
-	/* The strings lie above the whole table. */
+		return false;
+	/* The strings lie above the whole table (but the entry that points
+	 * elsewhere). */
 	for (const uintptr_t *s = p + 1; s < auxv; s++)
-		if (*s && *s <= (uintptr_t)q)
-			return no;
-	return auxv;
+		if (*s && *s <= (uintptr_t)q && !(s >= env && *s <= floor))
+			return false;
+	t->auxv = auxv;
+	return true;
 }
 
 /* Words from the caller's frame up to the kernel's argc: ld.so's frames
  * at relocation take about 1.3 KiB (glibc 2.36); 64 KiB is far beyond any.
- * The bound is not what keeps the scan on the stack: the first argument
- * and environment tables met stop it (auxv_after_args()). */
+ * Where tables shaped as the kernel's are met and their vector is not the
+ * one sought, the scan goes on, but never to the first argument's string
+ * or above: the stack's end is above the strings, and no scan may start
+ * among them (text words are no smaller than stack addresses). */
 #define INITIAL_STACK_SCAN (64u << 10)
 
 void pmug_libc_note_initial_stack(const void *frame)
 {
 	const uintptr_t *p = (const uintptr_t *)(((uintptr_t)frame + 15) & ~(uintptr_t)15);
-	const uintptr_t *end = p + INITIAL_STACK_SCAN / sizeof(*p);
+	uintptr_t end = (uintptr_t)(p + INITIAL_STACK_SCAN / sizeof(*p));
 	/* The ABI aligns the initial stack pointer (argc's address) to 16. */
-	for (; p < end; p += 2) {
+	for (; (uintptr_t)p + 2 * sizeof(*p) <= end; p += 2) {
 		/* argc, then argv[0] above it (or, argc 0, the NULL): most
 		 * words of ld.so's frames fail here. */
 		if (p[0] > (1u << 24) || (p[1] <= (uintptr_t)p && (p[0] | p[1])))
 			continue;
-		const uintptr_t *auxv = auxv_after_args(p);
-		if (auxv == NOT_ARGS)
-			continue;
-		if (auxv != ARGS_NO_VECTOR)
-			__atomic_store_n(&g_auxv, auxv, __ATOMIC_RELEASE);
-		return;
+		struct initial_tables t;
+		if (auxv_after_args(p, &t)) {
+			__atomic_store_n(&g_auxv, t.auxv, __ATOMIC_RELEASE);
+			return;
+		}
+		if (t.argv0 > (uintptr_t)p && t.argv0 < end)
+			end = t.argv0;
 	}
 }
 
