@@ -56,6 +56,9 @@ PY
 	schema=$here/../../probe/report/schema
 	python3 "$here/../e2e/schema-check.py" "$schema" "$tmp"/status/*.one-line.json >"$tmp/schema.out" ||
 		[ $? = 77 ] || { cat "$tmp/schema.out"; echo "FAIL: a status document is not what its schema says"; bad=1; }
+	# Where the words, the keys, the metrics and the exit say one fact,
+	# they say it alike (issue 43, item 3).
+	python3 "$here/status/agree.py" "$tmp/status" || bad=1
 	[ "$bad" = 0 ] || fail "pmuguard status differs from its pins (tests/cli/status/pin-status.sh BUILD re-pins)"
 	echo "ok: pmuguard status in $(find "$here/status/pinned" -name "*.rc" | wc -l) worlds is as pinned"
 	;;
