@@ -25,12 +25,7 @@ struct doc_head {
 static void doc_walk(const struct doc_sink *doc, const void *arg)
 {
 	const struct doc_head *h = arg;
-	char now[24];
-	doc_utc_now(now, sizeof(now));
-	doc_open(doc, NULL, false);
-	doc_uint(doc, "schema", ENFORCE_OUTPUT_SCHEMA);
-	doc_str(doc, "version", PMUGUARD_VERSION);
-	doc_str(doc, "generated_at", now);
+	doc_open_head(doc, ENFORCE_OUTPUT_SCHEMA, PMUGUARD_VERSION);
 	h->walk(doc, h->arg);
 	doc_end(doc);
 }

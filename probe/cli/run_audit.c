@@ -135,12 +135,7 @@ static void audit_walk(const struct doc_sink *s, const void *arg)
 {
 	const struct audit_doc *d = arg;
 	const struct sup_audit *a = d->a;
-	char when[32];
-	doc_utc_now(when, sizeof(when));
-	doc_open(s, NULL, false);
-	doc_uint(s, "schema", RUN_AUDIT_SCHEMA);
-	doc_str(s, "version", PMUGUARD_VERSION);
-	doc_str(s, "generated_at", when);
+	doc_open_head(s, RUN_AUDIT_SCHEMA, PMUGUARD_VERSION);
 	doc_str(s, "facts", d->o->facts_src);
 	bool opened;
 	doc_str(s, "reached", audit_answer(a, &opened));

@@ -58,6 +58,10 @@ void doc_null(const struct doc_sink *s, const char *key);
 void doc_hex(const struct doc_sink *s, const char *key, bool padded, uint64_t v);
 void doc_open(const struct doc_sink *s, const char *key, bool array);
 void doc_end(const struct doc_sink *s);
+/* A document's top object opened, with its head: schema, version and
+ * generated_at (now, doc_utc_now()), the first three keys of every
+ * document a command of its own writes (enforce's, run --audit's). */
+void doc_open_head(const struct doc_sink *s, uint64_t schema, const char *version);
 
 /* A JSON string (NULL: null), by the one rule (log_plain_len()): what
  * passes is written as it is, '"' and '\\' as \" and \\, control
