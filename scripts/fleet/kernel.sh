@@ -74,16 +74,22 @@ kernel_refusal() {
 	esac
 }
 
+# The kernel layer alone: `pmuguard enforce status --keys` into st, its
+# exit (pmuguard(1)) into rc.
+kernel_status() {
+	set +e
+	st=$("$PMUGUARD" enforce status --keys 2>/dev/null 9>&-)
+	rc=$?
+	set -e
+}
+
 # Stop whatever kernel guard is attached: one that does not protect (audit
 # mode, or unverified) is still attached and pinned, and goes too.  Asked
 # of the kernel layer alone (`pmuguard enforce status`, its exit codes,
 # pmuguard(1)), not of a whole status: no canary, no /proc scan, in the
 # package's prerm too.
 kernel_uninstall() {
-	set +e
-	st=$("$PMUGUARD" enforce status --keys 2>/dev/null 9>&-)
-	rc=$?
-	set -e
+	kernel_status
 	case $rc in
 	0 | 7 | 8 | 9)
 		if [ "$DRY_RUN" = 1 ]; then
@@ -112,10 +118,7 @@ kernel_uninstall() {
 # would be tried (or is attached already), 1 where the policy attaches
 # nothing.
 kernel_would_start() {
-	set +e
-	st=$("$PMUGUARD" enforce status --keys 2>/dev/null 9>&-)
-	rc=$?
-	set -e
+	kernel_status
 	case $rc in
 	0 | 7) info "kernel: already attached"; return 0 ;;
 	8 | 9) would "replace the kernel guard attached now ($(kv "$st" why))"; return 0 ;;
