@@ -23,6 +23,22 @@ run() { # expected-status CMD...
 	[ "$rc" = "$want" ] || fail "$* exited $rc, expected $want"
 }
 
+# refused_agent FILE: `enforce agent --textfile FILE` on the m6i's facts,
+# in a private namespace with a bpffs of its own, where this host's kernel
+# refuses the guard; its exit in rc, output in $tmp/out and $tmp/err.
+# Skips where no bpffs can be mounted or the kernel lets the guard attach
+# (the refusal is shown in tests/vm then).
+refused_agent() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
+		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2"' \
+		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$1" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
+	[ "$rc" != 99 ] || skip "cannot mount a private bpffs"
+	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
+		skip "this kernel let the guard attach (the refusal is shown in tests/vm)"
+	fi
+}
+
 need_enforce() {
 	[ "${ENFORCE:-1}" = 1 ] || skip "built without enforce"
 }
@@ -148,14 +164,7 @@ agent-refused-writes-metrics)
 	# and wrote nothing: the one node that needs an alert had no series.
 	mkdir -p "$tmp/m"
 	chmod 755 "$tmp/m"
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
-		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2/m/p.prom"' \
-		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$tmp" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
-	[ "$rc" != 99 ] || skip "cannot mount a private bpffs"
-	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
-		skip "this kernel let the guard attach (the refusal is shown in tests/vm)"
-	fi
+	refused_agent "$tmp/m/p.prom"
 	[ "$rc" = 4 ] || fail "the agent exited $rc, expected 4"
 	[ -f "$tmp/m/p.prom" ] || fail "the refused agent wrote no metrics"
 	grep -qx 'pmuguard_unguarded 1' "$tmp/m/p.prom" || fail "no pmuguard_unguarded 1: $(cat "$tmp/m/p.prom")"
@@ -184,14 +193,7 @@ textfile-two-writers-say-so)
 	"$PMUGUARD" status --textfile "$f" >/dev/null 2>"$tmp/err" || :
 	grep -qx 'pmuguard_textfile_writer_info{writer="host"} 1' "$f" || fail "status wrote no writer mark: $(cat "$f")"
 	! grep -q 'pmuguard_textfile_shared' "$f" || fail "one writer alone is called shared"
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
-		exec timeout 120 "$0" enforce agent --snapshot "$1" --textfile "$2"' \
-		"$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$f" >"$tmp/out" 2>"$tmp/err" && rc=0 || rc=$?
-	[ "$rc" != 99 ] || skip "cannot mount a private bpffs"
-	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
-		skip "this kernel let the guard attach (the agent would keep writing)"
-	fi
+	refused_agent "$f"
 	grep -q '"event":"textfile-shared".*also written by the host' "$tmp/out" ||
 		fail "the agent did not say the file has a second writer: $(cat "$tmp/out")"
 	grep -qx 'pmuguard_textfile_shared{other_writer="host"} 1' "$f" || fail "the agent's file does not say shared: $(grep textfile "$f")"
