@@ -14,17 +14,23 @@
  *    a live host;
  *  - the tree's library runs only as uid 65534 (no groups, no
  *    capabilities, no new privileges) on a private copy of its bytes, with
- *    an environment of a fixed PATH and nothing of the caller's.
+ *    an environment of a fixed PATH and nothing of the caller's, and
+ *    nothing it starts outlives the check (a PID namespace of its own).
  * The live host (root NULL or "") goes through the same readers.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -379,6 +385,177 @@ static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path,
 	return err;
 }
 
+/* --- Nothing of it outlives the check ------------------------------------------ */
+
+/* The namespace's init: our code, never the tree's.  It runs the check
+ * (status_run(): the library as its pid 2, in a session of its own, as
+ * nobody where asked) and passes its words and exit on through fd; what
+ * the check leaves behind is orphaned to it.  A check that gave no
+ * answer is said in words, with exit 125. */
+static _Noreturn void pidns_init(char *const argv[], char *const env[], bool as_nobody, int fd)
+{
+	/* Killed with the caller, and the namespace with it.  (Its parent is
+	 * outside the namespace, so getppid() is 0 here and a caller already
+	 * gone cannot be seen: the check is bounded by its deadline all the
+	 * same.) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	setsid();
+	char *out = NULL, words[128];
+	size_t len = 0;
+	int rc = status_run(argv, env, true, as_nobody, &out, &len);
+	if (rc < 0) {
+		dprintf(fd, "%s %s with it preloaded\n", argv[0],
+			status_run_words(rc, words, sizeof(words)));
+		_exit(125);
+	}
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, out + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(125);
+		done += (size_t)n;
+	}
+	_exit(rc & 0xff);
+}
+
+/* The check in a PID namespace of its own, led by pidns_init().  When a
+ * namespace's init exits, the kernel kills every process left in it and
+ * waits until all are gone before the init can be reaped
+ * (kernel/pid_namespace.c, zap_pid_ns_processes(), from exit_notify()):
+ * the wait for it is a wait for all, also where our deadline kills it.
+ * status_run()'s answer into *rc and 0, or -errno where no namespace
+ * could be made (not root, or refused): then nothing ran. */
+static int run_in_pidns(char *const argv[], char *const env[], bool as_nobody, char **out, int *rc)
+{
+	*out = NULL;
+	*rc = -ECHILD;
+	int self = open("/proc/thread-self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	if (unshare(CLONE_NEWPID) != 0) {
+		int e = -errno;
+		close(self);
+		return e;
+	}
+	/* Only our next child is the namespace's (its init); then our
+	 * children are born in our own namespace again. */
+	int p[2] = {-1, -1}, err = 0;
+	pid_t pid = pipe2(p, O_CLOEXEC) == 0 ? fork() : -1;
+	if (pid == 0) {
+		close(p[0]);
+		pidns_init(argv, env, as_nobody, p[1]);
+	}
+	if (pid < 0)
+		err = -errno;
+	if (setns(self, CLONE_NEWPID) != 0 && !err)
+		err = -errno; /* root in its own namespace: not seen to fail */
+	close(self);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (pid < 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		return err;
+	}
+	*rc = status_child_collect(pid, p[0], out, NULL);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*rc = err;
+	}
+	return 0;
+}
+
+/* The children of this process (their /proc/PID/stat's ppid: the
+ * children files need CONFIG_PROC_CHILDREN), malloc'd into *pids; their
+ * count.  None where /proc cannot be read. */
+static size_t children_of_self(pid_t **pids)
+{
+	*pids = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t me = getpid();
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[64], buf[512];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold anything, ')'
+		 * included, so the fields start after the last ')'. */
+		char *close_paren = strrchr(buf, ')');
+		char state;
+		int ppid;
+		if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2 ||
+		    ppid != me)
+			continue;
+		if (n == cap) {
+			pid_t *more = realloc(*pids, (cap = cap ? 2 * cap : 16) * sizeof(**pids));
+			if (!more)
+				break;
+			*pids = more;
+		}
+		(*pids)[n++] = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool listed(const pid_t *pids, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* The check where no PID namespace can be made: we are its subreaper, so
+ * whatever it leaves is orphaned to us, and is killed and reaped (and
+ * what that orphans in turn) until no child of ours is left but those we
+ * had before.  What remains: a process the check had another process
+ * start for it (one of its uid it ptraces or writes to, a daemon asked
+ * over a socket: cron, at, systemd --user) is no descendant of ours. */
+static int run_reaped(char *const argv[], char *const env[], bool as_nobody, char **out)
+{
+	int was = 0;
+	prctl(PR_GET_CHILD_SUBREAPER, &was, 0, 0, 0);
+	pid_t *before;
+	size_t nb = children_of_self(&before);
+	if (!was)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	int rc = status_run(argv, env, true, as_nobody, out, NULL);
+	for (bool found = true; found;) {
+		found = false;
+		pid_t *now;
+		size_t n = children_of_self(&now);
+		for (size_t i = 0; i < n; i++) {
+			if (listed(before, nb, now[i]))
+				continue;
+			kill(now[i], SIGKILL);
+			/* __WALL: a clone with another exit signal is waited
+			 * too; one that cannot be waited ends the loop. */
+			pid_t w;
+			while ((w = waitpid(now[i], NULL, __WALL)) < 0 && errno == EINTR)
+				;
+			found = found || w == now[i];
+		}
+		free(now);
+	}
+	if (!was)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	free(before);
+	return rc;
+}
+
 /* The first line of text into buf. */
 static void first_line(char *buf, size_t size, const char *text)
 {
@@ -415,7 +592,9 @@ bool status_tree_lib_loads(const char *lib_at, bool as_nobody, char *why, size_t
 	char *env[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", pre, NULL};
 	char *argv[] = {"/bin/true", NULL};
 	char *out = NULL;
-	int rc = status_run(argv, env, true, as_nobody, &out, NULL);
+	int rc;
+	if (run_in_pidns(argv, env, as_nobody, &out, &rc) != 0)
+		rc = run_reaped(argv, env, as_nobody, &out);
 	if (as_nobody) {
 		unlink(copy);
 		rmdir(dir);

@@ -21,6 +21,12 @@
 #                        it would be root's: unknown
 # tree-facts             pmuguard tree: paths resolved in the tree, a link
 #                        out of it refused, the library checked as nobody
+# tree-check-load-leaves-nothing-running
+#                        --check-load of a library whose constructor forks
+#                        twice and leaves a process in a session of its
+#                        own: nothing of it runs after the command, as
+#                        root (a PID namespace) and as uid 65534 (where
+#                        none can be made: a subreaper)
 #
 # Exit: 0 pass, 1 fail, 77 skip (a failure when PMUGUARD_TESTS_MUST_RUN=1).
 set -euo pipefail
@@ -138,6 +144,81 @@ tree-facts)
 		grep -qx 'lib.checked_as=uid 65534' "$tmp/out" || fail "the library was checked as root"
 	fi
 	ok "pmuguard tree: the tree's facts as data, no link followed out"
+	;;
+tree-check-load-leaves-nothing-running)
+	[ "$(id -u)" = 0 ] || skip "needs root (the check as uid 65534, a PID namespace)"
+	unshare -p -f true 2>/dev/null || skip "this host refuses a PID namespace (unshare -p)"
+	command -v cc >/dev/null || skip "no C compiler for the tree's library"
+	mktree
+	mkdir -p "$tmp/mark"
+	chmod 1777 "$tmp/mark"
+	cat >"$tmp/escape.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+/* Leaves a process behind: forks twice, the grandchild writes its pid as
+ * /proc names it (in a PID namespace getpid() is the namespace's), then
+ * a session of its own and no descriptor of the check's; the constructor
+ * returns only once the pid is written. */
+__attribute__((constructor)) static void escape(void)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		return;
+	pid_t child = fork();
+	if (child == 0) {
+		if (fork() != 0)
+			_exit(0);
+		char self[32] = "";
+		if (readlink("/proc/self", self, sizeof(self) - 1) < 0)
+			_exit(1);
+		int fd = open(PIDFILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dprintf(fd, "%s\n", self);
+		close(fd);
+		setsid();
+		prctl(PR_SET_NAME, "pmug-escapee");
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		close(p[0]), close(p[1]);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	if (child > 0 && waitpid(child, NULL, 0) == child && read(p[0], &c, 1) != 1)
+		_exit(1);
+	close(p[0]);
+}
+C
+	cc -shared -fPIC -DPIDFILE="\"$tmp/mark/pid\"" -o "$tmp/root/$ENTRY" "$tmp/escape.c" ||
+		skip "cannot build the tree's library"
+	# The escapee, should one outlive the check, is killed with the case.
+	trap 'p=$(cat "$tmp/mark/pid" 2>/dev/null) && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = pmug-escapee ] && kill -9 "$p"; rm -rf "$tmp"' EXIT
+	# alive: the escapee of the last check still runs (its pid is written
+	# before the check returns, and must be gone when it has).
+	alive() {
+		local p
+		p=$(cat "$tmp/mark/pid" 2>/dev/null) || fail "the library's constructor did not run (no pid written)"
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = pmug-escapee ]
+	}
+	check() {
+		rm -f "$tmp/mark/pid"
+		timeout 60 "$@" "$PMUGUARD" tree --root "$tmp/root" --check-load >"$tmp/out" 2>"$tmp/err" ||
+			fail "pmuguard tree --check-load $* failed"
+		grep -qx 'lib.loads=true' "$tmp/out" || fail "the library did not load"
+	}
+	check
+	grep -qx 'lib.checked_as=uid 65534' "$tmp/out" || fail "the library was not checked as uid 65534"
+	! alive || fail "as root, the library's process $(cat "$tmp/mark/pid") (uid $(stat -c %u "/proc/$(cat "$tmp/mark/pid")")) outlived the check"
+	# As uid 65534 no PID namespace can be made: every process the check
+	# left is killed and reaped before it returns.
+	check setpriv --reuid=65534 --regid=65534 --clear-groups
+	! alive || fail "as uid 65534, the library's process $(cat "$tmp/mark/pid") outlived the check"
+	ok "nothing the loader's check starts outlives it, in a PID namespace or without one"
 	;;
 *)
 	fail "unknown case $1"
