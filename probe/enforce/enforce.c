@@ -29,6 +29,30 @@
 #include "enforce.skel.h"
 #include "enforce_iter.skel.h"
 
+/* The floor (meson.build: libbpf >= 0.7).  Every check here is written to
+ * libbpf 1.0's errors: a failed bpf_program__attach_*() and
+ * ring_buffer__new() return NULL with errno set, the rest a negative
+ * errno.  Before 1.0 an attach that failed returned ERR_PTR(-err), which
+ * is not NULL, so a refused attach read as attached and was pinned.  From
+ * 0.7 (which also has bpf_program__set_log_buf()), strict mode gives
+ * every call made here 1.0's return: the attaches need it
+ * (LIBBPF_STRICT_CLEAN_PTRS); the low-level calls (bpf_obj_pin(),
+ * bpf_obj_get(), bpf_map_lookup_elem(), ...) return -1 or -errno and set
+ * errno either way, which is what is read here; the skeleton's open and
+ * load, ring_buffer__new() and __poll() return 1.0's errors in 0.7
+ * already.  LIBBPF_MAJOR_VERSION and _MINOR_VERSION are libbpf_version.h's,
+ * which libbpf.h includes from 0.6 on: undefined, older. */
+#if !defined(LIBBPF_MAJOR_VERSION) || (LIBBPF_MAJOR_VERSION == 0 && LIBBPF_MINOR_VERSION < 7)
+#error "pmuguard enforce needs libbpf 0.7 or later (probe/enforce/README.md, Build)"
+#endif
+#if LIBBPF_MAJOR_VERSION < 1
+/* A constructor: before any libbpf call of any entry point. */
+__attribute__((constructor)) static void libbpf_errors_as_1_0(void)
+{
+	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+}
+#endif
+
 /* libbpf's messages, kept (the last lines) for the caller instead of
  * printed: the command shows them with PMUGUARD_LOG=debug. */
 static char *libbpf_log;

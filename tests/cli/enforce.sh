@@ -228,11 +228,18 @@ refused-leaves-nothing)
 	# This host's kernel refuses BPF trampoline/LSM programs (EPERM).  The
 	# start must fail with the reason and leave the private bpffs empty;
 	# the listing is taken inside the namespace, before it goes away.
+	# A refusal read as an attach (libbpf before 1.0 returns ERR_PTR, not
+	# NULL, where the loader does not ask for 1.0's errors) says attached:
+	# the data of a second start, and status, must say not.
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	# A kernel that lets it attach: stop, and the same check of bpffs.
 	private_ns sh -c 'mount -t bpf bpf /sys/fs/bpf || exit 99
 		rc=0; "$0" enforce start --snapshot "$1" || rc=$?
 		if [ "$rc" = 0 ]; then "$0" enforce stop || rc=98; fi
+		if [ "$rc" != 0 ]; then
+			"$0" enforce start --keys --snapshot "$1" >"$2/keys" 2>/dev/null || :
+			"$0" enforce status --keys >"$2/status" 2>/dev/null || :
+		fi
 		ls -A /sys/fs/bpf >"$2/ls"
 		exit "$rc"' "$PMUGUARD" "$FIXTURES/m6i-16xlarge" "$tmp" >"$tmp/out" 2>"$tmp/err" &&
 		rc=0 || rc=$?
@@ -250,6 +257,10 @@ refused-leaves-nothing)
 	grep -q '^pmuguard: enforce: could not attach the kernel guard: ' "$tmp/err" ||
 		fail "no reason line"
 	grep -q 'Nothing of this start was left attached or pinned' "$tmp/err" || fail "no word on cleanup"
+	for kv in outcome=refused exit=4 attach= protects=false; do
+		grep -qxF "$kv" "$tmp/keys" || fail "start --keys of a refused start lacks $kv: $(grep -E '^(outcome|exit|attach|protects)=' "$tmp/keys" | tr '\n' ' ')"
+	done
+	grep -qx 'attached=false' "$tmp/status" || fail "status after a refused start does not say attached=false: $(grep '^attached=' "$tmp/status")"
 	if grep -q pmuguard "$tmp/ls"; then
 		fail "left behind in bpffs: $(tr '\n' ' ' <"$tmp/ls")"
 	fi
