@@ -304,12 +304,43 @@ bool status_preload_lists(const char *text, size_t len, const char *lib);
 void status_tree_policy(struct status_tree_policy *p, const char *root);
 /* Does the loader take the library at lib_at cleanly (/bin/true with it
  * preloaded, exit 0 and no word)?  With a fixed PATH only; as_nobody: a
- * private copy, run as uid 65534.  Why not into why. */
+ * private copy, run as uid 65534.  Nothing it starts outlives it (a PID
+ * namespace of its own, else every descendant killed).  Why not into why. */
 bool status_tree_lib_loads(const char *lib_at, bool as_nobody, char *why, size_t size);
 /* path (as the loader reads it, absolute) resolved in the tree at root,
  * never leaving it (openat2 RESOLVE_IN_ROOT; without it, refused where its
  * real path leaves the tree: -EXDEV), into out; 0 or -errno. */
 int status_in_root(const char *root, const char *path, char *out, size_t size);
+/* --- Writing in a tree, or on this host (status_tree_write.c) ---------------- */
+/* What pmuguard-fleet asks `pmuguard tree` to change: the file (as the tree
+ * names it: absolute, physical, no link on its way), under root (NULL or
+ * "/": this host).  Every write goes through descriptors of directories
+ * opened O_NOFOLLOW from the root, to an O_EXCL temporary renamed in place. */
+struct status_edit_args {
+	const char *root;
+	const char *file;   /* the preload file (the one the loader reads), or the policy */
+	const char *backup; /* where the old preload file is kept, or NULL */
+	const char *lib;    /* the entry */
+	bool add;           /* preload: add (else remove) */
+	bool keep_empty;    /* preload remove: an emptied file stays (a link's) */
+	bool drop_created;  /* policy: remove the file install created, unchanged */
+	bool dry_run;       /* say what would be done; change nothing */
+};
+struct status_edit {
+	/* preload: already, added, created, not-listed, removed, emptied,
+	 * deleted; policy: already, set, added, created, replaced,
+	 * not-regular, dir-unsafe; drop: deleted, kept, absent */
+	char action[16];
+	char backup[PATH_MAX];    /* the backup written, as the tree names it */
+	char untrusted[96];       /* why others could change the policy replaced */
+	bool locked;              /* the policy reads lock = yes now */
+	char why[PATH_MAX + 256]; /* why it failed (nothing changed) */
+};
+/* 0 done (or nothing to do), -1 nothing changed and why. */
+int status_preload_edit(const struct status_edit_args *a, struct status_edit *e);
+int status_policy_edit(const struct status_edit_args *a, struct status_edit *e);
+/* The policy file install writes where there is none. */
+extern const char status_conf_created[];
 /* Does a line of /proc/PID/maps map the file at real or lib (its path
  * column equal to one of them)? */
 bool status_maps_line_names(const char *line, const char *real, const char *lib);

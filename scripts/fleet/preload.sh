@@ -48,9 +48,10 @@ resolve_preload() {
 	printf '%s\n' "$p"
 }
 
-# Under the lock, once: the link is read, and kept to the rename; a
-# temporary left by a run that was killed is removed (no other run has
-# one open then).  Exit 1 where the link leads nowhere sane.
+# Under the lock, once: the link is read, and kept to the end of the run
+# (the writer opens what it names without following a link: a link put on
+# its way since is refused, never followed).  Exit 1 where the link leads
+# nowhere sane.
 TARGET=
 preload_target() {
 	[ -z "$TARGET" ] || return 0
@@ -58,8 +59,6 @@ preload_target() {
 		die "$PRELOAD is a symbolic link to no sane place: $TARGET; nothing changed (a link must lead, through at most $MAX_LINKS links in directories only root can write${ROOT:+ and inside $ROOT}, to a regular file)"
 	TARGET_DIR=${TARGET%/*}
 	TARGET_DIR=${TARGET_DIR:-/}
-	[ "$DRY_RUN" = 0 ] || return 0
-	rm -f "$PRELOAD".pmuguard-new "$PRELOAD".pmuguard-new.* "$TARGET".pmuguard-new.* "$BACKUP".new.*
 }
 
 # PRELOAD as messages name it: with the file it leads to, if a link.
@@ -93,15 +92,31 @@ tree_loads() {
 	info "the tree's library loads cleanly into /bin/true (checked as $(kv "$facts" lib.checked_as), never as root)"
 }
 
-# Rename NEW over TARGET (PRELOAD, or the file its link leads to: never
-# over the link), durably: the temporary and the directory are synced
-# before the rename, the directory again after it.
-commit_new() {
-	fsync_path "$NEW"
-	fsync_path "$TARGET_DIR"
-	mv -f "$NEW" "$TARGET" || die "cannot rename $NEW over $TARGET; $PRELOAD unchanged"
-	NEW=
-	fsync_path "$TARGET_DIR"
+# in_tree PATH: PATH (on this host, resolved) as the tree names it.
+in_tree() { printf '%s\n' "${1#"$ROOTC"}"; }
+
+# tree_edit EDIT...: the one writer of the tree's (or this host's) files,
+# `pmuguard tree EDIT` (probe/status/status_tree_write.c): through
+# descriptors of directories opened without following a link, an O_EXCL
+# temporary renamed in place, owner and mode set on the open file, a
+# killed run's temporaries removed first.  Its outcome's keys on stdout;
+# exit 1, and why= says why, where it changed nothing.
+# (Called in a command substitution: writer_needed first, so that a
+# missing command ends the run, not the substitution.)
+writer_needed() {
+	[ -n "$PMUGUARD" ] ||
+		die "the pmuguard command writes the files (give --pmuguard PATH, or remove the line ${LIB:-libpmuguard.so} from $PRELOAD by hand); nothing changed"
+}
+tree_edit() {
+	set -- tree "$@"
+	[ -z "$ROOTC" ] || set -- "$@" --root "$ROOTC"
+	[ "$DRY_RUN" = 0 ] || set -- "$@" --dry-run
+	"$PMUGUARD" "$@" 9>&-
+}
+# What tree_edit refused, in words.
+edit_why() {
+	w=$(kv "$1" why)
+	printf '%s\n' "${w:-pmuguard tree did not answer (is $PMUGUARD this version's?)}"
 }
 
 preload_install() {
@@ -131,30 +146,13 @@ preload_install() {
 		would "list $LIB first in $(preload_name)${TARGET:+$([ -f "$TARGET" ] && echo ", every other byte kept, the old file backed up to $BACKUP")}"
 		return 0
 	fi
-	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
-	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
 	# Ours first, so it interposes before anything else; then the old file
-	# byte for byte, so uninstall can restore it exactly.  Every write is
-	# checked (a full /etc fails printf or cat, not the group's last
-	# command), and the size written is compared with what was meant.
-	want=$((${#LIB} + 1))
-	if [ -f "$TARGET" ]; then want=$((want + $(stat -c %s "$TARGET"))); fi
-	{ printf '%s\n' "$LIB" && if [ -f "$TARGET" ]; then cat "$TARGET"; fi; } >"$NEW" ||
-		die "cannot write $NEW (a full file system?); $PRELOAD unchanged"
-	[ "$(stat -c %s "$NEW")" = "$want" ] ||
-		die "$NEW holds $(stat -c %s "$NEW") bytes, not the $want meant; $PRELOAD unchanged"
-	if [ -f "$TARGET" ]; then
-		# The backup too is written aside and renamed: a kill leaves the
-		# old backup or the new one.  It is a plain copy beside PRELOAD,
-		# even where PRELOAD is a link.
-		bak=$(mktemp "$BACKUP.new.XXXXXX") || die "cannot back up $PRELOAD; unchanged"
-		if ! cp -p "$TARGET" "$bak" || ! mv -f "$bak" "$BACKUP"; then
-			rm -f "$bak"
-			die "cannot back up $PRELOAD to $BACKUP; unchanged"
-		fi
-		info "backed up the old file to $BACKUP"
-	fi
-	commit_new
+	# byte for byte, so uninstall can restore it exactly; the old file kept
+	# beside PRELOAD (a plain copy, even where PRELOAD is a link).
+	writer_needed
+	out=$(tree_edit --preload-add "$LIB" --file "$(in_tree "$TARGET")" --backup "$(in_tree "$BACKUP")") ||
+		die "$(edit_why "$out"); $PRELOAD unchanged"
+	[ -z "$(kv "$out" backup)" ] || info "backed up the old file to $BACKUP"
 	say "installed: $(preload_name) now lists $LIB"
 	say "note: only processes started from now on load it; those already running stay unguarded until they restart (pmuguard-fleet status names the ones holding perf events)"
 	if [ -z "$ROOT" ] && ! /bin/true; then
@@ -174,24 +172,17 @@ preload_uninstall() {
 		would "remove $LIB from $(preload_name), every other byte kept"
 		return 0
 	fi
-	# Drop exactly the lines that are our entry; keep every other byte (sed,
-	# unlike grep, keeps a last line without its newline as it was).
-	esc=$(printf '%s' "$LIB" | sed 's/[][\.*^$/]/\\&/g')
-	NEW=$(mktemp "$TARGET.pmuguard-new.XXXXXX") || die "cannot create a temporary beside $TARGET; $PRELOAD unchanged"
-	chmod 644 "$NEW" || die "cannot chmod $NEW; $PRELOAD unchanged"
-	sed "/^$esc\$/d" "$TARGET" >"$NEW" || die "cannot write $NEW (a full file system?); $PRELOAD unchanged"
-	if [ -s "$NEW" ]; then
-		commit_new
-		say "uninstalled: removed $LIB from $(preload_name)"
-	elif [ "$TARGET" != "$PRELOAD" ]; then
-		# The link and its file are another tool's: keep both; an empty
-		# list preloads nothing.
-		commit_new
-		say "uninstalled: $(preload_name) listed only $LIB and is empty now"
-	else
-		rm -f "$NEW" "$PRELOAD"
-		NEW=
-		fsync_path "$PRELOAD_DIR"
-		say "uninstalled: $PRELOAD listed only $LIB and is gone"
-	fi
+	# Drop exactly the lines that are our entry; keep every other byte.  A
+	# link and its file are another tool's: an emptied file stays (an
+	# empty list preloads nothing); our own emptied file goes.
+	set -- --preload-remove "$LIB" --file "$(in_tree "$TARGET")"
+	[ "$TARGET" = "$PRELOAD" ] || set -- "$@" --keep-empty
+	writer_needed
+	out=$(tree_edit "$@") || die "$(edit_why "$out"); $PRELOAD unchanged"
+	case $(kv "$out" action) in
+	removed) say "uninstalled: removed $LIB from $(preload_name)" ;;
+	emptied) say "uninstalled: $(preload_name) listed only $LIB and is empty now" ;;
+	deleted) say "uninstalled: $PRELOAD listed only $LIB and is gone" ;;
+	*) info "preload: not installed: $(preload_name) does not list $LIB" ;;
+	esac
 }

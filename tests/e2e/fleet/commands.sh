@@ -50,8 +50,17 @@ remove-is-uninstall)
 	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
 		fail "install: exit $?"
 	grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "not installed"
-	# Without --pmuguard, as while the package is removed: remove needs no probe.
-	env PATH=/usr/bin:/bin "$FLEET" remove --root "$root" >"$tmp/out" 2>&1 || fail "remove: exit $?"
+	# The command not on PATH: remove needs no probe, but the command is
+	# the one writer; without it nothing is changed, and it says how.
+	set +e
+	env PATH=/usr/bin:/bin "$FLEET" remove --root "$root" >"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" = 1 ] || fail "remove without the command exited $r, not 1"
+	grep -q 'the pmuguard command writes the files (give --pmuguard PATH, or remove the line /usr/lib/pmuguard/libpmuguard.so from .* by hand); nothing changed' "$tmp/out" ||
+		fail "remove without the command does not say why: $(cat "$tmp/out")"
+	grep -qx /usr/lib/pmuguard/libpmuguard.so "$root/etc/ld.so.preload" || fail "remove without the command changed the file"
+	env PATH=/usr/bin:/bin "$FLEET" remove --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || fail "remove: exit $?"
 	grep -q '^pmuguard-fleet: uninstalled: removed /usr/lib/pmuguard/libpmuguard.so' "$tmp/out" ||
 		fail "remove did not say what uninstall says"
 	cmp -s "$root/etc/ld.so.preload" "$tmp/orig" || fail "remove did not restore the file byte for byte"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Fleet, a symlinked /etc/ld.so.preload edited through its link, insane links
-# refused, a --root whose directories lead out of it refused.
+# refused, a --root whose directories lead out of it refused; a tree whose
+# etc/ its builder owns: links planted at every fixed name, and swapped over
+# each temporary as it appears, never followed.
 # The sandbox and helpers: lib.sh here.
 #
 #   links.sh CASE        exit 0 pass, 1 fail, 77 skip;  links.sh --list
@@ -194,6 +196,130 @@ root-dir-link-refused-where-it-leads-out)
 	done
 	cmp -s "$tmp/outside/ld.so.preload" "$tmp/orig" || fail "the file outside the root changed"
 	ok "a directory link under --root that leads out of it (absolute or ..) is refused, nothing changed; one inside it is followed"
+	;;
+root-builder-links-never-followed)
+	# Issue 47, 1: in a tree whose etc/ its builder owns (a rootless image
+	# build), a link the builder planted at a name install or uninstall
+	# writes (the policy kept aside, the backup, the policy, the preload
+	# file's temporaries) was followed by root's cp -p and chmod: a
+	# root-only file outside the tree got the builder's content and mode.
+	# Every write is now through descriptors: the links are replaced,
+	# never followed, and the files outside are byte for byte as they were.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$tmp/outside"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	for v in victim1 victim2 victim3; do
+		printf 'root only: %s\n' "$v" >"$tmp/outside/$v"
+		chmod 600 "$tmp/outside/$v"
+	done
+	outside() { find "$tmp/outside" -printf '%p %y %m %u %g %s\n' | sort && sha256sum "$tmp/outside"/*; }
+	outside >"$tmp/outside.before"
+	chown 65534:65534 "$root/etc"
+	# The builder's own policy, writable by all: install replaces it and
+	# keeps the old one aside, at a name the builder has put a link at.
+	printf 'mode = off\n' >"$root/etc/pmuguard.conf"
+	chmod 666 "$root/etc/pmuguard.conf"
+	printf '# the image\n/usr/lib/libimage.so\n' >"$root/etc/ld.so.preload"
+	chown 65534:65534 "$root/etc/pmuguard.conf" "$root/etc/ld.so.preload"
+	ln -s "$tmp/outside/victim1" "$root/etc/pmuguard.conf.pmuguard-untrusted"
+	ln -s "$tmp/outside/victim2" "$root/etc/ld.so.preload.pmuguard-bak"
+	ln -s "$tmp/outside/victim3" "$root/etc/ld.so.preload.pmuguard-bak.new.XXXXXX"
+	ln -s "$tmp/outside/victim3" "$root/etc/pmuguard.conf.pmuguard-new.XXXXXX"
+	f() { PMUGUARD_SNAPSHOT=$M6I "$FLEET" "$@" --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 ||
+		fail "$*: exit $?: $(cat "$tmp/out")"; }
+	f install
+	outside | cmp -s - "$tmp/outside.before" || fail "install wrote outside the tree: $(outside | diff "$tmp/outside.before" - | tail -n 6)"
+	grep -q 'policy locked' "$tmp/out" || fail "install did not lock the policy: $(cat "$tmp/out")"
+	for n in pmuguard.conf.pmuguard-untrusted ld.so.preload.pmuguard-bak; do
+		[ -f "$root/etc/$n" ] && [ ! -L "$root/etc/$n" ] || fail "$n is not a plain file of the tree now"
+	done
+	[ "$(cat "$root/etc/pmuguard.conf.pmuguard-untrusted")" = 'mode = off' ] || fail "the old policy was not kept aside"
+	[ "$(stat -c %a "$root/etc/pmuguard.conf.pmuguard-untrusted")" = 600 ] || fail "the policy kept aside is not 0600"
+	head -n 1 "$root/etc/ld.so.preload" | grep -qxF /usr/lib/pmuguard/libpmuguard.so || fail "not installed"
+	[ -z "$(find "$root/etc" -name '*XXXXXX')" ] || fail "a killed run's temporaries (the builder's links) were not removed"
+	# Uninstall, with links planted again at every fixed name.
+	rm -f "$root/etc/ld.so.preload.pmuguard-bak"
+	ln -s "$tmp/outside/victim2" "$root/etc/ld.so.preload.pmuguard-bak"
+	ln -s "$tmp/outside/victim3" "$root/etc/ld.so.preload.pmuguard-new.XXXXXX"
+	f uninstall
+	outside | cmp -s - "$tmp/outside.before" || fail "uninstall wrote outside the tree: $(outside | diff "$tmp/outside.before" - | tail -n 6)"
+	printf '# the image\n/usr/lib/libimage.so\n' | cmp -s - "$root/etc/ld.so.preload" || fail "uninstall did not restore the file"
+	# A link at the policy itself is a tool's: not written through.
+	rm -f "$root/etc/pmuguard.conf"
+	ln -s "$tmp/outside/victim1" "$root/etc/pmuguard.conf"
+	f install
+	grep -q 'policy NOT locked: .*pmuguard.conf is not a regular file' "$tmp/out" || fail "a linked policy was not refused: $(cat "$tmp/out")"
+	outside | cmp -s - "$tmp/outside.before" || fail "install wrote through the policy's link"
+	ok "links planted at every fixed name in a builder's etc/: replaced or refused, never followed; nothing outside the tree changed"
+	;;
+root-builder-swaps-temporaries)
+	# Issue 47, 1 (the race): the builder watches its etc/ with inotify and
+	# renames a link to a root-only file over each temporary install and
+	# uninstall create there (*.pmuguard-new.*, *.new.*).  Root's chmod,
+	# chown --reference and > followed it (7 of 7 runs).  Every write is
+	# now to the open file, and what would be renamed into place is proved
+	# the file written: a run either finishes or refuses, saying why, and
+	# the file outside is never touched.
+	command -v inotifywait >/dev/null || skip "inotifywait (inotify-tools) is not installed"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard" "$tmp/outside"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	printf 'root only\n' >"$tmp/outside/victim"
+	chmod 600 "$tmp/outside/victim"
+	outside() { find "$tmp/outside" -printf '%p %y %m %u %g %s\n' | sort && sha256sum "$tmp/outside"/*; }
+	outside >"$tmp/outside.before"
+	chown 65534:65534 "$root/etc"
+	# The builder, as uid 65534: a link over every temporary, at once.
+	cat >"$tmp/builder.sh" <<'SH'
+cd "$1" || exit 1
+inotifywait -q -m -e create --format '%f' . | while IFS= read -r f; do
+	case $f in
+	*.pmuguard-new.* | *.new.*) ln -s "$2" ".swap.$$" 2>/dev/null && mv -f ".swap.$$" "$f" 2>/dev/null && echo "swapped $f" >>"$3" ;;
+	esac
+done
+SH
+	: >"$tmp/swaps"
+	chmod 666 "$tmp/swaps"
+	# (In a process group of its own: all of it is killed at the end.)
+	setsid setpriv --reuid 65534 --regid 65534 --clear-groups -- \
+		sh "$tmp/builder.sh" "$root/etc" "$tmp/outside/victim" "$tmp/swaps" 2>/dev/null &
+	builder=$!
+	trap 'kill -9 -- "-$builder" 2>/dev/null; rm -rf "$tmp"' EXIT
+	# Until inotifywait watches (it says nothing with -q): a probe file.
+	for _ in $(seq 100); do
+		: >"$tmp/swaps.n"
+		setpriv --reuid 65534 --regid 65534 --clear-groups -- sh -c ': >"$1/probe.pmuguard-new.0" && rm -f "$1/probe.pmuguard-new.0"' _ "$root/etc"
+		for _ in $(seq 50); do grep -q probe "$tmp/swaps" && break; sleep 0.02; done
+		grep -q probe "$tmp/swaps" && break
+	done
+	grep -q probe "$tmp/swaps" || skip "the builder's inotifywait never saw a file created"
+	runs=0 refused=0
+	for t in $(seq 6); do
+		for op in install uninstall; do
+			printf 'mode = off\n' >"$root/etc/pmuguard.conf"
+			chmod 666 "$root/etc/pmuguard.conf"
+			set +e
+			PMUGUARD_SNAPSHOT=$M6I timeout 60 "$FLEET" "$op" --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1
+			r=$?
+			set -e
+			runs=$((runs + 1))
+			case $r in
+			0) ;;
+			1)
+				grep -q 'was replaced by another while it was written\|is not the file written' "$tmp/out" ||
+					fail "trial $t: $op exited 1 without the reason: $(cat "$tmp/out")"
+				refused=$((refused + 1))
+				;;
+			*) fail "trial $t: $op exited $r: $(cat "$tmp/out")" ;;
+			esac
+			outside | cmp -s - "$tmp/outside.before" ||
+				fail "trial $t: $op wrote outside the tree through a swapped link: $(outside | diff "$tmp/outside.before" - | tail -n 6)"
+		done
+	done
+	swaps=$(grep -vc probe "$tmp/swaps" || true)
+	[ "$swaps" -gt 0 ] || fail "the builder swapped no temporary: the race was not run"
+	ok "$runs runs against a builder that swapped $swaps temporaries for links: $refused refused with the reason, the rest done; nothing outside the tree changed"
 	;;
 esac
 fleet_case_done
