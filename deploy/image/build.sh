@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The node agent's OCI image, built offline from what the project built:
-# FROM scratch with the pmuguard command, the libraries it links, the
-# loader, pmuguard's licence and the copyright file of each Debian package
-# a copied library comes from, nothing else (no shell, no package
-# manager).  Its entrypoint is `pmuguard enforce agent`
+# FROM scratch with the pmuguard command (the portable build alone; a
+# dynamic one with the libraries it links and the loader), pmuguard's
+# licence and the copyright file of each Debian package whose code it
+# holds, nothing else (no shell, no package manager).  Its entrypoint is `pmuguard enforce agent`
 # (deploy/kubernetes/README.md).
 #
 #   deploy/image/build.sh [BUILD_DIR] [OUT.tar]
@@ -63,7 +63,15 @@ rootfs=$tmp/rootfs
 mkdir -p "$rootfs/usr/bin" "$rootfs/usr/share/doc/pmuguard" "$rootfs/sys" "$rootfs/proc" \
 	"$rootfs/dev" "$rootfs/tmp" "$rootfs/run"
 install -m 0755 "$bin" "$rootfs/usr/bin/pmuguard"
-ldd "$bin" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' >"$tmp/libs"
+# A portable build (-Dportable=true, what the packages ship) loads nothing:
+# the image is the binary alone, with the licences of what is linked in.
+static=0
+if ! readelf -d "$bin" 2>/dev/null | grep -q '(NEEDED)' && ! readelf -l "$bin" | grep -q 'program interpreter'; then
+	static=1
+	: >"$tmp/libs"
+else
+	ldd "$bin" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' >"$tmp/libs"
+fi
 while read -r lib; do
 	real=$(readlink -f "$lib")
 	mkdir -p "$rootfs$(dirname "$lib")"
@@ -98,6 +106,10 @@ command -v dpkg-query >/dev/null || { echo "$0: dpkg-query is needed to find the
 while read -r lib; do
 	owner "$lib" >>"$tmp/pkgs" || { echo "$0: no Debian package owns $lib: its licence cannot be shipped" >&2; exit 1; }
 done <"$tmp/libs"
+# Linked in statically: the static archives' packages (debian/rules'
+# Built-Using), by their libraries' package, whose copyright file it is.
+[ "$static" = 0 ] || printf '%s\n' libc6 libbpf1 libelf1 libseccomp2 zlib1g >>"$tmp/pkgs"
+touch "$tmp/pkgs"
 licenses="GPL-2.0-or-later"
 while read -r pkg; do
 	[ -n "${spdx[$pkg]:-}" ] || { echo "$0: $pkg is copied into the image but its licence is not in build.sh's table" >&2; exit 1; }
@@ -107,9 +119,13 @@ while read -r pkg; do
 	case ${spdx[$pkg]} in *" OR "*) licenses="$licenses AND (${spdx[$pkg]})" ;; *) licenses="$licenses AND ${spdx[$pkg]}" ;; esac
 done < <(sort -u "$tmp/pkgs")
 # A test that the root is whole: the loader of the image runs the command.
-interp=$(ldd "$bin" | awk '/^\t\/[^ ]+ \(/ { print $1 }')
-"$rootfs$interp" --library-path "$rootfs/lib/x86_64-linux-gnu:$rootfs/usr/lib/x86_64-linux-gnu" \
+if [ "$static" = 1 ]; then
 	"$rootfs/usr/bin/pmuguard" --version >/dev/null
+else
+	interp=$(ldd "$bin" | awk '/^\t\/[^ ]+ \(/ { print $1 }')
+	"$rootfs$interp" --library-path "$rootfs/lib/x86_64-linux-gnu:$rootfs/usr/lib/x86_64-linux-gnu" \
+		"$rootfs/usr/bin/pmuguard" --version >/dev/null
+fi
 
 b() { buildah --root "$tmp/root" --runroot "$tmp/run" --storage-driver vfs "$@"; }
 ctr=$(b from --quiet scratch)

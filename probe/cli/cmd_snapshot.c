@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@
 
 #include "cli.h"
 #include "probe.h"
+#include "status.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -384,9 +384,9 @@ static int list_reference(void)
 /* "uid 65534 (nobody)", or the number alone where no name is known. */
 static const char *who(uid_t uid, char *buf, size_t size)
 {
-	const struct passwd *pw = getpwuid(uid);
-	if (pw && pw->pw_name)
-		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, pw->pw_name);
+	char name[64];
+	if (account_user_name(uid, name, sizeof(name)))
+		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, name);
 	else
 		snprintf(buf, size, "uid %u", (unsigned)uid);
 	return buf;

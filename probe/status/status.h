@@ -311,6 +311,11 @@ bool status_tree_lib_loads(const char *lib_at, bool as_nobody, char *why, size_t
  * never leaving it (openat2 RESOLVE_IN_ROOT; without it, refused where its
  * real path leaves the tree: -EXDEV), into out; 0 or -errno. */
 int status_in_root(const char *root, const char *path, char *out, size_t size);
+/* --- Accounts, read as data (accounts.c): no NSS module in a static binary */
+/* uid's name in /etc/passwd; false where it has none there. */
+bool account_user_name(uid_t uid, char *out, size_t size);
+/* The group name's id in /etc/group; false where it has none there. */
+bool account_group_id(const char *name, gid_t *gid);
 /* --- Writing in a tree, or on this host (status_tree_write.c) ---------------- */
 /* What pmuguard-fleet asks `pmuguard tree` to change: the file (as the tree
  * names it: absolute, physical, no link on its way), under root (NULL or

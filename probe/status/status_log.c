@@ -8,7 +8,6 @@
  * from root (_UID=0, what the follower runs as).
  */
 #include <errno.h>
-#include <grp.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -213,9 +212,10 @@ static bool journal_readable(const struct status_model *m)
 	mine[n++] = getegid();
 	bool may = false;
 	for (unsigned g = 0; g < 3 && !may; g++) {
-		struct group *gr = getgrnam(groups[g]);
-		for (int i = 0; gr && i < n; i++)
-			may |= mine[i] == gr->gr_gid;
+		gid_t gid;
+		bool known = account_group_id(groups[g], &gid);
+		for (int i = 0; known && i < n; i++)
+			may |= mine[i] == gid;
 	}
 	free(mine);
 	return may;

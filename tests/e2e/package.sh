@@ -75,6 +75,59 @@ SH
 	unshare -m bash "$tmp/sandbox" "$1" "$SRCDIR/tests/e2e/systemctl" "${@:2}"
 }
 
+# busybox_tree DIR: a root of static busybox alone (its applets as links),
+# with /etc/passwd and /etc/group: a host with nothing of Debian's userland
+# (no glibc, no libbpf), where only a portable build can run.  Exit 77
+# where busybox is not the static one (Debian package busybox-static).
+busybox_tree() {
+	local bb
+	bb=$(command -v busybox) || skip "busybox is not installed (Debian package busybox-static)"
+	! readelf -l "$bb" 2>/dev/null | grep -q 'program interpreter' || skip "$bb is not static (busybox-static)"
+	mkdir -p "$1/bin" "$1/sbin" "$1/usr/bin" "$1/usr/sbin" "$1/etc" "$1/tmp" "$1/run" "$1/proc" "$1/dev"
+	cp "$bb" "$1/bin/busybox"
+	chroot "$1" /bin/busybox --install -s
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$1/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$1/etc/group"
+}
+# busybox_flock DIR: util-linux's flock in the tree, with what it loads
+# (Debian's busybox has no flock applet; every fleet host has util-linux).
+# The tree then has this machine's glibc, which pmuguard never loads.
+busybox_flock() {
+	local f l
+	f=$(command -v flock) || skip "flock (util-linux) is not installed"
+	rm -f "$1/usr/bin/flock" "$1/bin/flock"
+	cp "$f" "$1/usr/bin/flock"
+	for l in $(ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		mkdir -p "$1$(dirname "$l")"
+		cp "$(readlink -f "$l")" "$1$l"
+	done
+}
+# in_tree_root DIR CMD...: CMD chrooted into DIR, in a mount namespace of
+# its own with /proc mounted there (nothing of it reaches the machine).
+in_tree_root() {
+	# shellcheck disable=SC2016 # the inner shell's
+	unshare -m -- sh -c 'mount --make-rprivate / && mount -t proc proc "$1/proc" && d=$1 && shift && exec chroot "$d" "$@"' _ "$@"
+}
+# fleet_in_tree DIR: pmuguard-fleet install and uninstall run in the tree
+# (the m6i simulated by root's policy, by name), their words in
+# $tmp/tree.out; fails unless install listed the library and locked the
+# policy, and uninstall took the entry out.
+fleet_in_tree() {
+	busybox_flock "$1"
+	printf 'snapshot = m6i-16xlarge\n' >"$1/etc/pmuguard.conf"
+	in_tree_root "$1" /bin/sh -c 'pmuguard probe --check -q; echo "check=$?"
+		pmuguard-fleet install --layer preload && echo "installed rc=0"
+		cat /etc/ld.so.preload; grep "^lock" /etc/pmuguard.conf
+		pmuguard-fleet uninstall --layer preload && echo "uninstalled rc=0"
+		[ -e /etc/ld.so.preload ] || echo "no preload file left"' >"$tmp/tree.out" 2>&1 ||
+		fail "the fleet script in the tree failed: $(cat "$tmp/tree.out")"
+	grep -qx 'check=3' "$tmp/tree.out" || fail "the probe in the tree does not see the m6i: $(cat "$tmp/tree.out")"
+	grep -qx 'installed rc=0' "$tmp/tree.out" || fail "install in the tree failed: $(cat "$tmp/tree.out")"
+	grep -Eqx '/usr/lib[^ ]*/pmuguard/libpmuguard.so' "$tmp/tree.out" || fail "install did not list the library: $(cat "$tmp/tree.out")"
+	grep -qx 'lock = yes' "$tmp/tree.out" || fail "install did not lock the policy: $(cat "$tmp/tree.out")"
+	grep -qx 'no preload file left' "$tmp/tree.out" || fail "uninstall left the preload file: $(cat "$tmp/tree.out")"
+}
+
 case $case_name in
 deb)
 	{ command -v dpkg-buildpackage >/dev/null && [ -x /usr/bin/dh ]; } ||
@@ -118,6 +171,19 @@ deb)
 			fail "built with -fcf-protection, the library is marked '${cet:-nothing}'"
 	fi
 	ok "the packaged library imports nothing and is BIND_NOW${cet:+, $cet}"
+	# One build for every fleet: the packaged command loads no library and
+	# asks no glibc version (issue 48); the Depends name what the fleet
+	# script and the maintainer scripts use, nothing of glibc or libbpf.
+	"$SRCDIR/tests/e2e/portable-check.sh" 2.28 "$tmp/x-deb/usr/bin/pmuguard" "$lib" >"$tmp/portable" 2>&1 ||
+		fail "the packaged binaries are not portable: $(cat "$tmp/portable")"
+	depends=$(dpkg-deb -f "$deb" Depends)
+	! printf '%s' "$depends" | grep -Eq 'libc6|libbpf|libelf|libseccomp|zlib' ||
+		fail "the .deb depends on a library the static command does not load: $depends"
+	for src in glibc libbpf elfutils libseccomp zlib; do
+		dpkg-deb -f "$deb" Built-Using | grep -q "\(^\|, \)$src (= " ||
+			fail "the .deb does not name $src, linked in (Built-Using): $(dpkg-deb -f "$deb" Built-Using)"
+	done
+	ok "the packaged command is portable ($(tr '\n' ';' <"$tmp/portable")); Depends: $depends; Built-Using: $(dpkg-deb -f "$deb" Built-Using)"
 	# Installed, removed and purged in_sandbox: nothing reaches the machine.
 	keep=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
 	# The autopkgtests (debian/tests/control's), copied out: in the
@@ -316,12 +382,82 @@ MAC
 	(cd "$tmp/x" && rpm2cpio "$rpmf" | cpio -idm --quiet)
 	readelf -d "$tmp/x/usr/bin/pmuguard" | grep -q 'BIND_NOW\|FLAGS.*NOW' ||
 		fail "%meson did not carry the distribution's -z now into pmuguard"
-	ok "RPM built with %meson (BIND_NOW), %check, URL, ExclusiveArch, the private library's Provides filtered, units and preset"
+	"$SRCDIR/tests/e2e/portable-check.sh" 2.28 "$tmp/x/usr/bin/pmuguard" "$(find "$tmp/x" -name libpmuguard.so)" \
+		>"$tmp/portable" 2>&1 || fail "the RPM's binaries are not portable: $(cat "$tmp/portable")"
+	reqs=$(rpm -qp --requires "$rpmf" 2>/dev/null | grep -v '^rpmlib(' | sort -u | tr '\n' ' ')
+	! printf '%s' "$reqs" | grep -Eq 'libc\.so|libbpf|libelf|libseccomp|libz\.so|GLIBC_2\.(29|[3-9][0-9])' ||
+		fail "the RPM requires a library the static command does not load: $reqs"
+	ok "RPM built with %meson (BIND_NOW), %check, URL, ExclusiveArch, the private library's Provides filtered, units and preset; portable; Requires: $reqs"
+	# Installed with rpm into a tree of busybox alone (no glibc, no
+	# libbpf: a host with nothing of ours), its scriptlets run there by rpm
+	# (chrooted): %post, then pmuguard-fleet in the tree guards the m6i,
+	# and the erase's %preun runs pmuguard-fleet uninstall.
+	if [ "$(id -u)" = 0 ]; then
+		busybox_tree "$tmp/rpmroot"
+		rpm --root "$tmp/rpmroot" --initdb >"$tmp/out" 2>&1 || fail "rpm --initdb in the tree: $(cat "$tmp/out")"
+		rpm --root "$tmp/rpmroot" -i --nodeps "$rpmf" >"$tmp/out" 2>&1 || fail "rpm -i into the tree: $(cat "$tmp/out")"
+		rpm --root "$tmp/rpmroot" -q pmuguard >/dev/null || fail "rpm does not know the package in the tree"
+		fleet_in_tree "$tmp/rpmroot"
+		printf '/usr/lib/libother.so\n' >"$tmp/rpmroot/etc/ld.so.preload"
+		in_tree_root "$tmp/rpmroot" pmuguard-fleet install --layer preload >"$tmp/out" 2>&1 || fail "install before the erase: $(cat "$tmp/out")"
+		rpm --root "$tmp/rpmroot" -e pmuguard >"$tmp/out" 2>&1 || fail "rpm -e in the tree: $(cat "$tmp/out")"
+		[ "$(cat "$tmp/rpmroot/etc/ld.so.preload")" = /usr/lib/libother.so ] ||
+			fail "the erase's %preun did not take the entry out: $(cat "$tmp/rpmroot/etc/ld.so.preload")"
+		[ ! -e "$tmp/rpmroot/usr/bin/pmuguard" ] || fail "the erase left the command"
+		ok "rpm -i into a tree of busybox alone, scriptlets run there: pmuguard-fleet guarded the m6i ($(grep -c . "$tmp/tree.out") lines), rpm -e's %preun took the entry out"
+	fi
 	if command -v rpmlint >/dev/null; then
 		rpmlint -r "$SRCDIR/scripts/rpm/rpmlintrc" "$rpmf" >"$tmp/out" 2>&1 ||
 			fail "rpmlint: $(cat "$tmp/out")"
 		ok "rpmlint: $(tail -n1 "$tmp/out")"
 	fi
+	;;
+portable)
+	# One build for every fleet (issue 48): the command of this build
+	# (scripts/test builds it -Dportable=true) loads no library and asks no
+	# glibc version, so it runs on glibc 2.28 and older and on none at all;
+	# the preload library imports nothing.  The check can fail: a dynamic
+	# program of this machine (glibc 2.36) is refused by it.
+	readelf -d "$PMUGUARD" | grep -q '(NEEDED)' && skip "this build is not -Dportable=true (a distribution build)"
+	"$SRCDIR/tests/e2e/portable-check.sh" 2.28 "$PMUGUARD" "$LIB" >"$tmp/out" 2>&1 ||
+		fail "not portable: $(cat "$tmp/out")"
+	if "$SRCDIR/tests/e2e/portable-check.sh" 2.28 /bin/true >"$tmp/control" 2>&1; then
+		fail "the check passed /bin/true, which needs libc.so.6's GLIBC_2.34: it cannot fail"
+	fi
+	# And it runs where there is no glibc at all: a tree of busybox alone.
+	busybox_tree "$tmp/bb"
+	cp "$PMUGUARD" "$tmp/bb/usr/bin/pmuguard"
+	cp -r "$M6I" "$tmp/bb/m6i"
+	set +e
+	in_tree_root "$tmp/bb" /usr/bin/pmuguard probe --snapshot /m6i --check -q >"$tmp/o" 2>&1
+	r=$?
+	set -e
+	[ "$r" = 3 ] || fail "the command in a tree without glibc exited $r, not 3 (the m6i): $(cat "$tmp/o")"
+	ok "portable: $(tr '\n' ';' <"$tmp/out") it runs in a tree with no glibc (probe --check: 3); the control /bin/true is refused ($(cat "$tmp/control"))"
+	;;
+tarball)
+	# The plain tarball (scripts/build-tarball) for hosts with neither
+	# dpkg nor rpm: what the packages install, the portable command, and
+	# nothing else; unpacked into a tree of busybox alone, pmuguard-fleet
+	# there guards the m6i (simulated by root's policy).
+	[ "$(id -u)" = 0 ] || skip "chroot needs root"
+	"$SRCDIR/scripts/build-tarball" "$tmp/tb" >"$tmp/path" 2>"$tmp/err" || fail "build-tarball: $(tail -n 5 "$tmp/err")"
+	tb=$(cat "$tmp/path")
+	case ${tb##*/} in pmuguard-*-"$(uname -m)".tar.gz) ;; *) fail "the tarball is named ${tb##*/}" ;; esac
+	tar -tzf "$tb" >"$tmp/contents"
+	for f in ./usr/bin/pmuguard ./usr/sbin/pmuguard-fleet ./usr/lib/pmuguard/libpmuguard.so \
+		./usr/share/pmuguard/fleet/preload.sh ./usr/lib/systemd/system/pmuguard-reprobe.service \
+		./usr/share/man/man8/pmuguard-fleet.8 ./usr/share/doc/pmuguard/COPYING \
+		./usr/share/pmuguard/snapshots/m6i-16xlarge/cpuid.txt; do
+		grep -qx "$f" "$tmp/contents" || fail "the tarball lacks $f"
+	done
+	[ -z "$(tar -tvzf "$tb" | awk '$2 != "0/0"')" ] || fail "the tarball has entries not root's"
+	busybox_tree "$tmp/root"
+	tar -xzf "$tb" -C "$tmp/root"
+	"$SRCDIR/tests/e2e/portable-check.sh" 2.28 "$tmp/root/usr/bin/pmuguard" "$tmp/root/usr/lib/pmuguard/libpmuguard.so" \
+		>"$tmp/out" 2>&1 || fail "the tarball's binaries are not portable: $(cat "$tmp/out")"
+	fleet_in_tree "$tmp/root"
+	ok "the tarball ($(du -k "$tb" | cut -f1) KiB, root's entries): portable, and unpacked into a tree of busybox alone pmuguard-fleet guarded the m6i and uninstalled"
 	;;
 versions-agree)
 	# One version: meson.build's.  Everything else must say the same.
@@ -793,7 +929,7 @@ agent-image)
 		SOURCE_DATE_EPOCH=1700000000 PMUGUARD_IMAGE_SOURCE=https://example.org/pmuguard \
 			"$SRCDIR/deploy/image/build.sh" "$build" "$tmp/agent$n.tar" >"$tmp/out" 2>&1 || fail "$(cat "$tmp/out")"
 	done
-	python3 - "$tmp/agent1.tar" 1700000000 "$SRCDIR" <<'PY' || fail "the image is not what it should be"
+	BUILD=$build python3 - "$tmp/agent1.tar" 1700000000 "$SRCDIR" <<'PY' || fail "the image is not what it should be"
 import io, json, os, subprocess, sys, tarfile, time
 t = tarfile.open(sys.argv[1])
 sde, src = int(sys.argv[2]), sys.argv[3]
@@ -816,7 +952,15 @@ for layer in manifest["layers"]:
             names.add(m.name.lstrip("./"))
             mtimes.add(m.mtime)
 assert "usr/bin/pmuguard" in names, sorted(names)
-assert any(n.endswith("libbpf.so.1") for n in names) and any(n.startswith("lib64/ld-linux") for n in names), sorted(names)
+static = subprocess.run(["readelf", "-d", os.path.join(os.environ["BUILD"], "probe/cli/pmuguard")],
+                        capture_output=True, text=True).stdout.find("(NEEDED)") < 0
+if static:
+    # The portable build: the binary alone, the licences of what it links in.
+    assert not any(".so" in n or n.startswith("lib64/") for n in names), sorted(names)
+    for p in ("libc6", "libbpf1", "libelf1", "libseccomp2", "zlib1g"):
+        assert f"usr/share/doc/{p}/copyright" in names, f"no copyright file of {p}, linked in"
+else:
+    assert any(n.endswith("libbpf.so.1") for n in names) and any(n.startswith("lib64/ld-linux") for n in names), sorted(names)
 assert not any(n in ("bin/sh", "usr/bin/sh", "bin/bash") for n in names), "a shell in the image"
 # Each copied library's Debian package, as dpkg knows it (the /usr-merged
 # spellings of its path and of the file it leads to, in turn).

@@ -5,7 +5,13 @@
 # host's root (read-only over virtio-9p, under a tmpfs overlay), and report
 # how it ended.  See tests/vm/README.md.
 #
-#   vm.sh [--smp N] [--timeout SECONDS] [--pmu 'MODULE PARAMS' | --no-pmu] JOBDIR
+#   vm.sh [--smp N] [--timeout SECONDS] [--total SECONDS] [--pmu 'MODULE PARAMS' | --no-pmu] JOBDIR
+#
+# A boot is bounded by its silence, not by its length: QEMU is killed when
+# neither the console nor the job's files (JOBDIR's, or the cloud flavor's
+# job image) have changed for --timeout seconds (default 90), and in any
+# case after --total seconds (default 4 x --timeout): on a loaded machine
+# a guarded boot that goes on writing its steps is never cut short.
 #
 # VM_LSM replaces the lsm= list (default lockdown,yama,bpf).  VM_NOMOUNT
 # (comma-separated: bpf, securityfs) leaves those unmounted in the VM.
@@ -21,23 +27,25 @@
 # Prints one line, also written to JOBDIR/result:
 #   exit N        job.sh finished with status N
 #   kernel-fault  a panic, oops or BUG on the console (the instance is gone)
-#   timeout       nothing of the above within the time limit (QEMU killed)
+#   timeout       nothing of the above: silent for --timeout s, or past --total (QEMU killed)
 #   no-boot       QEMU ended before running the job (see JOBDIR/console)
 # Exit 0 when one of these was reached, 2 on usage or set-up errors.
 set -euo pipefail
 : "${VM_CACHE:?directory filled by tests/vm/prepare.sh}"
 
-smp=1 limit=90 pmu='' use_pmu=1
+smp=1 limit=90 total='' pmu='' use_pmu=1
 while [ $# -gt 1 ]; do
 	case $1 in
 	--smp) smp=$2; shift 2 ;;
 	--timeout) limit=$2; shift 2 ;;
+	--total) total=$2; shift 2 ;;
 	--pmu) pmu=$2; shift 2 ;;
 	--no-pmu) use_pmu=0; shift ;;
 	*) break ;;
 	esac
 done
-[ $# = 1 ] || { echo "usage: vm.sh [--smp N] [--timeout S] [--pmu PARAMS|--no-pmu] JOBDIR" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: vm.sh [--smp N] [--timeout S] [--total S] [--pmu PARAMS|--no-pmu] JOBDIR" >&2; exit 2; }
+total=${total:-$((4 * limit))}
 job=$(cd "$1" && pwd)
 [ -f "$job/job.sh" ] || { echo "vm.sh: $job/job.sh is missing" >&2; exit 2; }
 # shellcheck source=/dev/null
@@ -72,13 +80,33 @@ fi
 # -no-reboot: the guest's reboot (panic=-1, or init's `reboot -f` when the
 # job is done) ends QEMU.  The root share is read-only to the guest.
 set +e
-timeout --kill-after=5 "$limit" qemu-system-x86_64 \
+timeout --kill-after=5 "$total" qemu-system-x86_64 \
 	-accel tcg -cpu max -m 1024 -smp "$smp" \
 	-nodefaults -no-user-config -nographic -display none -monitor none -no-reboot \
 	-chardev "file,id=con,path=$job/console" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
-	"${share[@]}" </dev/null >"$job/qemu.log" 2>&1
+	"${share[@]}" </dev/null >"$job/qemu.log" 2>&1 &
+qpid=$!
+# The watchdog: what the boot has written so far (sizes and times of the
+# console and of the job's files), every 2 s; unchanged for --timeout s,
+# and QEMU is killed (timeout(1) then exits 124 as at its own limit).
+progress() { find "$job" ${jobimg:+"$jobimg"} -maxdepth 1 -type f -printf '%s %T@ %f\n' 2>/dev/null | sort | cksum; }
+last=$(progress) quiet_since=$(date +%s) silent=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	now=$(progress)
+	if [ "$now" != "$last" ]; then
+		last=$now quiet_since=$(date +%s)
+	elif [ $(($(date +%s) - quiet_since)) -ge "$limit" ]; then
+		silent=1
+		pkill -TERM -P "$qpid" 2>/dev/null || :
+		kill -TERM "$qpid" 2>/dev/null || :
+		break
+	fi
+done
+wait "$qpid"
 qrc=$?
+[ "$silent" = 0 ] || qrc=124
 set -e
 if [ -n "${jobimg:-}" ]; then
 	# What the job left: its files back into JOBDIR (e2fsprogs' debugfs
