@@ -105,7 +105,7 @@ world() {
 # world's facts set up and world.sh's step()), with each variable named in
 # the driver's job_vars array set to its value here; sets $dir and $result,
 # so it must not run in a subshell (feed it with < <(...), not a pipe).
-# VM_TIMEOUT bounds a boot's silence (default 300 s with nothing new on its
+# VM_TIMEOUT bounds a boot's silence (default 600 s with nothing new on its
 # console or in its job's files; a boot takes 7-15 s when two run at once
 # on 2 cores, a guarded matrix boot 50-120 s, and far more on a loaded
 # host: a guarded bookworm boot once took over 400 s while the other suites
@@ -129,11 +129,13 @@ boot() {
 	local try
 	for try in 1 2; do
 		start=$(date +%s)
-		result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-300}" --total "${VM_TOTAL:-1800}" \
+		result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-600}" --total "${VM_TOTAL:-1800}" \
 			--pmu "$pmu" "$dir") || result="vm.sh failed"
 		echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s$([ "$try" = 1 ] || echo ' (the second try)')"
 		[ "$result" = timeout ] && [ "$try" = 1 ] || break
-		echo "# boot $name timed out (silent for ${VM_TIMEOUT:-300} s, or past ${VM_TOTAL:-1800} s): a second try"
+		local last
+		last=$(cd "$dir" && for f in $(ls -t -- *.started 2>/dev/null); do [ -e "${f%.started}.rc" ] || { echo "${f%.started}"; break; }; done)
+		echo "# boot $name timed out (silent for ${VM_TIMEOUT:-600} s, or past ${VM_TOTAL:-1800} s${last:+, in step $last}): a second try"
 		# The job's own outputs go; job.sh stays.
 		find "$dir" -mindepth 1 -maxdepth 1 ! -name job.sh -exec rm -rf {} +
 	done
