@@ -32,7 +32,7 @@ for f in "$@"; do
 	abi=$(readelf -n "$f" 2>/dev/null | sed -n 's/.*OS: Linux, ABI: \([0-9.]*\).*/\1/p' | head -n 1)
 	if [ -n "$abi" ] && ver_gt "$abi" 3.2.0; then why+=("its ABI note asks for Linux $abi"); fi
 	if [ -n "$needed" ]; then
-		kind="needs $(echo $needed)${top:+, GLIBC_$top at most}"
+		kind="needs $(printf '%s' "$needed" | tr '\n' ' ')${top:+, GLIBC_$top at most}"
 	elif [ -n "$interp" ]; then
 		kind="loaded by $interp, no library"
 	else

@@ -132,9 +132,11 @@ boot() {
 		result=$("$here/vm.sh" --smp "$smp" --timeout "${VM_TIMEOUT:-600}" --total "${VM_TOTAL:-1800}" \
 			--pmu "$pmu" "$dir") || result="vm.sh failed"
 		echo "# boot $name ($2 world${VM_LSM:+, lsm=$VM_LSM}): $result after $(($(date +%s) - start)) s$([ "$try" = 1 ] || echo ' (the second try)')"
-		[ "$result" = timeout ] && [ "$try" = 1 ] || break
+		if [ "$result" != timeout ] || [ "$try" = 2 ]; then break; fi
 		local last
-		last=$(cd "$dir" && for f in $(ls -t -- *.started 2>/dev/null); do [ -e "${f%.started}.rc" ] || { echo "${f%.started}"; break; }; done)
+		# The newest step that started and did not end.
+		last=$(find "$dir" -maxdepth 1 -name '*.started' -printf '%T@ %f\n' | sort -rn |
+			while read -r _ f; do [ -e "$dir/${f%.started}.rc" ] || { echo "${f%.started}"; break; }; done)
 		echo "# boot $name timed out (silent for ${VM_TIMEOUT:-600} s, or past ${VM_TOTAL:-1800} s${last:+, in step $last}): a second try"
 		# The job's own outputs go; job.sh stays.
 		find "$dir" -mindepth 1 -maxdepth 1 ! -name job.sh -exec rm -rf {} +

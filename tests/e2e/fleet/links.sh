@@ -231,7 +231,7 @@ root-builder-links-never-followed)
 	outside | cmp -s - "$tmp/outside.before" || fail "install wrote outside the tree: $(outside | diff "$tmp/outside.before" - | tail -n 6)"
 	grep -q 'policy locked' "$tmp/out" || fail "install did not lock the policy: $(cat "$tmp/out")"
 	for n in pmuguard.conf.pmuguard-untrusted ld.so.preload.pmuguard-bak; do
-		[ -f "$root/etc/$n" ] && [ ! -L "$root/etc/$n" ] || fail "$n is not a plain file of the tree now"
+		{ [ -f "$root/etc/$n" ] && [ ! -L "$root/etc/$n" ]; } || fail "$n is not a plain file of the tree now"
 	done
 	[ "$(cat "$root/etc/pmuguard.conf.pmuguard-untrusted")" = 'mode = off' ] || fail "the old policy was not kept aside"
 	[ "$(stat -c %a "$root/etc/pmuguard.conf.pmuguard-untrusted")" = 600 ] || fail "the policy kept aside is not 0600"
@@ -288,7 +288,7 @@ SH
 	trap 'kill -9 -- "-$builder" 2>/dev/null; rm -rf "$tmp"' EXIT
 	# Until inotifywait watches (it says nothing with -q): a probe file.
 	for _ in $(seq 100); do
-		: >"$tmp/swaps.n"
+		# shellcheck disable=SC2016 # the inner shell's $1
 		setpriv --reuid 65534 --regid 65534 --clear-groups -- sh -c ': >"$1/probe.pmuguard-new.0" && rm -f "$1/probe.pmuguard-new.0"' _ "$root/etc"
 		for _ in $(seq 50); do grep -q probe "$tmp/swaps" && break; sleep 0.02; done
 		grep -q probe "$tmp/swaps" && break
