@@ -116,7 +116,7 @@ tree_edit() {
 # What tree_edit refused, in words.
 edit_why() {
 	w=$(kv "$1" why)
-	printf '%s\n' "${w:-pmuguard tree did not answer (is $PMUGUARD this version's?)}"
+	printf '%s\n' "${w:-pmuguard tree did not answer (is $PMUGUARD of this version?)}"
 }
 
 preload_install() {
