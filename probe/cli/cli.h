@@ -54,6 +54,15 @@ const char *cli_snapshot_dir(void);
  * or -errno where dir cannot be read. */
 int cli_list_snapshots(FILE *out, const char *dir, const char *indent);
 
+struct report_input;
+struct report;
+/* The exit where a fact's read failed for another reason than its absence
+ * and the hazard was not found (cmd_probe.c): EXIT_INTERNAL, said on
+ * stderr, for a snapshot or --dmesg FILE always, live for check where the
+ * verdict is unknown; -1 where the verdict's exit stands.  Never 0: a read
+ * that failed is no proof of "no hazard". */
+int cli_probe_unread_exit(const struct report_input *in, const struct report *r, bool check);
+
 int cmd_probe(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);

@@ -121,5 +121,12 @@ int cmd_canary(int argc, char **argv)
 		fput_safe(set.ignored[i].why, stdout);
 		putchar('\n');
 	}
+	/* Whether this process's environment could have switched the guard
+	 * off (PMUGUARD_MODE=off): not under a lock.  Status says "not
+	 * locked" from this, as data. */
+	printf("policy.locked=%s\npolicy.lock_why=", set.locked ? "true" : "false");
+	if (set.lock_why)
+		fput_safe(set.lock_why[0] == ':' ? set.lock_why + 2 : set.lock_why, stdout);
+	putchar('\n');
 	return refused ? EXIT_OK : EXIT_HAZARD;
 }

@@ -4,9 +4,11 @@
  * as KEY=VALUE lines.  This file parses the arguments, gathers, and hands
  * the one model (../report/report.h) to a renderer.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +113,20 @@ static bool probe_parse(int argc, char **argv, struct probe_args *a, struct repo
 	return true;
 }
 
+/* A snapshot must be a folder we can open and search: one the caller may
+ * not read (`pmuguard snapshot` writes 0700: a colleague's, unpacked by
+ * root) is an error (exit 1, naming it), not a report of unknown facts
+ * that --check would call "no hazard". */
+static void require_snapshot_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		die_errno("snapshot %s", path);
+	if (faccessat(fd, ".", X_OK, AT_EACCESS) != 0)
+		die_errno("snapshot %s: its files cannot be reached", path);
+	close(fd);
+}
+
 /* What the command line names is what is diagnosed: --snapshot, or with
  * --dmesg alone nothing of this machine, or with --msr this machine.
  * Without any of them, the facts the guard would read (PMUGUARD_SNAPSHOT,
@@ -140,8 +156,78 @@ static void probe_sources(const struct probe_args *a, struct report_input *in)
 		die_usage("probe: --dmesg needs a file");
 	if (in->snapshot)
 		in->snapshot = cli_snapshot_path(in->snapshot, set.snapshot_dir);
+	if (in->snapshot)
+		require_snapshot_dir(in->snapshot);
 	if (in->dmesg)
 		require_log_file(in->dmesg);
+}
+
+/* A read that failed: the caller may not read the file (a snapshot's, a
+ * restricted kernel log), a loop of links, an I/O error, a path too long,
+ * a resource short.  Not a file that is absent (an unknown fact the
+ * snapshot format allows: a dmesg-only snapshot), nor one read and not
+ * understood or refused as junk (EINVAL, EFBIG: no cpuid -r dump, a FIFO,
+ * a giant): those are unknown facts, as they always were. */
+static bool read_failed(int err)
+{
+	static const int failed[] = {EACCES, EPERM,  EIO,    ELOOP,	 ENAMETOOLONG,
+				     EMFILE, ENFILE, ENOMEM, EOVERFLOW, EINTR};
+	for (size_t i = 0; i < sizeof(failed) / sizeof(failed[0]); i++)
+		if (err == -failed[i])
+			return true;
+	return false;
+}
+
+/* A fact whose read failed (read_failed()): its name and error, or NULL.
+ * Such a failure may hide the hazard, so it never reads as "no hazard"
+ * (cli_probe_unread_exit).  The MSRs and DMI strings are not the
+ * verdict's. */
+static const char *read_failure(const struct probe_facts *f, int *err)
+{
+	const struct {
+		unsigned what;
+		int err;
+		const char *name;
+	} reads[] = {
+		{PROBE_KNOWN_CPUID, f->cpuid_err, "CPUID (cpuid.txt)"},
+		{PROBE_KNOWN_SYSFS | PROBE_KNOWN_SYSFS_EVENTS, f->sysfs_err,
+		 "the PMUs in sysfs (sys/bus/event_source/devices)"},
+		{PROBE_KNOWN_KLOG, f->klog_err, "the kernel log"},
+	};
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		if (!(f->tried & reads[i].what) || !read_failed(reads[i].err))
+			continue;
+		*err = -reads[i].err;
+		return reads[i].name;
+	}
+	return NULL;
+}
+
+/* What the exit says where the facts were not all read (README, Exit
+ * codes): never 0 ("no hazard") where a read failed and the hazard was not
+ * found.  A snapshot (or --dmesg FILE) that cannot be read is exit 1 in
+ * every form; live, an unknown verdict with a failed read is exit 1 for
+ * --check (what cannot be read here, root may read: the plain report says
+ * so, and exits 0 for "printed").  -1 where the reads say nothing against
+ * the exit the verdict gives; also status's probe (status_observe.c). */
+int cli_probe_unread_exit(const struct report_input *in, const struct report *r, bool check)
+{
+	int err = 0;
+	const char *what = read_failure(&in->f, &err);
+	if (!what || r->hazard)
+		return -1;
+	if (in->snapshot || in->dmesg) {
+		warn_msg("%s %s: %s cannot be read (%s): no verdict can rest on it",
+			 in->snapshot ? "snapshot" : "kernel log", in->snapshot ? in->snapshot : in->dmesg,
+			 what, strerror(err));
+		return EXIT_INTERNAL;
+	}
+	bool unknown = !strcmp(r->state, "unknown") || !strcmp(r->guard_state, "unknown");
+	if (!check || !unknown)
+		return -1;
+	warn_msg("probe --check: the verdict is unknown: %s cannot be read (%s)%s", what,
+		 strerror(err), getuid() != 0 ? "; run it as root for the full picture" : "");
+	return EXIT_INTERNAL;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -174,6 +260,9 @@ int cmd_probe(int argc, char **argv)
 	case OUT_NONE: break;
 	}
 	int rc = a.check && r->hazard ? EXIT_HAZARD : EXIT_OK;
+	int failed = cli_probe_unread_exit(in, r, a.check);
+	if (failed >= 0)
+		rc = failed;
 	free(r);
 	free(in);
 	if (fflush(stdout) != 0)

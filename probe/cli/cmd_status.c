@@ -147,6 +147,15 @@ static bool status_parse(int argc, char **argv, struct status_opts *o, struct st
 		die_usage("status: --json and --keys print the same document: choose one");
 	if (a->textfile && a->textfile[0] != '/')
 		die_usage("status: --textfile must be an absolute path");
+	/* node_exporter's textfile collector reads only *.prom: a file of
+	 * another name is written and never collected, every alert on it
+	 * silently green.  Written all the same (another reader may want
+	 * it), and said. */
+	size_t tl = a->textfile ? strlen(a->textfile) : 0;
+	if (a->textfile && (tl < 5 || strcmp(a->textfile + tl - 5, ".prom") != 0))
+		warn_msg("--textfile %s: node_exporter's textfile collector reads only files named "
+			 "*.prom: it will not collect this one",
+			 a->textfile);
 	if (o->lib && *o->lib && o->lib[0] != '/')
 		die_usage("status: --lib must be an absolute path: the loader reads it verbatim");
 	if (o->root && !*o->root)

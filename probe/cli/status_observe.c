@@ -41,7 +41,10 @@ static int probe_child(void)
 	r->version = PMUGUARD_VERSION;
 	doc_utc_now(r->generated_at, sizeof(r->generated_at));
 	report_render_keys(stdout, r);
-	return r->hazard ? EXIT_HAZARD : EXIT_OK;
+	/* A read that failed is no verdict (exit 1: unknown to status), as
+	 * for `probe --check`. */
+	int failed = cli_probe_unread_exit(in, r, true);
+	return failed >= 0 ? failed : r->hazard ? EXIT_HAZARD : EXIT_OK;
 }
 
 static void probe_verdict(struct status_model *m)

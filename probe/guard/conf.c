@@ -47,6 +47,28 @@ static bool conf_snapshot(struct guard_conf *c, const char *v, size_t n)
 	return false;
 }
 
+/* word, in any case (ASCII), is s..e. */
+static bool is_nocase(const char *s, const char *e, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(e - s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if (ch != word[i])
+			return false;
+	}
+	return true;
+}
+
+/* Does the key s..e name the lock, however it is spelt in case? */
+static bool names_lock(const char *s, const char *e)
+{
+	return is_nocase(s, e, "lock") || is_nocase(s, e, "locked");
+}
+
 void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lineno)
 {
 	const char *s = line, *e = line + len;
@@ -89,14 +111,40 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 			known = false;
 		}
 	}
-	if (!ok && c->bad_lines > 0 && c->bad_lines <= 4)
+	if (ok)
+		return;
+	/* A lock line not understood (a value other than yes or no, the key
+	 * in another case, no '='): read as locked, the stricter reading,
+	 * and described before any other line not understood. */
+	const char *ws0 = s;
+	while (!eq && ws0 < e && *ws0 != ' ' && *ws0 != '\t' && *ws0 != ':')
+		ws0++;
+	bool lock_line = eq ? names_lock(ks, ke) : names_lock(s, ws0);
+	if (lock_line)
+		c->lock_unclear = true;
+	bool describe = c->bad_lines == 0 || (lock_line && c->bad_kind != GUARD_CONF_BAD_LOCK);
+	if (!describe && c->bad_lines <= 4) {
 		c->more_bad[c->bad_lines - 1] = lineno;
-	if (!ok && c->bad_lines++ == 0) {
+	} else if (describe && c->bad_lines > 0) {
+		/* The line described until now becomes the first of the others. */
+		memmove(&c->more_bad[1], &c->more_bad[0], sizeof(c->more_bad) - sizeof(c->more_bad[0]));
+		c->more_bad[0] = c->first_bad;
+	}
+	c->bad_lines++;
+	if (describe) {
 		/* What was not understood: the value of a known key, else the
-		 * key, else the line (no '='). */
+		 * key, else the line (no '='); a lock line's value, or the line
+		 * where its key is not `lock` as written. */
 		c->first_bad = lineno;
-		c->bad_kind = !eq ? GUARD_CONF_BAD_LINE : known ? GUARD_CONF_BAD_VALUE : GUARD_CONF_BAD_KEY;
+		c->bad_kind = lock_line ? GUARD_CONF_BAD_LOCK
+			      : !eq     ? GUARD_CONF_BAD_LINE
+			      : known   ? GUARD_CONF_BAD_VALUE
+					: GUARD_CONF_BAD_KEY;
 		const char *ws = known ? vs : ks, *we = known ? ve : ke;
+		if (lock_line && !(eq && is(ks, ke, "lock"))) {
+			ws = s; /* the line as written: "Lock = yes", "lock: yes" */
+			we = e;
+		}
 		size_t n = (size_t)(we - ws) < sizeof(c->bad_word) - 1 ? (size_t)(we - ws)
 									  : sizeof(c->bad_word) - 1;
 		memcpy(c->bad_word, ws, n);
@@ -122,10 +170,15 @@ static void say_bad(struct guard_conf *c, const char *path)
 	num[probe_utoa(num, (uint64_t)c->first_bad)] = '\0';
 	at = put(c->bad_where, at, sizeof(c->bad_where), num);
 	put(c->bad_where, at, sizeof(c->bad_where),
-	    c->bad_kind == GUARD_CONF_BAD_VALUE ? " (a value it does not know, '"
-	    : c->bad_kind == GUARD_CONF_BAD_KEY ? " (unknown key '"
+	    c->bad_kind == GUARD_CONF_BAD_LOCK	? " (a lock line that says neither lock = yes nor "
+						  "lock = no: '"
+	    : c->bad_kind == GUARD_CONF_BAD_VALUE ? " (a value it does not know, '"
+	    : c->bad_kind == GUARD_CONF_BAD_KEY	? " (unknown key '"
 						: " (no key = value: '");
-	at = put(c->bad_tail, 0, sizeof(c->bad_tail), "'): that line only; the rest applies");
+	at = put(c->bad_tail, 0, sizeof(c->bad_tail),
+		 c->bad_kind == GUARD_CONF_BAD_LOCK
+			 ? "'): read as lock = yes, the stricter reading; the rest applies"
+			 : "'): that line only; the rest applies");
 	/* The next ones by line number (the first four), so that each can be
 	 * found: "; not understood either: lines 5, 9 and 3 more". */
 	if (c->bad_lines > 1) {

@@ -9,7 +9,8 @@
  *   snapshot = DIR | NAME  (read the facts from a snapshot: replay and tests;
  *                          a NAME is a reference snapshot, never a relative path)
  *
- * '#' starts a comment; unknown keys or values are counted and ignored.
+ * '#' starts a comment; unknown keys or values are counted and ignored,
+ * but a lock line not understood reads as lock = yes (lock_unclear).
  * How the file combines with the environment and the command line is
  * settings.h's.  Read with plain open/read: no stdio, no malloc.
  */
@@ -42,11 +43,24 @@ struct guard_conf {
 	 * as written (cut at 31 bytes), and "'): that line only ..." with the
 	 * line numbers of the next four and how many more there are.  Made by
 	 * guard_conf_read(). */
-	enum { GUARD_CONF_BAD_KEY, GUARD_CONF_BAD_VALUE, GUARD_CONF_BAD_LINE } bad_kind;
+	enum {
+		GUARD_CONF_BAD_KEY,
+		GUARD_CONF_BAD_VALUE,
+		GUARD_CONF_BAD_LINE,
+		GUARD_CONF_BAD_LOCK, /* a lock line not understood: said first */
+	} bad_kind;
 	char bad_where[192];
 	char bad_word[32];
 	char bad_tail[128];
 	int more_bad[4]; /* the line numbers of the next ones, named in bad_tail */
+	/* A line that names the lock (its key `lock` in any case, or
+	 * `locked`; a line without '=' whose first word is one of them) and
+	 * does not say exactly `lock = yes` or `lock = no`: `lock = ye`,
+	 * `Lock = yes`, `lock: yes`.  A line that does not parse must never
+	 * loosen the guard, so the stricter reading is taken: locked
+	 * (settings.c), whatever else the file says; that line is the one
+	 * the report describes. */
+	bool lock_unclear;
 	/* Someone other than root can change it (guard_conf_judge_trust):
 	 * then nothing in it may loosen the guard (settings.c), and why. */
 	bool untrusted;

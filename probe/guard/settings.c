@@ -52,6 +52,9 @@ static void ignore(struct guard_settings *s, const char *what, const char *value
 static const char *const lock_why = ": " GUARD_CONF_PATH " has lock = yes";
 static const char *const unreadable_why =
 	": " GUARD_CONF_PATH " could not be read, so it is treated as locked";
+static const char *const unclear_why =
+	": " GUARD_CONF_PATH " has a lock line that says neither lock = yes nor lock = no, "
+	"read as lock = yes";
 static const char *const locking_why =
 	": the policy is being locked (lock = yes in " GUARD_CONF_PATH
 	"), under which the environment cannot loosen the guard or move its facts; "
@@ -82,7 +85,14 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	 * (lock = yes, a mode stricter than the default): its other lines
 	 * could be anyone's, for every user's processes. */
 	bool untrusted = conf_err == 0 && conf->untrusted;
-	int locked = conf_err < 0 ? 2 : conf->lock ? 1 : cli->locking ? 3 : 0;
+	/* A lock line not understood is read as locked: a line that does not
+	 * parse never loosens the guard (lock = ye is a typo of yes, never
+	 * of no), from anyone's file, since it only tightens. */
+	int locked = conf_err < 0	     ? 2
+		     : conf->lock	     ? 1
+		     : conf->lock_unclear ? 4
+		     : cli->locking	     ? 3
+					     : 0;
 	s->locked = locked != 0;
 	bool use = conf_err == 0 && !untrusted; /* the file's settings count */
 
@@ -113,7 +123,11 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	else if (conf->bad_lines)
 		ignore(s, conf->bad_where, conf->bad_word, conf->bad_tail);
 
-	const char *why = locked == 1 ? lock_why : locked == 3 ? locking_why : unreadable_why;
+	const char *why = locked == 1	? lock_why
+			  : locked == 3 ? locking_why
+			  : locked == 4 ? unclear_why
+					: unreadable_why;
+	s->lock_why = s->locked ? why : NULL;
 	int file_mode = use && conf->mode >= 0 ? conf->mode : GUARD_AUTO;
 	if (untrusted && conf->mode > GUARD_AUTO)
 		file_mode = conf->mode; /* stricter: taken from anyone */

@@ -13,7 +13,8 @@
  * A policy file that anyone but root can write (conf.h) is read as absent
  * but for what tightens the guard (lock = yes, a mode above auto).
  * A policy file that exists but cannot be read is treated as locked (fail
- * closed: it may have said lock = yes), and a result built on a transient
+ * closed: it may have said lock = yes), as is one whose lock line does not
+ * parse (lock = ye: the stricter reading), and a result built on a transient
  * failure (EMFILE, ENFILE, ENOMEM, EINTR, EAGAIN, or an environment not yet
  * set up) is marked not cacheable: the shim builds it again at the next call.
  */
@@ -80,7 +81,10 @@ struct guard_settings {
 	const char *snapshot_dir; /* where a NAME is looked up; NULL: the installed
 				     reference snapshots (probe_snapshot_dir) */
 	enum guard_slots slots;
-	bool locked;           /* lock = yes, or an unreadable policy file */
+	bool locked;           /* lock = yes, a lock line not understood
+				  (conf.h), or an unreadable policy file */
+	const char *lock_why;  /* why locked, ": PATH has lock = yes" ...;
+				  NULL where not locked */
 	bool cacheable;
 	bool conf_transient;   /* the policy file could not be read just now:
 				  fail closed (guard_policy_fail_closed) */

@@ -223,9 +223,20 @@ struct status_model {
 	char canary_why[STATUS_WHY];
 	char canary_as[32];
 	char policy_bad[STATUS_LIST];
+	/* Whether the policy locks the guard for every process (lock = yes, a
+	 * lock line not understood, an unreadable file: settings.h), as the
+	 * canary's settings say (under --root, the tree's policy): 1, 0 (any
+	 * user's PMUGUARD_MODE=off switches the preload off in their
+	 * processes), -1 unknown; and why it is locked. */
+	int policy_locked;
+	char policy_lock_why[STATUS_WHY];
 
 	/* The kernel layer, from `enforce status --keys` (exit and document). */
 	struct status_kernel_layer kernel;
+	/* This boot's start (/proc/stat btime), 0 where unknown or under
+	 * --root: the textfile says it, so that an alert sees a reboot after
+	 * which a per-boot count came back to its old value. */
+	long long boot_time;
 
 	/* Where reports go, and what was counted. */
 	char reports_to[STATUS_WHY];
@@ -252,6 +263,9 @@ struct status_decision {
 	char kernel_why[STATUS_WHY];
 	const char *verify_why;
 	bool pre_guards;
+	/* The preload is listed and the policy is not locked: any user can
+	 * switch it off in their own processes. */
+	bool unlocked;
 	bool pre_unknown;  /* under --root: listed and loadable, the policy unknown */
 	const char *layer; /* none | kernel | preload | kernel+preload */
 	bool guarded;

@@ -54,6 +54,10 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 	d->pre_guards = m->listed && m->loads &&
 			(under_root ? tp == STATUS_POLICY_GUARDS : m->canary == STATUS_C_REFUSED);
 	d->pre_unknown = under_root && m->listed && m->loads && tp == STATUS_POLICY_UNKNOWN;
+	/* The preload honours PMUGUARD_MODE=off from any user's environment
+	 * unless the policy is locked: said wherever it is listed, whatever
+	 * made it so (a typo is locked: conf.h; install --no-lock is not). */
+	d->unlocked = m->listed && m->policy_locked == 0;
 	bool attached = d->kernel == STATUS_K_ATTACHED;
 	d->layer = attached && d->pre_guards ? "kernel+preload"
 		   : attached                ? "kernel"

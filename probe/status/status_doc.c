@@ -98,6 +98,12 @@ static void preload(const struct doc *d, const struct status_model *m,
 	str_or_null(d, "canary_as", m->canary_as);
 	str_or_null(d, "canary_why", m->canary_why);
 	str_or_null(d, "policy_not_understood", m->policy_bad);
+	/* Locked: no user can switch the preload off; null where unknown. */
+	if (m->policy_locked < 0)
+		null(d, "policy_locked");
+	else
+		boolean(d, "policy_locked", m->policy_locked == 1);
+	str_or_null(d, "policy_lock_why", m->policy_locked == 1 ? m->policy_lock_why : NULL);
 	/* Under --root: the tree's policy file, by the guard's settings. */
 	bool tree = m->o->root && *m->o->root;
 	static const char *const tp[] = {[STATUS_POLICY_GUARDS] = "guards",

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "status.h"
 
 extern char **environ;
@@ -75,11 +77,29 @@ static void gather_loads(struct status_model *m)
 	const struct status_opts *o = m->o;
 	bool under_root = o->root && *o->root;
 	if (!*m->lib || !o->lib_at || !*o->lib_at) {
-		snprintf(m->load_why, sizeof(m->load_why), "%s%s does not exist",
-			 o->lib_at && *o->lib_at ? o->lib_at
-			 : o->root               ? o->root
-						 : "",
-			 o->lib_at && *o->lib_at ? "" : "libpmuguard.so");
+		/* The tree named as a path joins a name with one '/' (a root
+		 * given as "TREE/" too); no library found is said as such, not
+		 * as a path nobody looked at. */
+		const char *root = under_root ? o->root : "";
+		int n = (int)strlen(root);
+		while (n > 1 && root[n - 1] == '/')
+			n--;
+		n = n > 240 ? 240 : n;
+		if (o->lib_at && *o->lib_at)
+			snprintf(m->load_why, sizeof(m->load_why), "%.480s does not exist",
+				 o->lib_at);
+		else if (*m->lib)
+			snprintf(m->load_why, sizeof(m->load_why), "%.*s%.240s does not exist", n,
+				 root, m->lib);
+		else if (under_root)
+			snprintf(m->load_why, sizeof(m->load_why),
+				 "libpmuguard.so is not installed in %.*s (in none of the folders "
+				 "the package puts it in)",
+				 n, root);
+		else
+			snprintf(m->load_why, sizeof(m->load_why),
+				 "libpmuguard.so is not installed (in none of the folders the "
+				 "package puts it in)");
 		return;
 	}
 	/* Under --root the library is the tree's code: never run as root. */
@@ -93,6 +113,7 @@ static void gather_canary(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
 	m->canary = STATUS_C_UNKNOWN;
+	m->policy_locked = -1;
 	if (o->root && *o->root) {
 		snprintf(m->canary_why, sizeof(m->canary_why),
 			 "no canary ran: the tree under --root is not this host's");
@@ -128,12 +149,27 @@ static void gather_canary(struct status_model *m)
 	char *copy = out ? strdup(out) : NULL;
 	status_kv_parse(&kv, copy);
 	status_kv_list(&kv, "policy.ignored", m->policy_bad, sizeof(m->policy_bad));
+	const char *locked = status_kv_get(&kv, "policy.locked");
+	const char *lock_why = status_kv_get(&kv, "policy.lock_why");
+	m->policy_locked = !locked                    ? -1
+			   : !strcmp(locked, "true")  ? 1
+			   : !strcmp(locked, "false") ? 0
+						      : -1;
+	snprintf(m->policy_lock_why, sizeof(m->policy_lock_why), "%s",
+		 m->policy_locked == 1 && lock_why ? lock_why : "");
 	switch (rc) {
 	case EXIT_OK: m->canary = STATUS_C_REFUSED; break;
 	case EXIT_HAZARD: {
 		m->canary = STATUS_C_REACHED;
 		const char *mapped = status_kv_get(&kv, "library_mapped");
-		if (mapped && strcmp(mapped, "false") == 0)
+		if (mapped && strcmp(mapped, "false") == 0 && !m->listed)
+			/* Not listed is no loader's failure: nothing asked it. */
+			snprintf(
+				m->canary_why, sizeof(m->canary_why),
+				"nothing refused it for %s: %.400s does not list the library, so no "
+				"process loads it",
+				m->canary_as, m->preload);
+		else if (mapped && strcmp(mapped, "false") == 0)
 			snprintf(m->canary_why, sizeof(m->canary_why),
 				 "the loader did not load the library for %s (unreadable to it, or "
 				 "not listed where it looks)",
@@ -191,11 +227,39 @@ static void gather_probe_keys(struct status_model *m, char *keys)
 	}
 }
 
+/* --- This boot ------------------------------------------------------------ */
+
+/* When this boot started, from /proc/stat's btime (the node's, also in a
+ * pod: it is not namespaced); 0 under --root, whose tree has no boot of
+ * ours, or where it cannot be read.  The kernel guard's counts and the
+ * preload's reports start again at every boot: without it a count that
+ * comes back to its old value within the hour is no change to an alert. */
+static void gather_boot(struct status_model *m)
+{
+	if (m->o->root && *m->o->root)
+		return;
+	FILE *f = fopen("/proc/stat", "re");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "btime ", 6) != 0)
+			continue;
+		char *end;
+		long long v = strtoll(line + 6, &end, 10);
+		if (end != line + 6 && (*end == '\n' || !*end) && v > 0)
+			m->boot_time = v;
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 void status_gather(struct status_model *m, const struct status_opts *o)
 {
 	m->o = o;
+	gather_boot(m);
 	if (o->kernel_only) {
 		m->canary = STATUS_C_UNKNOWN;
+		m->policy_locked = -1; /* a pod's policy is not the node's */
 		gather_kernel(m);
 		return;
 	}
@@ -206,6 +270,13 @@ void status_gather(struct status_model *m, const struct status_opts *o)
 	status_gather_processes(m);
 	gather_kernel(m);
 	gather_canary(m);
+	if (o->root && *o->root) {
+		/* No canary there: the tree's policy, by the guard's settings. */
+		m->policy_locked = m->tree_policy.locked;
+		if (m->tree_policy.locked)
+			snprintf(m->policy_lock_why, sizeof(m->policy_lock_why),
+				 "the tree's %s locks it", GUARD_CONF_PATH);
+	}
 	status_gather_log(m);
 }
 

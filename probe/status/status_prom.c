@@ -170,6 +170,12 @@ static void metrics_head(FILE *out, const char *path, const struct status_model 
 	head(out, "pmuguard_status_timestamp_seconds", "gauge",
 	     "When pmuguard-fleet wrote this file.");
 	fprintf(out, "pmuguard_status_timestamp_seconds %lld\n", now);
+	if (m->boot_time > 0) {
+		head(out, "pmuguard_boot_time_seconds", "gauge",
+		     "When this boot started (/proc/stat btime): the kernel guard's counts and the "
+		     "preload's reports start again at each boot.");
+		fprintf(out, "pmuguard_boot_time_seconds %lld\n", m->boot_time);
+	}
 	if (rp && rp->exit >= 0) {
 		gauge(out, "pmuguard_reprobe_success",
 		      "1 if the last reprobe made the host match its verdict, 0 if it failed "
@@ -224,6 +230,13 @@ static void metrics(FILE *out, const struct status_model *m, const struct status
 		label(out, layers[i]);
 		fprintf(out, "\"} %d\n", strstr(d->layer, layers[i]) != NULL);
 	}
+	/* Not from a pod (kernel_only): its policy file is not the node's. */
+	if (!m->o->kernel_only && m->policy_locked >= 0)
+		gauge(out, "pmuguard_policy_locked",
+		      "1 if the policy locks the guard (lock = yes in /etc/pmuguard.conf, a lock line "
+		      "not understood, an unreadable file): no user can switch the preload off; 0 if "
+		      "any user's PMUGUARD_MODE=off can, in their own processes.",
+		      m->policy_locked == 1);
 	if (d->verdict != STATUS_UNKNOWN || d->guarded)
 		gauge(out, "pmuguard_unguarded",
 		      "1 if the host has the hazard and is not guarded: no layer guards it, or perf "

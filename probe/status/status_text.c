@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "conf.h"
 #include "status.h"
 
 __attribute__((format(printf, 3, 4))) static void say(FILE *out, const char *prefix,
@@ -214,6 +215,15 @@ void status_render_text(FILE *out, const char *P, const struct status_model *m,
 			    "the DaemonSet)",
 			    m->containers, m->containers_seen);
 	}
+	if (d->unlocked)
+		say(out, P,
+		    "policy: NOT LOCKED: any user can switch the preload off in their own processes "
+		    "(PMUGUARD_MODE=off, or PMUGUARD_SNAPSHOT naming a healthy machine); lock = yes "
+		    "in %s stops that (pmuguard-fleet install sets it, unless --no-lock)",
+		    GUARD_CONF_PATH);
+	else if (m->listed && m->policy_locked == 1)
+		say(out, P, "policy: locked (%s): users cannot switch the guard off",
+		    m->policy_lock_why);
 	if (*m->policy_bad)
 		say(out, P, "policy: ignored: %s (pmuguard.conf(5))", m->policy_bad);
 	if (d->verdict == STATUS_UNKNOWN)

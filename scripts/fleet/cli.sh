@@ -124,6 +124,9 @@ otherwise.  /etc/pmuguard.conf is removed where install created it and
 nobody changed it since (with the preload, or alone under --layer kernel);
 any other policy file is left as it is, lock = yes included.  Works while
 the package is being removed: it needs neither the library nor the probe.
+Off until the next install: where systemd runs, pmuguard-reprobe.service
+is disabled (the next boot would guard a hazardous host again), and
+install enables it again; not under --root, nor from a package's removal.
 --dry-run: say what would be removed ("would: ..."), writing nothing.
 
 Exit: 0 removed or nothing to do; 1 failed (file unchanged); 2 usage.
@@ -246,8 +249,16 @@ fleet_options() {
 		--lib) need_arg $# "$1"; LIB=$2; shift 2 ;;
 		--pmuguard) need_arg $# "$1"; PMUGUARD=$2; shift 2 ;;
 		--layer) need_arg $# "$1"; LAYER=$2; shift 2 ;;
-		--json) JSON=1; shift ;;
-		--keys) JSON=keys; shift ;;
+		--json)
+			[ "$JSON" != keys ] || die_usage "$CMD: --json and --keys print the same document: choose one"
+			JSON=1
+			shift
+			;;
+		--keys)
+			[ "$JSON" != 1 ] || die_usage "$CMD: --json and --keys print the same document: choose one"
+			JSON=keys
+			shift
+			;;
 		--textfile) need_arg $# "$1"; TEXTFILE=$2; shift 2 ;;
 		--syslog-file) need_arg $# "$1"; SYSLOG_FILE=$2; shift 2 ;;
 		--quiet | -q) QUIET=1; shift ;;

@@ -358,4 +358,47 @@ documents-match-schemas)
 	grep -q 'checked, 0 error' "$tmp/out" || fail "nothing was checked: $(cat "$tmp/out")"
 	ok "$(tail -n 1 "$tmp/out"): every pinned report and enforce start document, the live report, a log's and a start's match probe.schema.json and enforce.schema.json"
 	;;
+check-unread-is-no-verdict)
+	# A read that failed is never "no hazard" (issue 50, item 1): a
+	# snapshot the caller may not read (pmuguard snapshot writes 0700: a
+	# colleague's, unpacked by root) exits 1 naming it, in every form; a
+	# healthy world whose CPUID cannot be read exits 1, not 0; an m6i whose
+	# kernel log cannot be read keeps its hazard (3); a file that is absent
+	# is an unknown fact, as before (0 on a healthy world).
+	as=()
+	if [ "$(id -u)" = 0 ]; then
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		"${as[@]}" true 2>/dev/null || skip "setpriv cannot switch to nobody here"
+	fi
+	chmod 755 "$tmp"
+	cp -r "$FIXTURES/m6i-16xlarge" "$tmp/private"
+	chmod 700 "$tmp/private"
+	[ "$(id -u)" = 0 ] || chmod 000 "$tmp/private"
+	for form in "--check -q" "--check" "" "--json" "--keys"; do
+		# shellcheck disable=SC2086 # the form is words
+		status 1 "${as[@]}" "$PMUGUARD" probe --snapshot "$tmp/private" $form
+		grep -qF "$tmp/private" "$tmp/err" || fail "probe $form: exit 1 without naming the snapshot"
+	done
+	chmod 755 "$tmp/private"
+	ok "an unreadable snapshot exits 1, naming it, with and without --check"
+
+	cp -r "$FIXTURES/icx-8375c-metal" "$tmp/healthy"
+	chmod -R a+rX "$tmp/healthy"
+	status 0 "${as[@]}" "$PMUGUARD" probe --check -q --snapshot "$tmp/healthy"
+	chmod 000 "$tmp/healthy/cpuid.txt"
+	status 1 "${as[@]}" "$PMUGUARD" probe --check -q --snapshot "$tmp/healthy"
+	grep -q 'cpuid.txt.*cannot be read' "$tmp/err" || fail "the error does not say what could not be read"
+	status 1 "${as[@]}" "$PMUGUARD" probe --snapshot "$tmp/healthy"
+	head -n 1 "$tmp/out" | grep -qF "$tmp/healthy" || fail "the report is not printed before the error"
+	chmod 644 "$tmp/healthy/cpuid.txt"
+	rm "$tmp/healthy/dmesg.txt"
+	status 0 "${as[@]}" "$PMUGUARD" probe --check -q --snapshot "$tmp/healthy"
+	ok "a healthy world whose CPUID cannot be read exits 1; one without a kernel log still 0"
+
+	cp -r "$FIXTURES/m6i-16xlarge" "$tmp/m6i"
+	chmod -R a+rX "$tmp/m6i"
+	chmod 000 "$tmp/m6i/dmesg.txt"
+	status 3 "${as[@]}" "$PMUGUARD" probe --check -q --snapshot "$tmp/m6i"
+	ok "an m6i whose kernel log cannot be read keeps its hazard (exit 3)"
+	;;
 esac

@@ -144,6 +144,39 @@ status-root-stays-in-tree)
 	fi
 	echo "ok: status --root reads the tree's files, and no link leads it out"
 	;;
+status-root-load-error-says-where)
+	# A tree without the package: the reason names the tree and says no
+	# library is there, never the tree's path glued to the library's name
+	# ("TREElibpmuguard.so", issue 50, item 4); a library named with
+	# --lib and absent from the tree: its path in the tree, one '/' apart,
+	# also where the root is given with a trailing '/'.
+	mkdir -p "$tmp/tree/etc"
+	for root in "$tmp/tree" "$tmp/tree/"; do
+		PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --root "$root" --keys \
+			>"$tmp/keys" 2>&1 || :
+		grep -qx "preload.load_error=libpmuguard.so is not installed in $tmp/tree (in none of the folders the package puts it in)" "$tmp/keys" ||
+			fail "--root $root without the package: $(grep load_error "$tmp/keys")"
+		PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --root "$root" --keys \
+			--lib /usr/lib/pmuguard/libpmuguard.so >"$tmp/keys" 2>&1 || :
+		grep -qx "preload.load_error=$tmp/tree/usr/lib/pmuguard/libpmuguard.so does not exist" "$tmp/keys" ||
+			fail "--root $root --lib (absent): $(grep load_error "$tmp/keys")"
+	done
+	ok "status --root names where the library is missing: the tree, or its path in the tree"
+	;;
+status-textfile-not-prom-said)
+	# node_exporter's textfile collector reads only *.prom (issue 50, item
+	# 17): another name is written, and said on stderr; a .prom is not.
+	mkdir -p "$tmp/root/etc" "$tmp/m"
+	chmod 755 "$tmp/m"
+	st() { PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --root "$tmp/root" -q "$@"; }
+	st --textfile "$tmp/m/p.txt" 2>"$tmp/err" || :
+	[ -s "$tmp/m/p.txt" ] || fail "the file was not written"
+	grep -qF "pmuguard: --textfile $tmp/m/p.txt: node_exporter's textfile collector reads only files named *.prom" "$tmp/err" ||
+		fail "a textfile node_exporter never reads is not said: $(cat "$tmp/err")"
+	st --textfile "$tmp/m/p.prom" 2>"$tmp/err" || :
+	! grep -q 'reads only files named' "$tmp/err" || fail "a .prom file was said not to be read"
+	ok "a --textfile not named *.prom is written and said; a .prom is not"
+	;;
 status-root-loader-as-nobody)
 	# The loader's check under --root preloads the tree's library, whose
 	# constructor is the tree's code: as root it runs as uid 65534.

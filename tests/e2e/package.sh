@@ -810,6 +810,47 @@ SH
 	! grep -q 'attacker: swapped' "$tmp/out" || fail "the attacker swapped a copy: $(grep attacker: "$tmp/out")"
 	ok "by default, with the attacker watching: the real pmuguard $ver installed (its md5sums), the copy and its directory removed, the hostile postinst never ran"
 	;;
+ansible-rollback-drops-its-lines)
+	# The rollback takes away what the role wrote for a simulation (issue
+	# 50, item 10): pmuguard_snapshot's line, and a policy file the role
+	# wrote for it with the lock = yes install added; a later install (by
+	# cloud-init, SSM) judges the host by its own facts.  In the
+	# administrator's file only the role's line goes.  The checkout's
+	# command, script and library (no package) in the sandbox of a host.
+	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
+	[ "$(id -u)" = 0 ] || skip "the live host's /etc/pmuguard.conf needs root (in a private mount namespace)"
+	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp/home
+	mkdir -p "$tmp/home"
+	for start in none admin; do
+		st=$tmp/ns-$start
+		mkdir -p "$st/etc-up"
+		[ "$start" = none ] || printf '# site policy\nlog = syslog\n' >"$st/etc-up/pmuguard.conf"
+		play() {
+			in_sandbox "$st" ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" \
+				-e ansible_become=false -e pmuguard_manage_package=false -e pmuguard_layer=preload \
+				-e pmuguard_bin="$PMUGUARD" -e pmuguard_fleet="$FLEET" -e pmuguard_lib="$LIB" \
+				-e pmuguard_snapshot="$M6I" --skip-tags pmuguard_boot,pmuguard_metrics "$@" \
+				>"$tmp/out" 2>&1 || fail "$start: ansible-playbook $* failed" # (no package: no units)
+		}
+		conf() { in_sandbox "$st" cat /etc/pmuguard.conf 2>/dev/null; }
+		play
+		grep -q 'changed=[1-9]' "$tmp/out" || fail "$start: the install changed nothing"
+		conf | grep -qx "snapshot = $M6I  # pmuguard Ansible role (pmuguard_snapshot)" ||
+			fail "$start: the simulation's line is not the role's: $(conf)"
+		conf | grep -qx 'lock = yes' || fail "$start: install did not lock the policy: $(conf)"
+		play -e pmuguard_state=absent
+		if [ "$start" = none ]; then
+			! in_sandbox "$st" test -e /etc/pmuguard.conf ||
+				fail "none: the rollback left the role's policy file: $(conf)"
+		else
+			! conf | grep -q '^snapshot' || fail "admin: the rollback left the simulation's line: $(conf)"
+			{ conf | grep -qx '# site policy' && conf | grep -qx 'log = syslog'; } ||
+				fail "admin: the administrator's lines are gone: $(conf)"
+		fi
+	done
+	ok "the rollback removes the role's own simulation: its policy file (lock = yes with it), or its line in the administrator's"
+	;;
 ansible-snapshot-in-the-environment-refused)
 	# Issue 40 (6): PMUGUARD_SNAPSHOT in pmuguard_environment on a live
 	# host made install guard one host and the verify, under the lock

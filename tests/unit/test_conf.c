@@ -65,10 +65,75 @@ Test(conf, garbage_is_counted_and_ignored)
 			   "mode = off"};
 	struct guard_conf c = parse(l, 6);
 	cr_assert_eq(c.bad_lines, 5);
-	cr_assert_eq(c.first_bad, 1);
+	/* The bare "lock" line (3) names the lock: described first, read as
+	 * locked (lock_unclear), never as lock = yes parsed. */
+	cr_assert_eq(c.first_bad, 3);
+	cr_assert_eq(c.more_bad[0], 1);
+	cr_assert_eq(c.more_bad[1], 2);
+	cr_assert(c.lock_unclear);
 	cr_assert_eq(c.mode, GUARD_OFF);
 	cr_assert_eq(c.dest, GUARD_DEST_DEFAULT);
 	cr_assert_not(c.lock);
+}
+
+static void tail_of(const char *text, struct guard_conf *c);
+
+/* A lock line that does not parse never loosens (issue 50, item 6): the
+ * stricter reading, locked, whatever the typo, in whichever line, also
+ * after lock = no and from a file others can write; the environment's
+ * PMUGUARD_MODE=off is then ignored and said; lock = no and lock = yes as
+ * written are what they say. */
+Test(conf, lock_line_not_understood_locks)
+{
+	static const char *const typos[] = {
+		"lock = ye",   "lock = Yes", "lock = 1",	 "lock = true", "lock=",
+		"Lock = yes",  "LOCK = no",  "locked = yes", "lock yes",    "lock: yes",
+		"lock = \"yes\"",
+	};
+	for (size_t i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
+		const char *lines[] = {"# site policy", "mode = auto", "colour = blue", typos[i]};
+		struct guard_conf c = parse(lines, 4);
+		cr_assert(c.lock_unclear, "'%s' is not read as a lock line", typos[i]);
+		cr_assert_not(c.lock, "'%s'", typos[i]);
+		cr_assert_eq(c.first_bad, 4, "'%s': the lock line is the one described", typos[i]);
+		cr_assert_eq(c.bad_kind, GUARD_CONF_BAD_LOCK, "'%s'", typos[i]);
+		cr_assert_eq(c.more_bad[0], 3, "'%s'", typos[i]);
+		for (int untrusted = 0; untrusted < 2; untrusted++) {
+			c.untrusted = untrusted;
+			struct guard_env env = {.visible = true, .mode = "off", .snapshot = "/tmp/s"};
+			struct guard_cli cli = {.mode = -1};
+			struct guard_settings s;
+			guard_settings_resolve(&c, 0, &env, &cli, true, &s);
+			cr_assert(s.locked, "'%s' (untrusted %d): not locked", typos[i], untrusted);
+			cr_assert_eq(s.mode, GUARD_AUTO, "'%s': PMUGUARD_MODE=off loosened it",
+				     typos[i]);
+			cr_assert_null(s.snapshot, "'%s': PMUGUARD_SNAPSHOT moved the facts",
+				       typos[i]);
+		}
+	}
+	struct guard_conf c;
+	tail_of("mode = auto\nlock = no\nlock = ye\n", &c);
+	cr_assert(c.lock_unclear);
+	cr_assert(strstr(c.bad_where, ":3 (a lock line that says neither lock = yes nor lock = no: '"),
+		  "%s", c.bad_where);
+	cr_assert_str_eq(c.bad_word, "ye");
+	cr_assert_str_eq(c.bad_tail, "'): read as lock = yes, the stricter reading; the rest applies");
+	struct guard_env env = {.visible = true, .mode = "off"};
+	struct guard_cli cli = {.mode = -1};
+	struct guard_settings s;
+	guard_settings_resolve(&c, 0, &env, &cli, true, &s);
+	cr_assert(s.locked, "lock = no before lock = ye: the stricter reading is locked");
+	cr_assert_eq(s.mode, GUARD_AUTO);
+	/* As written, each says what it says. */
+	static const char *const no[] = {"lock = no", "mode = auto"};
+	c = parse(no, 2);
+	cr_assert_not(c.lock_unclear);
+	guard_settings_resolve(&c, 0, &env, &cli, true, &s);
+	cr_assert_not(s.locked);
+	cr_assert_eq(s.mode, GUARD_OFF);
+	static const char *const yes[] = {"lock = yes", "blocked = 1"};
+	c = parse(yes, 2);
+	cr_assert(c.lock && !c.lock_unclear, "'blocked' names no lock");
 }
 
 /* Each line not understood can be found: the first named with its key,

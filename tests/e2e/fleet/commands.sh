@@ -17,7 +17,8 @@ help-and-usage)
 		grep -q "^Usage: pmuguard-fleet ${c:-COMMAND}" "$tmp/out" || fail "pmuguard-fleet $c --help: no usage"
 		grep -q '^Exit' "$tmp/out" || fail "pmuguard-fleet $c --help: no exit codes"
 	done
-	for args in "" "bogus" "install --bogus" "status --layer sideways" "install --json" "install --root"; do
+	for args in "" "bogus" "install --bogus" "status --layer sideways" "install --json" "install --root" \
+		"status --json --keys" "status --keys --json"; do
 		set +e
 		# shellcheck disable=SC2086 # split on purpose
 		"$FLEET" $args >"$tmp/out" 2>"$tmp/err"
@@ -74,6 +75,91 @@ remove-is-uninstall)
 	grep -q '^pmuguard-fleet: uninstall: --json and --keys are for status' "$tmp/err" || fail "remove --json: $(cat "$tmp/err")"
 	ok "remove works as uninstall: the same help, the same words, the same file restored"
 	;;
+pmuguard-path-checked)
+	# --pmuguard names the command: a path that is not there, a directory
+	# or a file that cannot run is exit 1 and one line saying so (the man
+	# page's exit codes), never the shell's raw error with 126 or 127
+	# (issue 50, item 3).
+	: >"$tmp/plain"
+	for bad in "$tmp/nowhere" "$tmp" "$tmp/plain" no-such-pmuguard-command; do
+		for c in status "status --json" "install --dry-run --root $tmp" "uninstall --dry-run --root $tmp"; do
+			set +e
+			# shellcheck disable=SC2086 # split on purpose
+			"$FLEET" $c --pmuguard "$bad" >"$tmp/out" 2>"$tmp/err"
+			r=$?
+			set -e
+			[ "$r" = 1 ] || fail "$c --pmuguard $bad exited $r, not 1: $(cat "$tmp/err")"
+			[ ! -s "$tmp/out" ] || fail "$c --pmuguard $bad printed on stdout: $(cat "$tmp/out")"
+			grep -qx "pmuguard-fleet: --pmuguard $bad: \(no such file\|not an executable file\) (the pmuguard command's path); nothing changed" "$tmp/err" ||
+				fail "$c --pmuguard $bad: $(cat "$tmp/err")"
+			[ "$(wc -l <"$tmp/err")" = 1 ] || fail "$c --pmuguard $bad said more: $(cat "$tmp/err")"
+		done
+	done
+	ok "a --pmuguard that is no command is exit 1 with one line saying so, in status, install and uninstall"
+	;;
+uninstall-stays-off-until-install)
+	# Uninstall means off until the next install (issue 50, item 9): the
+	# boot's re-probe unit, which the packages enable, would attach the
+	# guard again at the next boot of a hazardous host.  uninstall disables
+	# it and says so; install enables it again; a package's removal
+	# (PMUGUARD_FLEET_NO_REFRESH=1) leaves it as it is.  A stand-in
+	# systemctl keeps the unit's state; a "boot" runs the re-probe where
+	# the unit is enabled, as systemd would.
+	mkdir -p "$tmp/bin"
+	cat >"$tmp/bin/systemctl" <<SH
+#!/bin/sh
+printf '%s\n' "\$*" >>$tmp/systemctl.log
+for a; do u=\$a; done
+[ "\$u" = pmuguard-reprobe.service ] || exit 0
+	case \$1 in
+	is-enabled) cat $tmp/unit-state; [ "\$(cat $tmp/unit-state)" = enabled ] ;;
+	enable) echo enabled >$tmp/unit-state ;;
+	disable) echo disabled >$tmp/unit-state ;;
+	*) exit 0 ;;
+	esac
+SH
+	chmod 755 "$tmp/bin/systemctl"
+	echo enabled >"$tmp/unit-state"
+	cat >"$tmp/script" <<SH
+set -e
+export PATH=$tmp/bin:\$PATH
+mkdir -p /run/systemd/system
+boot() {
+	if systemctl is-enabled pmuguard-reprobe.service >/dev/null; then
+		$FLEET reprobe --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+	fi
+	if grep -qx $LIB /etc/ld.so.preload 2>/dev/null; then echo "\$1: guarded"; else echo "\$1: not guarded"; fi
+}
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null
+boot after-install
+$FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >$tmp/uninstall.out
+echo "state \$(cat $tmp/unit-state)"
+boot after-uninstall
+boot and-the-next
+$FLEET uninstall --dry-run --lib $LIB --pmuguard $PMUGUARD >$tmp/dry.out
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/install.out
+echo "state \$(cat $tmp/unit-state)"
+boot after-reinstall
+PMUGUARD_FLEET_NO_REFRESH=1 $FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >/dev/null
+echo "state \$(cat $tmp/unit-state)"
+SH
+	m6i_host
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	want='after-install: guarded
+state disabled
+after-uninstall: not guarded
+and-the-next: not guarded
+state enabled
+after-reinstall: guarded
+state enabled'
+	[ "$(cat "$tmp/out")" = "$want" ] || fail "uninstall did not stay off across boots: $(cat "$tmp/out")"
+	grep -qx 'pmuguard-fleet: boot: pmuguard-reprobe.service disabled: the guard stays off across reboots until pmuguard-fleet install' "$tmp/uninstall.out" ||
+		fail "uninstall does not say the boot will not guard again: $(cat "$tmp/uninstall.out")"
+	grep -qx 'pmuguard-fleet: boot: pmuguard-reprobe.service enabled again: each boot matches the guard to the host' "$tmp/install.out" ||
+		fail "install does not say it enabled the boot's re-probe again: $(cat "$tmp/install.out")"
+	ok "after uninstall no boot guards the host again, until install; a package's removal leaves the unit as it is"
+	;;
 changes-need-root)
 	# A command that changes the host says at once that it needs root, as
 	# apt does, before it probes, tries the kernel or takes the lock.
@@ -124,14 +210,19 @@ SH
 	m6i_host
 	sandbox bash "$tmp/script"
 	[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+	# (is-enabled: install and uninstall ask after the boot's re-probe,
+	# uninstall-stays-off-until-install.)
 	want='-- no systemd
 -- systemd
+is-enabled pmuguard-reprobe.service
 start --no-block pmuguard-metrics.service
 -- installed
 start --no-block pmuguard-metrics.service
 -- reprobed
+is-enabled pmuguard-reprobe.service
 start --no-block pmuguard-metrics.service
 -- uninstalled
+is-enabled pmuguard-reprobe.service
 start --no-block pmuguard-metrics.service
 -- installed, uninstalled as a package removal does
 -- under --root'

@@ -120,7 +120,9 @@ install-lock-keeps-the-policy-file)
 	f uninstall
 	f install --no-lock
 	cmp -s "$conf" "$tmp/orig" || fail "--no-lock changed the policy"
-	grep -q "policy: left as it is (--no-lock): $conf has lock = no" "$tmp/out" || fail "--no-lock does not say what it left: $(cat "$tmp/out")"
+	# (lock=maybe, a lock line that does not parse, reads as lock = yes:
+	# the stricter reading, issue 50 item 6.)
+	grep -q "policy: left as it is (--no-lock): $conf has lock = yes" "$tmp/out" || fail "--no-lock does not say what it left: $(cat "$tmp/out")"
 	f uninstall
 	rm "$conf"
 	f install --no-lock
@@ -222,6 +224,47 @@ SH
 	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["preload"]; assert "mdoe" in p["policy_not_understood"], p' "$tmp/st.json" ||
 		fail "status --json: $(cat "$tmp/st.json")"
 	ok "the typo is named (file, line, key) by run, once by the preload and by fleet status; lock = yes still holds"
+	;;
+conf-lock-typo-locks)
+	# A lock line that does not parse never loosens (issue 50, item 6):
+	# `lock = ye` is read as lock = yes, so a user's PMUGUARD_MODE=off
+	# (uid 65534) is refused the counter, and status says locked (words,
+	# key, metric).  A policy that is not locked (install --no-lock, no
+	# lock line) is said as such wherever the preload is listed: "NOT
+	# LOCKED", policy_locked false, pmuguard_policy_locked 0.
+	mkdir -p "$(etc)" "$tmp/nb" "$tmp/metrics"
+	chmod 777 "$tmp/nb"
+	printf 'snapshot = %s\nlock = ye\nlog = stderr\n' "$M6I" >"$(etc)/pmuguard.conf"
+	cat >"$tmp/script" <<SH
+set -e
+$FLEET install --layer preload --no-lock --lib $LIB --pmuguard $PMUGUARD >/dev/null
+unset LD_PRELOAD
+set +e
+setpriv --reuid=65534 --regid=65534 --clear-groups env PMUGUARD_MODE=off $FAULTSIM --log $tmp/nb/typo.log -- $PEO_DYN 4:0x400 >$tmp/nb/typo.out 2>&1
+echo "typo rc=\$?"
+$FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD --textfile $tmp/metrics/typo.prom >$tmp/typo.txt 2>&1
+$FLEET status --keys --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/typo.keys 2>/dev/null
+printf 'snapshot = %s\nlog = stderr\n' $M6I >/etc/pmuguard.conf
+$FLEET status --layer preload --lib $LIB --pmuguard $PMUGUARD --textfile $tmp/metrics/open.prom >$tmp/open.txt 2>&1
+$FLEET status --keys --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/open.keys 2>/dev/null
+true
+SH
+	sandbox bash "$tmp/script"
+	[ "$rc" = 0 ] || fail "the script failed (exit $rc)"
+	! grep -q FAULT "$tmp/nb/typo.log" ||
+		fail "lock = ye: a user's PMUGUARD_MODE=off reached the simulated fault: $(cat "$tmp/nb/typo.out")"
+	grep -q 'config=0x400 errno=ENOENT' "$tmp/nb/typo.out" || fail "lock = ye: 4:0x400 was not refused: $(cat "$tmp/nb/typo.out")"
+	grep -qF "pmuguard-fleet: policy: locked (/etc/pmuguard.conf has a lock line that says neither lock = yes nor lock = no, read as lock = yes): users cannot switch the guard off" "$tmp/typo.txt" ||
+		fail "status does not say the typo locks: $(cat "$tmp/typo.txt")"
+	grep -qF "policy: ignored: /etc/pmuguard.conf:2 (a lock line that says neither lock = yes nor lock = no: 'ye'): read as lock = yes" "$tmp/typo.txt" ||
+		fail "status does not name the lock line: $(cat "$tmp/typo.txt")"
+	grep -qx 'preload.policy_locked=true' "$tmp/typo.keys" || fail "keys: $(grep policy "$tmp/typo.keys")"
+	grep -qx 'pmuguard_policy_locked 1' "$tmp/metrics/typo.prom" || fail "metrics: $(grep policy "$tmp/metrics/typo.prom")"
+	grep -qF 'pmuguard-fleet: policy: NOT LOCKED: any user can switch the preload off in their own processes' "$tmp/open.txt" ||
+		fail "status does not say the policy is not locked: $(cat "$tmp/open.txt")"
+	grep -qx 'preload.policy_locked=false' "$tmp/open.keys" || fail "keys: $(grep policy "$tmp/open.keys")"
+	grep -qx 'pmuguard_policy_locked 0' "$tmp/metrics/open.prom" || fail "metrics: $(grep policy "$tmp/metrics/open.prom")"
+	ok "lock = ye locks (a user's PMUGUARD_MODE=off refused), and status says locked or NOT LOCKED in words, keys and metrics"
 	;;
 conf-lock-keeps-run-audit)
 	# An audit only looks: under lock = yes the host's policy still answers

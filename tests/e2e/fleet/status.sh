@@ -53,7 +53,7 @@ PY
 	grep -qx 'pmuguard_layer_installed{layer="preload"} 1' "$prom" || fail "metrics: no layer"
 	grep -qx 'pmuguard_preload_reports{pmu_type="4",config="0x400"} 2' "$prom" || fail "metrics: no count by encoding"
 	python3 "$here/alerts.py" "$here/../../scripts/prometheus/pmuguard.rules.yml" "$prom" pmuguard_preload_reports pmuguard_unguarded \
-		pmuguard_status_timestamp_seconds pmuguard_verdict >"$tmp/alerts.out" ||
+		pmuguard_status_timestamp_seconds pmuguard_verdict pmuguard_boot_time_seconds >"$tmp/alerts.out" ||
 		fail "a shipped alert (pmuguard.rules.yml) selects nothing in the preload's metrics: $(cat "$tmp/alerts.out")"
 	[ "$(find "$tmp/metrics" -type f | wc -l)" = 1 ] || fail "a temporary was left beside the metrics"
 	# Every sample line is NAME{LABELS} VALUE: what the textfile collector parses.
@@ -249,6 +249,20 @@ assert "containerd" in c["runtimes"] and c["covered_by_kernel_layer"] is False, 
 assert d["layer"] == "preload", d["layer"]
 PY
 	ok "status names the container runtime and says the preload does not cover its containers"
+	;;
+status-canary-without-preload)
+	# No preload listed (issue 50, item 18): the canary's reason says the
+	# file does not list the library, not that the loader failed to load
+	# it for uid 65534.
+	cat >"$tmp/script" <<SH
+$FLEET status --keys --layer preload --lib $LIB --pmuguard $PMUGUARD >$tmp/keys 2>/dev/null
+true
+SH
+	sandbox bash "$tmp/script"
+	grep -qx 'preload.installed=false' "$tmp/keys" || fail "the sandbox lists the preload: $(grep preload "$tmp/keys")"
+	grep -qx 'preload.canary_why=nothing refused it for uid 65534: /etc/ld.so.preload does not list the library, so no process loads it' "$tmp/keys" ||
+		fail "canary_why: $(grep canary_why "$tmp/keys")"
+	ok "without a preload entry, the canary's reason says the file does not list the library"
 	;;
 status-unknown-is-not-fine)
 	# No verdict: status exits 4, the metrics say unknown in their own
