@@ -23,7 +23,8 @@
  *  - a rejected write of IA32_PERF_GLOBAL_CTRL with bit 32+n (or bit 48,
  *    perf metrics: counter 3) or of IA32_FIXED_CTR_CTRL with field n set:
  *    the hypervisor refused to enable that counter.
- * The log counts only where it speaks for this machine (log_counts()).
+ * The log counts only where it speaks for this machine
+ * (probe_fixed_log_counts()).
  *
  * Hazard.  Counter 3 is judged in verdict.c (perf metrics, guest or bare
  * metal).  Counters 4-6 (the E-cores' TOPDOWN_BAD_SPECULATION.ALL,
@@ -159,7 +160,7 @@ static struct block section_block(const struct probe_klog_pmu *s)
  * gave the kernel (it prints the count of its mask within the counters
  * CPUID gave it, x86_pmu_show_pmu_cap()).  A log of another machine, given
  * with --dmesg, neither adds nor refutes. */
-static bool log_counts(const struct probe_facts *f, const struct probe_cpu *c)
+bool probe_fixed_log_counts(const struct probe_facts *f, const struct probe_cpu *c)
 {
 	const struct probe_klog *k = &f->klog;
 	if (!(f->known & PROBE_KNOWN_KLOG) || !k->pmu_driver_seen)
@@ -182,7 +183,7 @@ void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 	const struct probe_klog *k = &f->klog;
 	bool cpuid = c->perfmon_basis == PROBE_BASIS_CPUID;
 	uint32_t cpuid_mask = cpuid ? probe_cpuid_fixed_mask(c) : 0;
-	bool counts = log_counts(f, c);
+	bool counts = probe_fixed_log_counts(f, c);
 
 	uint32_t adv = cpuid_mask, ref = 0;
 	const char *by = NULL;
@@ -201,6 +202,17 @@ void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 			     "kernel's own count or CPUID advertise";
 	}
 	v->fixed_mask_beyond = ref & PROBE_FIXED_GUARDED;
+	uint32_t ctrl;
+	if (c->perfmon_basis == PROBE_BASIS_KLOG && !k->pmu_driver_seen &&
+	    probe_klog_rejected_ctrl(k, &ctrl)) {
+		/* A log whose only PMU trace is the rejected write of the
+		 * driver's intel_ctrl (klog_cpu.c): its fixed bits are what the
+		 * kernel uses, and the hypervisor refused them. */
+		adv |= ctrl;
+		ref |= ctrl & PROBE_FIXED_GUARDED;
+		by = "the hypervisor rejected the kernel's write enabling them (unchecked MSR "
+		     "access error on IA32_PERF_GLOBAL_CTRL, the driver's own mask)";
+	}
 	uint32_t msr = 0;
 	if (counts && k->pmu_block_anchored)
 		for (unsigned i = 0; i < k->boot.n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++)
@@ -227,7 +239,7 @@ void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v)
 void probe_fixed_per_pmu(const struct probe_facts *f, struct probe_verdict *v)
 {
 	const struct probe_klog *k = &f->klog;
-	bool log = log_counts(f, &v->cpu);
+	bool log = probe_fixed_log_counts(f, &v->cpu);
 	for (unsigned i = 0; i < f->n_pmus && i < PROBE_MAX_PMUS; i++) {
 		uint32_t set = v->fixed_hazard;
 		for (unsigned j = 0; log && j < k->n_pmus && j < PROBE_MAX_PMUS; j++) {

@@ -22,10 +22,13 @@ void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 	const struct probe_boot *b = &k->boot;
 	if (!(f->known & PROBE_KNOWN_KLOG))
 		return;
-	const char *vendor = b->cpu_vendor[0] ? b->cpu_vendor
-			     : k->driver_vendor[0] ? k->driver_vendor
-			     : k->unsupported_model ? "GenuineIntel" /* intel/p6.c, intel/core.c */
-						 : NULL;
+	uint32_t ctrl;
+	const char *vendor = b->cpu_vendor[0]		     ? b->cpu_vendor
+			     : k->driver_vendor[0]	     ? k->driver_vendor
+			     : k->unsupported_model	     ? "GenuineIntel" /* intel/p6.c, intel/core.c */
+			     : b->arm_pmu		     ? "ARM"
+			     : probe_klog_rejected_ctrl(k, &ctrl) ? "GenuineIntel" /* intel/core.c */
+							     : NULL;
 	if (vendor) {
 		cpu->known = true;
 		cpu->basis = PROBE_BASIS_KLOG;
@@ -62,15 +65,53 @@ void probe_perfmon_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 	const struct probe_klog *k = &f->klog;
 	if (!(f->known & PROBE_KNOWN_KLOG))
 		return;
+	uint32_t ctrl;
 	cpu->pmu_off = probe_klog_pmu_off(f, false);
-	if (!cpu->pmu_off && k->version_logged < 0 && k->fixed_logged < 0 && !k->mask_seen)
+	bool block = k->version_logged >= 0 || k->fixed_logged >= 0 || k->mask_seen;
+	if (!cpu->pmu_off && !block && probe_klog_rejected_ctrl(k, &ctrl)) {
+		/* No block, but the driver's own write of its intel_ctrl to
+		 * IA32_PERF_GLOBAL_CTRL, rejected: that value is the mask, so
+		 * the fixed counters it uses are known (fixed.c). */
+		cpu->leaf_a_known = true;
+		cpu->perfmon_basis = PROBE_BASIS_KLOG;
+		return;
+	}
+	if (!cpu->pmu_off && !block)
 		return; /* no PMU block in the text */
 	cpu->leaf_a_known = true;
 	cpu->perfmon_basis = PROBE_BASIS_KLOG;
 	if (cpu->pmu_off)
 		return; /* version 0: no counters the kernel will use */
+	/* A line that is not there is unknown, not absent: 0 here only stands
+	 * for "not logged", and fixed_unknown says so where it matters.  The
+	 * mask is intel_ctrl, the set the kernel really schedules onto (the
+	 * 6.1 hybrid init put counter 3 there over a count of 3: fixed.c), so
+	 * without it the fixed counters the kernel uses are unknown, whatever
+	 * the count says; a count or bitmap that names counter 3 still
+	 * advertises it (fixed3_logged). */
 	cpu->pmu_version = k->version_logged > 0 ? (uint32_t)k->version_logged : 0;
 	cpu->gp_counters = k->gp_logged > 0 ? (uint32_t)k->gp_logged : 0;
 	cpu->fixed_counters = k->fixed_logged > 0 ? (uint32_t)k->fixed_logged : 0;
 	cpu->fixed_bitmap = k->fixed_bitmap_seen ? k->fixed_bitmap : 0;
+	cpu->fixed_unknown = !k->mask_seen;
+}
+
+/* "unchecked MSR access error: WRMSR to 0x38f (tried to write 0x...)":
+ * __intel_pmu_enable_all() (arch/x86/events/intel/core.c) writes
+ * x86_pmu.intel_ctrl (less the guest mask, 0 in a guest) to
+ * IA32_PERF_GLOBAL_CTRL, so the value is the driver's own mask, bits 32+
+ * its fixed counters; and an architectural MSR write of bits CPUID
+ * advertised faults only where a hypervisor does not implement them. */
+bool probe_klog_rejected_ctrl(const struct probe_klog *k, uint32_t *fixed)
+{
+	bool seen = false;
+	*fixed = 0;
+	for (unsigned i = 0; i < k->boot.n_msr_errors && i < PROBE_MAX_MSR_ERRORS; i++) {
+		const struct probe_msr_error *e = &k->boot.msr_errors[i];
+		if (e->msr == 0x38f && e->write && e->value_seen) {
+			seen = true;
+			*fixed |= (uint32_t)((e->value >> 32) & 0x7f);
+		}
+	}
+	return seen;
 }

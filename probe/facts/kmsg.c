@@ -109,6 +109,7 @@ static void boot_reset(struct probe_klog *k)
 	k->parse.mono_known = p.mono_known;
 	k->parse.mono = p.mono;
 	k->parse.restart_seen = p.restart_seen;
+	k->parse.paste = p.paste;
 	memcpy(k->parse.clean, p.clean, sizeof(p.clean)); /* text may point into it */
 	k->parse.text = p.text;
 	k->parse.text_len = p.text_len;
@@ -134,6 +135,7 @@ struct rec {
 	bool stamp;      /* a monotonic timestamp came with it ... */
 	bool stamp_zero; /* ... and it is 0 */
 	bool quoted;     /* it came indented, as a quoted log's lines do */
+	bool padded;     /* its stamp had blanks before the ']': "[ 0.123 ]" */
 };
 
 bool probe_kmsg_record(const char *rec, size_t n, unsigned *pri, uint64_t *usec,
@@ -166,6 +168,8 @@ static bool skip_pri(struct text *t, struct rec *r)
 	return true;
 }
 
+static bool skip_digits(struct text *t, int min, int max);
+
 /* "[    0.352933]" (print_time()). */
 static bool skip_stamp(struct text *t, struct rec *r)
 {
@@ -185,13 +189,43 @@ static bool skip_stamp(struct text *t, struct rec *r)
 		nonzero |= *p++ != '0';
 	if (p == d)
 		return false;
+	const char *pad = p;
 	while (p < e && *p == ' ')
 		p++; /* "[ 0.123 ]": some vendor kernels' printk */
+	r->padded = p > pad;
+	p = kmsg_paste_delta(p, e); /* dmesg -d: "[    0.352933 <    0.000902>]" */
 	if (p >= e || *p++ != ']')
 		return false;
 	t->p = p;
 	r->stamp = true;
 	r->stamp_zero = !nonzero;
+	return true;
+}
+
+/* dmesg -H: "[Dec 6 10:15]" where the minute changes, "[  +0.002991]"
+ * between (util-linux dmesg.c, the reltime format): no monotonic time. */
+static bool skip_human(struct text *t)
+{
+	struct text s = *t;
+	if (!text_lit(&s, "["))
+		return false;
+	if (text_lit(&s, "Jan") || text_lit(&s, "Feb") || text_lit(&s, "Mar") ||
+	    text_lit(&s, "Apr") || text_lit(&s, "May") || text_lit(&s, "Jun") ||
+	    text_lit(&s, "Jul") || text_lit(&s, "Aug") || text_lit(&s, "Sep") ||
+	    text_lit(&s, "Oct") || text_lit(&s, "Nov") || text_lit(&s, "Dec")) {
+		while (s.p < s.end && *s.p == ' ')
+			s.p++;
+		if (!skip_digits(&s, 1, 2) || !text_lit(&s, " ") || !skip_digits(&s, 2, 2) ||
+		    !text_lit(&s, ":") || !skip_digits(&s, 2, 2) || !text_lit(&s, "]"))
+			return false;
+	} else {
+		while (s.p < s.end && *s.p == ' ')
+			s.p++;
+		if (!text_lit(&s, "+") || !skip_digits(&s, 1, 9) || !text_lit(&s, ".") ||
+		    !skip_digits(&s, 1, 9) || !text_lit(&s, "]"))
+			return false;
+	}
+	*t = s;
 	return true;
 }
 
@@ -257,12 +291,10 @@ static bool skip_date(struct text *t)
 {
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	struct text s = *t;
-	if (s.end - s.p >= 4 && s.p[3] == ' ') {
-		bool month = false;
-		for (int i = 0; i < 12; i++)
-			month |= !memcmp(s.p, months + 3 * i, 3);
-		if (!month)
-			return false;
+	bool month = false;
+	for (int i = 0; i < 12 && s.end - s.p >= 4 && s.p[3] == ' '; i++)
+		month |= !memcmp(s.p, months + 3 * i, 3);
+	if (month) {
 		s.p += 4;
 		while (s.p < s.end && *s.p == ' ')
 			s.p++;
@@ -270,12 +302,32 @@ static bool skip_date(struct text *t)
 			return false;
 		if (text_lit(&s, "."))
 			skip_digits(&s, 1, 9);
-	} else {
-		if (!skip_digits(&s, 4, 4) || !text_lit(&s, "-") || !skip_digits(&s, 2, 2) ||
-		    !text_lit(&s, "-") || !skip_digits(&s, 2, 2) || !text_lit(&s, "T"))
+	} else if (s.end - s.p >= 9 && s.p[2] == ':' && s.p[5] == ':') {
+		/* A time alone: "14:46:57 kernel: " (journalctl -o short, cut). */
+		if (!skip_clock(&s))
 			return false;
+		if (text_lit(&s, "."))
+			skip_digits(&s, 1, 9);
+	} else {
+		/* journalctl -o short-full: "Tue 2024-12-06 10:15:01 UTC". */
+		struct text w = s;
+		if (skip_letters(&w, 3) && text_lit(&w, " "))
+			s = w;
+		if (!skip_digits(&s, 4, 4) || !text_lit(&s, "-") || !skip_digits(&s, 2, 2) ||
+		    !text_lit(&s, "-") || !skip_digits(&s, 2, 2))
+			return false;
+		if (text_lit(&s, " ")) {
+			if (!skip_clock(&s))
+				return false;
+			if (text_lit(&s, "."))
+				skip_digits(&s, 1, 9);
+		} else if (!text_lit(&s, "T")) {
+			return false;
+		}
+		/* dmesg --time-format iso: "2024-12-06T10:15:01,123456+01:00". */
 		while (s.p < s.end && ((*s.p >= '0' && *s.p <= '9') || *s.p == ':' ||
-				       *s.p == '.' || *s.p == '+' || *s.p == '-' || *s.p == 'Z'))
+				       *s.p == '.' || *s.p == ',' || *s.p == '+' || *s.p == '-' ||
+				       *s.p == 'Z'))
 			s.p++;
 	}
 	if (!text_lit(&s, " "))
@@ -291,7 +343,7 @@ static int skip_header(struct text *t)
 	struct text s = *t;
 	if (!skip_date(&s))
 		return 0;
-	for (int word = 0; word < 2; word++) {
+	for (int word = 0; word < 3; word++) {
 		const char *sp = memchr(s.p, ' ', (size_t)(s.end - s.p));
 		if (!sp)
 			return 0;
@@ -300,11 +352,28 @@ static int skip_header(struct text *t)
 			t->p = sp + 1;
 			return 1;
 		}
-		if (word == 1 && n > 1 && s.p[n - 1] == ':')
+		if (word >= 1 && n > 1 && s.p[n - 1] == ':')
 			return -1; /* "host systemd[1]: ..." */
 		s.p = sp + 1;
 	}
 	return 0;
+}
+
+/* dmesg --time-format iso: "2024-12-06T10:15:01,123456+01:00 " before the
+ * record itself (util-linux dmesg.c: "%Y-%m-%dT%H:%M:%S,%06ld%+03d:%02d"):
+ * the comma says it is dmesg's, not a journal's or a shipper's. */
+static bool skip_iso_stamp(struct text *t)
+{
+	struct text s = *t;
+	const char *start = s.p;
+	if (!skip_digits(&s, 4, 4) || !text_lit(&s, "-") || s.end - start < 27 ||
+	    start[10] != 'T' || start[19] != ',')
+		return false;
+	s.p = start;
+	if (!skip_date(&s))
+		return false;
+	*t = s;
+	return true;
 }
 
 /* dmesg -x: "kern  :info  : " ("%-6s:%-6s: "): 1 the kernel's, -1 another
@@ -461,11 +530,11 @@ static void rec_text(struct probe_klog_parse *ps, const char *line, size_t len, 
 		text_lit(&t, " ");
 	}
 	skip_pri(&t, r);
-	int h = skip_header(&t);
+	int h = skip_iso_stamp(&t) ? 0 : skip_header(&t);
 	int d = skip_decode(&t);
 	if (h < 0 || d < 0)
 		r->kernel = false;
-	bool stamped = skip_stamp(&t, r) || skip_ctime(&t);
+	bool stamped = skip_stamp(&t, r) || skip_ctime(&t) || skip_human(&t);
 	/* The caller id: "[ts][    T1]" as the kernel prints it, "[ts] [    T1]"
 	 * as util-linux's dmesg does. */
 	struct text c = t;
@@ -475,6 +544,8 @@ static void rec_text(struct probe_klog_parse *ps, const char *line, size_t len, 
 		stamped |= skip_caller(&t);
 	if (stamped)
 		text_lit(&t, " ");
+	if (r->padded)
+		text_skip_space(&t); /* "[    0.021415 ]  ... version:" */
 	if (r->stamp && mono_header(ps, &t) < 0)
 		r->kernel = false;
 	r->p = t.p;
@@ -523,6 +594,8 @@ static bool rec_of(struct probe_klog_parse *ps, const char *line, size_t len, st
  *                                     (setup_arch(), start_kernel()) with elfcorehdr=, which
  *                                     kexec-tools passes only to a kdump capture kernel.
  *   "DMI not present or invalid"      dmi_setup(): no SMBIOS (Firecracker gives none)
+ *   "hw perfevents: enabled with "    the Arm PMU driver's probe (drivers/perf/arm_pmu_platform.c,
+ *                                     arm_pmu_acpi.c): "%s PMU driver, %d counters available"
  *   "kexec_core: Starting new kernel" kernel_kexec() (kernel/kexec_core.c) and "reboot: Restarting
  *                                     system" (kernel_restart(), kernel/reboot.c): the boot before
  *                                     the next banner ended in a kexec or a reset. */
@@ -546,6 +619,7 @@ enum mark_what {
 	M_CMDLINE,
 	M_NO_DMI,
 	M_RESTART,
+	M_ARM_PMU,
 	M_NONE,
 };
 
@@ -581,6 +655,7 @@ static const struct {
 	MARK("DMI not present or invalid", M_NO_DMI),
 	MARK("kexec_core: Starting new kernel", M_RESTART),
 	MARK("reboot: Restarting system", M_RESTART),
+	MARK("hw perfevents: enabled with ", M_ARM_PMU),
 #undef MARK
 };
 
@@ -1005,6 +1080,8 @@ static void msr_error(struct probe_boot *k, struct text t)
  * whole; elsewhere the block must follow its boot's banner (rule 4). */
 static bool anchored(const struct probe_klog_parse *ps)
 {
+	if (ps->orphan_lines)
+		return false; /* the driver's opener was cut out: a later block may be a user's */
 	return ps->form == PROBE_KLOG_KMSG || ps->boot_started;
 }
 
@@ -1036,6 +1113,7 @@ static enum probe_klog_kind banner(struct probe_klog *k, const struct rec *r, co
 	ps->restart_seen = false;
 	k->boot.after_restart = restart;
 	ps->boot_started = !r->quoted;
+	k->boot.start_banner = true;
 	ps->starts = true;
 	copy_text(k->boot.kernel_release, sizeof(k->boot.kernel_release), rel, p);
 	return PROBE_KLOG_BOOT;
@@ -1150,6 +1228,24 @@ static enum probe_klog_kind block_line(struct probe_klog *k, const struct rec *r
 	return PROBE_KLOG_PMU;
 }
 
+/* The boot's start, step by step (struct probe_boot): setup_arch()
+ * (arch/x86/kernel/setup.c) prints "Command line:" first, then the e820
+ * map, then dmi_setup()'s "DMI:" line, and calls init_hypervisor_platform()
+ * right after it ("Hypervisor detected: %s", arch/x86/kernel/cpu/
+ * hypervisor.c).  Each step counts only after the one before it, in a boot
+ * whose banner the log holds, and before the PMU driver's block (an
+ * early_initcall, long after setup_arch()). */
+static void start_step(struct probe_klog *k, enum mark_what m)
+{
+	struct probe_boot *b = &k->boot;
+	if (k->pmu_driver_seen || !b->start_banner)
+		return;
+	if (m == M_CMDLINE && !b->start_dmi)
+		b->start_cmdline = true;
+	else if (m == M_DMI && b->start_cmdline)
+		b->start_dmi = true;
+}
+
 /* A record outside the driver's block. */
 static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec *r,
 					 enum mark_what m, size_t mlen, bool first)
@@ -1162,10 +1258,13 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 	case M_OPENER:
 		return opener(k, r);
 	case M_DOTS:
-		if (dots_parse(r->p, r->end, &d))
+		if (dots_parse(r->p, r->end, &d)) {
 			k->ignored.outside_block++; /* no block is open */
-		else
+			if (!k->pmu_driver_seen)
+				k->parse.orphan_lines = true; /* an excerpt lost the opener */
+		} else {
 			k->ignored.malformed++;
+		}
 		return PROBE_KLOG_NONE;
 	case M_FW_CORRUPT:
 		/* A kdump capture kernel is often booted with a quiet console
@@ -1189,6 +1288,8 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		return banner(k, r, t.p, first);
 	case M_DMI:
 	case M_HWNAME:
+		if (m == M_DMI)
+			start_step(k, M_DMI);
 		set_dmi(k, t.p, r->end, m == M_DMI);
 		break;
 	case M_HV_DETECTED:
@@ -1236,16 +1337,22 @@ static enum probe_klog_kind other_record(struct probe_klog *k, const struct rec 
 		bt->virt_anchored |= kernel_beyond_doubt(k);
 		break;
 	case M_NO_DMI:
+		start_step(k, M_DMI);
 		bt->no_dmi = true;
 		break;
 	case M_RESTART:
 		k->parse.restart_seen = true; /* the next banner's boot follows it */
+		break;
+	case M_ARM_PMU:
+		bt->arm_pmu = true; /* an Arm CPU: no Intel fixed counter anywhere */
 		break;
 	case M_CRASH_KERNEL:
 		bt->crash_kernel = true;
 		bt->crash_kernel_why = "\"Crash kernel detected\"";
 		break;
 	case M_CMDLINE:
+		if (mlen == sizeof("Command line: ") - 1)
+			start_step(k, M_CMDLINE); /* setup_arch()'s, not start_kernel()'s later one */
 		/* A parameter of its own: at the start, or after a blank.  Any
 		 * other command line is no fact of ours, and is not quoted. */
 		for (const char *q = t.p, *e; (e = text_find(q, r->end, "virtio_mmio.device=")); q = e)
@@ -1279,9 +1386,11 @@ enum probe_klog_kind probe_klog_line(struct probe_klog *k, const char *line, siz
 	ps->text_len = 0;
 	ps->starts = ps->opens_pending = ps->commits = false;
 	if (ps->form == PROBE_KLOG_TEXT)
-		len = kmsg_paste_unwrap(line, len, ps->clean, sizeof(ps->clean), &line);
+		len = kmsg_paste_unwrap(&ps->paste, line, len, ps->clean, sizeof(ps->clean), &line);
 	if (!rec_of(ps, line, len, &r))
 		return PROBE_KLOG_NONE;
+	if (ps->form == PROBE_KLOG_TEXT && ps->paste.foreign)
+		r.kernel = false; /* the journal says another program wrote it */
 	bool first = !ps->any_record;
 	ps->any_record = true;
 	ps->text = r.p;

@@ -23,7 +23,10 @@
  */
 #include "kmsg_paste.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "probe.h"
 
 #define ESC 0x1b
 #define FIELD_MAX 64  /* a bracketed field before the stamp: "[Moby]", "[FONT=arial]" */
@@ -65,6 +68,7 @@ bool kmsg_paste_stamp(const char *p, const char *end, const char **after)
 	/* "[ 0.123 ]", "[    1.234567 ]": some vendor kernels' printk. */
 	while (p < end && *p == ' ')
 		p++;
+	p = kmsg_paste_delta(p, end);
 	if (p >= end || *p++ != ']')
 		return false;
 	if (after)
@@ -72,48 +76,342 @@ bool kmsg_paste_stamp(const char *p, const char *end, const char **after)
 	return true;
 }
 
-/* The length of an SGR (or erase-line, or charset) sequence at p, 0 if
- * none: "\e[0m", "\e[1;31m", "\e[K", "\e(B". */
-static size_t sgr_len(const char *p, const char *end)
+const char *kmsg_paste_delta(const char *p, const char *end)
 {
-	if (end - p >= 3 && p[0] == ESC && p[1] == '(' && p[2] == 'B')
-		return 3;
-	if (end - p < 3 || p[0] != ESC || p[1] != '[')
-		return 0;
-	const char *q = p + 2;
-	while (q < end && q - p < 24 && (digit(*q) || *q == ';' || *q == ':'))
+	/* dmesg -d: "[    0.352933 <    0.000902>]", the time since the
+	 * record before it inside the stamp (util-linux dmesg.c). */
+	const char *q = p;
+	if (q >= end || *q++ != '<')
+		return p;
+	while (q < end && *q == ' ')
 		q++;
-	return q < end && (*q == 'm' || *q == 'K') ? (size_t)(q + 1 - p) : 0;
+	const char *d = q;
+	while (q < end && digit(*q))
+		q++;
+	if (q == d || q >= end || *q++ != '.')
+		return p;
+	d = q;
+	while (q < end && digit(*q))
+		q++;
+	if (q == d || q >= end || *q++ != '>')
+		return p;
+	return q;
 }
 
-/* Does a kernel timestamp start within the first STAMP_LOOK bytes? */
-static bool stamp_near(const char *p, const char *end)
+/* The length of a terminal's escape sequence at p (ESC there), 0 if it
+ * is cut short: CSI ("\e[0m", "\e[2K", "\e[?25l", "\e[H": parameters,
+ * intermediates, one final byte, ECMA-48 5.4), OSC ("\e]0;title\a"),
+ * a charset ("\e(B") or any other two-byte escape ("\e7"). */
+static size_t esc_len(const char *p, const char *end)
 {
-	for (const char *q = p; q < end && q - p < STAMP_LOOK; q++)
-		if (*q == '[' && kmsg_paste_stamp(q, end, NULL))
+	if (end - p < 2)
+		return 0;
+	const char *q = p + 2;
+	if (p[1] == '[') {
+		while (q < end && q - p < 32 && (unsigned char)*q >= 0x20 &&
+		       (unsigned char)*q <= 0x3f)
+			q++;
+		return q < end && (unsigned char)*q >= 0x40 && (unsigned char)*q <= 0x7e
+			       ? (size_t)(q + 1 - p)
+			       : 0;
+	}
+	if (p[1] == ']') {
+		for (; q < end && q - p < 256; q++) {
+			if (*q == '\a')
+				return (size_t)(q + 1 - p);
+			if (*q == ESC && q + 1 < end && q[1] == '\\')
+				return (size_t)(q + 2 - p);
+		}
+		return 0;
+	}
+	if ((p[1] == '(' || p[1] == ')') && end - p >= 3)
+		return 3;
+	return 2;
+}
+
+/* A Unicode blank in UTF-8 at p: its length, and *space whether it stands
+ * for a blank (U+00A0 and the other spaces a browser or word processor
+ * copies) or for nothing (the BOM, zero-width spaces); 0 if none. */
+static size_t unicode_blank(const unsigned char *p, const unsigned char *end, bool *space)
+{
+	*space = true;
+	if (end - p >= 2 && p[0] == 0xc2 && p[1] == 0xa0)
+		return 2; /* U+00A0 */
+	if (end - p < 3)
+		return 0;
+	if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0x80 && p[2] <= 0x8a)
+		return 3; /* U+2000..U+200A */
+	if (p[0] == 0xe2 && ((p[1] == 0x80 && p[2] == 0xaf) || (p[1] == 0x81 && p[2] == 0x9f)))
+		return 3; /* U+202F, U+205F */
+	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)
+		return 3; /* U+3000 */
+	*space = false;
+	if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		return 3; /* U+FEFF, the BOM glued to a file's first line */
+	if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0x8b && p[2] <= 0x8d)
+		return 3; /* U+200B..U+200D */
+	return 0;
+}
+
+/* Does the line hold anything the normalizer changes? */
+static bool needs_norm(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f || c == 0xc2 || c == 0xe2 || c == 0xe3 ||
+		    c == 0xef)
 			return true;
+	}
 	return false;
 }
 
-/* The line without its SGR sequences, in buf; 0 where it has none, does
- * not fit, or leads to no timestamp. */
-static size_t strip_sgr(const char *line, size_t len, char *buf, size_t size)
+/* The line as a terminal showed it, into buf: escape sequences and other
+ * control bytes gone, every Unicode blank a space, and where a carriage
+ * return is followed by text (a serial console's "\e[2K\r" before each
+ * line), only what came after the last one; 0 where nothing changed or it
+ * does not fit.  Tabs stay: they say how a quoted log is indented. */
+static size_t normalize(const char *line, size_t len, char *buf, size_t size)
 {
 	const char *p = line, *end = line + len;
-	if (!memchr(line, ESC, len))
+	if (!needs_norm(line, len))
 		return 0;
 	size_t n = 0;
 	while (p < end) {
-		size_t s = sgr_len(p, end);
-		if (s) {
-			p += s;
+		unsigned char c = (unsigned char)*p;
+		bool space;
+		size_t u;
+		if (c == ESC) {
+			size_t e = esc_len(p, end);
+			p += e ? e : 1;
 			continue;
+		}
+		if (c == '\r') {
+			const char *q = p + 1;
+			while (q < end && (*q == '\r' || *q == ESC)) {
+				size_t e = *q == ESC ? esc_len(q, end) : 1;
+				q += e ? e : 1;
+			}
+			if (q < end)
+				n = 0; /* the text after it overwrote the line */
+			p = q;
+			continue;
+		}
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			p++;
+			continue;
+		}
+		if ((u = unicode_blank((const unsigned char *)p, (const unsigned char *)end,
+				       &space))) {
+			p += u;
+			if (!space)
+				continue;
+			c = ' ';
+		} else {
+			p++;
 		}
 		if (n + 1 >= size)
 			return 0; /* never cut a line short: its end may be the point */
-		buf[n++] = *p++;
+		buf[n++] = (char)c;
 	}
-	return stamp_near(buf, buf + n) ? n : 0;
+	return n ? n : (len ? (buf[0] = ' ', 1) : 0);
+}
+
+/* The value of "key": a JSON string, its bytes after the quote; NULL
+ * where the line has no such member. */
+static const char *json_member(const char *p, const char *end, const char *key)
+{
+	size_t k = strlen(key);
+	for (const char *q = p; q + k + 2 < end; q++) {
+		if (q[0] != '"' || memcmp(q + 1, key, k) || q[k + 1] != '"')
+			continue;
+		const char *v = q + k + 2;
+		while (v < end && blank(*v))
+			v++;
+		if (v >= end || *v++ != ':')
+			continue;
+		while (v < end && blank(*v))
+			v++;
+		if (v < end && *v == '"')
+			return v + 1;
+	}
+	return NULL;
+}
+
+static int hexval(char c)
+{
+	return digit(c)                 ? c - '0'
+	       : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+	       : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+					: -1;
+}
+
+/* A JSON string's text up to its closing quote or its first newline (a
+ * record's first line), unescaped into out; its length, or -1 where it
+ * does not fit.  \uXXXX is written as UTF-8 (U+00A0 stays one, for the
+ * normalizer to make a blank). */
+static long json_text(const char *v, const char *end, char *out, size_t size)
+{
+	size_t n = 0;
+	while (v < end && *v != '"') {
+		char c = *v++;
+		unsigned u = 0;
+		if (c == '\\' && v < end) {
+			c = *v++;
+			if (c == 'n' || c == 'r')
+				break;
+			if (c == 't')
+				c = '\t';
+			else if (c == 'u' && end - v >= 4) {
+				for (int i = 0; i < 4; i++)
+					u = u << 4 |
+					    (unsigned)(hexval(v[i]) < 0 ? 0 : hexval(v[i]));
+				v += 4;
+				if (u >= 0x80) {
+					if (n + 3 >= size)
+						return -1;
+					if (u < 0x800) {
+						out[n++] = (char)(0xc0 | u >> 6);
+					} else {
+						out[n++] = (char)(0xe0 | u >> 12);
+						out[n++] = (char)(0x80 | (u >> 6 & 0x3f));
+					}
+					out[n++] = (char)(0x80 | (u & 0x3f));
+					continue;
+				}
+				c = (char)u;
+			} else if (c != '"' && c != '\\' && c != '/') {
+				c = '?';
+			}
+		}
+		if (n + 1 >= size)
+			return -1;
+		out[n++] = c;
+	}
+	return (long)n;
+}
+
+/* "[%5u.%06u] " from a journal field of microseconds; its length. */
+static size_t json_stamp(const char *v, const char *end, char *out)
+{
+	uint64_t us = 0;
+	int digits = 0;
+	for (; v < end && digit(*v) && digits < 19; v++, digits++)
+		us = us * 10 + (uint64_t)(*v - '0');
+	if (!digits || v >= end || *v != '"')
+		return 0;
+	char tmp[32];
+	size_t n = 0, t = 0;
+	uint64_t sec = us / 1000000, frac = us % 1000000;
+	do
+		tmp[t++] = (char)('0' + sec % 10);
+	while ((sec /= 10) && t < 20);
+	out[n++] = '[';
+	for (size_t pad = t; pad < 5; pad++)
+		out[n++] = ' ';
+	while (t)
+		out[n++] = tmp[--t];
+	out[n++] = '.';
+	for (int i = 5; i >= 0; i--, frac /= 10)
+		out[n + (size_t)i] = (char)('0' + frac % 10);
+	n += 6;
+	out[n++] = ']';
+	out[n++] = ' ';
+	return n;
+}
+
+size_t kmsg_paste_json(struct probe_klog_paste *ps, const char *line, size_t len, char *buf,
+		       size_t size)
+{
+	const char *p = line, *end = line + len;
+	while (p < end && blank(*p))
+		p++;
+	if (p >= end || *p != '{' || size < 48)
+		return 0;
+	/* journalctl -o json (MESSAGE), Docker's json-file and Fluent Bit
+	 * (log), most shippers (message). */
+	const char *v = json_member(p, end, "MESSAGE");
+	if (!v)
+		v = json_member(p, end, "message");
+	if (!v)
+		v = json_member(p, end, "log");
+	if (!v)
+		return 0;
+	/* Another program's entry is not the kernel's: the journal says who
+	 * wrote it (_TRANSPORT, SYSLOG_IDENTIFIER). */
+	const char *tr = json_member(p, end, "_TRANSPORT");
+	const char *id = json_member(p, end, "SYSLOG_IDENTIFIER");
+	if ((tr && (end - tr < 7 || memcmp(tr, "kernel\"", 7))) ||
+	    (id && (end - id < 7 || memcmp(id, "kernel\"", 7))))
+		ps->foreign = true;
+	/* The kernel's own time of the record, where the journal kept it
+	 * (not __MONOTONIC_TIMESTAMP: when the journal received it). */
+	const char *mono = json_member(p, end, "_SOURCE_MONOTONIC_TIMESTAMP");
+	size_t n = mono && !(v < end && *v == '[') ? json_stamp(mono, end, buf) : 0;
+	long t = json_text(v, end, buf + n, size - n);
+	if (t < 0)
+		return 0;
+	n += (size_t)t;
+	return n ? n : (buf[0] = ' ', 1);
+}
+
+/* `cat -n`'s line numbers ("     1\t"): a kernel record never starts with
+ * a number and a tab. */
+static void skip_line_number(const char **p, const char *end)
+{
+	const char *q = *p;
+	while (q < end && *q == ' ')
+		q++;
+	const char *d = q;
+	while (q < end && digit(*q) && q - d < 9)
+		q++;
+	if (q > d && q < end && *q == '\t')
+		*p = q + 1;
+}
+
+/* Any prefix before the kernel's stamp ("2024-12-06T10:15:01.123Z ",
+ * "{host=\"a\"} ", "i-0abc\t", "12: ", "{noformat}"): the text's first
+ * stamped line says whether its lines carry one (a log whose stamps start
+ * its lines never loses a byte this way).  The first stamp of a line is
+ * the kernel's: a user's text comes after it, never before.  A line that
+ * starts with a blank keeps it (a further line, or a quote: kmsg.c). */
+#define PREFIX_MAX 200
+
+/* Is [p, s) a prefix that says nothing about who wrote the record?  What
+ * kmsg.c reads and judges stays for it: mail quotes ("> ": their depth
+ * says record or further line), a priority ("<14>": its facility), dmesg
+ * -x's "user  :info  : " and any sender's tag ("host evil[1]: ", "host
+ * kernel: "), all of which end in ": ". */
+static bool plain_prefix(const char *p, const char *s)
+{
+	const char *c = p;
+	while (c < s && (*c == '>' || blank(*c)))
+		c++;
+	if (c == s || (*p == '<' && s - p > 1 && digit(p[1])))
+		return false;
+	for (c = p; c + 1 < s; c++)
+		if (c[0] == ':' && blank(c[1]))
+			return false;
+	return s[-1] != ':';
+}
+
+static void strip_prefix(struct probe_klog_paste *ps, const char **p, const char *end)
+{
+	const char *q = *p;
+	if (q >= end || blank(*q))
+		return;
+	for (const char *s = q; s < end && s - q <= PREFIX_MAX; s++) {
+		if (*s != '[' || !kmsg_paste_stamp(s, end, NULL))
+			continue;
+		if (!plain_prefix(q, s))
+			return;
+		if (!ps->prefix_known) {
+			ps->prefix_known = true;
+			ps->prefixed = s > q;
+		}
+		if (ps->prefixed)
+			*p = s;
+		return;
+	}
 }
 
 /* One field before the stamp, not a stamp itself: "[Moby]", "[COLOR=#000]",
@@ -203,11 +501,21 @@ static bool strip_fields(const char **p, const char **end)
 	return true;
 }
 
-size_t kmsg_paste_unwrap(const char *line, size_t len, char *buf, size_t size, const char **out)
+size_t kmsg_paste_unwrap(struct probe_klog_paste *ps, const char *line, size_t len, char *buf,
+			 size_t size, const char **out)
 {
-	size_t n = strip_sgr(line, len, buf, size);
-	const char *p = n ? buf : line, *end = p + (n ? n : len);
-	strip_fields(&p, &end);
+	ps->foreign = false;
+	size_t n = kmsg_paste_json(ps, line, len, buf, size);
+	if (n) {
+		line = buf;
+		len = n;
+	}
+	char *nb = n ? buf + n : buf; /* the JSON's text, if any, stays where it is */
+	size_t m = normalize(line, len, nb, size - (size_t)(nb - buf));
+	const char *p = m ? nb : line, *end = p + (m ? m : len);
+	skip_line_number(&p, end);
+	if (!strip_fields(&p, &end))
+		strip_prefix(ps, &p, end);
 	*out = p;
 	return (size_t)(end - p);
 }

@@ -96,9 +96,27 @@ struct probe_boot {
 	bool virtio_mmio;        /* virtio_mmio.device= on the command line (Firecracker's devices) */
 	bool after_restart;      /* the text's boot before this one ended in a kexec or a reset
 				    ("kexec_core: Starting new kernel", "reboot: Restarting system") */
+	/* The boot's start as the log shows it (kmsg.c), in the order the
+	 * kernel prints it: the banner (start_kernel()), setup_arch()'s
+	 * "Command line:", then dmi_setup()'s "DMI:" line (or "DMI not present
+	 * or invalid"), the record printed just before
+	 * init_hypervisor_platform() says "Hypervisor detected:".  Where all
+	 * three came before the PMU driver's block, the log holds the place
+	 * where a hypervisor names itself: only then does its silence say
+	 * bare metal (probe_boot_from_start()). */
+	bool start_banner, start_cmdline, start_dmi;
+	bool arm_pmu;            /* "hw perfevents: enabled with armv8_pmuv3 PMU driver" (an Arm
+				    CPU's PMU: drivers/perf/arm_pmu_platform.c, arm_pmu_acpi.c) */
 	struct probe_msr_error msr_errors[PROBE_MAX_MSR_ERRORS]; /* PMU MSRs only */
 	unsigned n_msr_errors;
 };
+
+/* Does the log show its boot from the start through setup_arch()'s
+ * hypervisor detection (struct probe_boot: banner, command line, DMI)? */
+static inline bool probe_boot_from_start(const struct probe_boot *b)
+{
+	return b->start_banner && b->start_cmdline && b->start_dmi;
+}
 
 /* How the kernel log reaches the parser (probe_klog_begin()).  The forms
  * differ in what they prove about a line (kmsg.c, at the top). */
@@ -139,8 +157,16 @@ struct probe_klog_pmu {
 	bool perf_metrics_bit;     /* bit 48 in its mask (proof only if the block is anchored) */
 };
 
-/* The longest pasted line whose colours kmsg_paste.c takes off. */
-#define PROBE_KLOG_CLEAN 512
+/* The longest pasted line kmsg_paste.c rewrites (a JSON line's message
+ * and its normalized form share the buffer). */
+#define PROBE_KLOG_CLEAN 1024
+
+/* What a pasted text's lines decided (kmsg_paste.c). */
+struct probe_klog_paste {
+	bool foreign;      /* this line: a JSON entry another program wrote */
+	bool prefix_known; /* the first stamped line said whether a prefix comes first */
+	bool prefixed;     /* ... it did: every line's text before its first stamp goes */
+};
 
 /* The parser's own state (kmsg.c); not facts. */
 struct probe_klog_parse {
@@ -157,6 +183,9 @@ struct probe_klog_parse {
 	bool mono;                   /* ... they do: journalctl -o short-monotonic */
 	bool restart_seen;           /* a kexec or restart line since the last banner */
 	bool driver_lines;           /* the driver's block has "..." lines: nothing replaces it */
+	bool orphan_lines;           /* "..." lines came before any block of this boot: the
+					driver's opener was cut out, so no later block is known
+					to be the driver's */
 	bool pending;                /* the open block may replace a bare driver block */
 	char pending_vendor[13];     /* its driver's vendor, until it has "..." lines */
 	unsigned char section;       /* the open hybrid section: its index + 1; 0 none */
@@ -166,7 +195,8 @@ struct probe_klog_parse {
 	bool starts;         /* it starts its kind over: the driver's block, a boot */
 	bool opens_pending;  /* it opens a pending block: quoted once the block has lines */
 	bool commits;        /* it commits the pending block: quote the opener first */
-	char clean[PROBE_KLOG_CLEAN]; /* a pasted line without its SGR sequences (kmsg_paste.c) */
+	char clean[PROBE_KLOG_CLEAN]; /* a pasted line rewritten (kmsg_paste.c) */
+	struct probe_klog_paste paste;
 };
 
 /* What the kernel log says: the current boot (the last in a text), and in
@@ -244,6 +274,8 @@ struct probe_cpu {
 	char hv_vendor[13];             /* CPUID 0x40000000 signature ("KVMKVMKVM") */
 	char hv_name[32];               /* in words: "KVM", "Microsoft Hyper-V"; "" unnamed */
 	const char *guest_because;      /* the log's evidence that this is a guest, or NULL */
+	bool guest_unknown;             /* nothing says guest, and the log alone cannot say bare
+					   metal: it does not show its boot from the start */
 	uint32_t max_leaf, family, model, stepping;
 	bool fms_known;                 /* family/model/stepping */
 	bool hypervisor; /* CPUID.1:ECX[31], or the log's evidence */
@@ -255,6 +287,8 @@ struct probe_cpu {
 	uint32_t fixed_ext;             /* CPUID.23H.1:EBX, the fixed bitmap of ARCH_PERFMON_EXT */
 	bool fixed_ext_known;           /* CPUID.(7,1):EAX[8] and 23H.0:EAX[1] say it is valid */
 	bool pmu_off;                   /* the log: the PMU driver did not load */
+	bool fixed_unknown;             /* the log: its block lacks the mask (intel_ctrl), so which
+					   fixed counters the kernel schedules onto is unknown */
 };
 
 /* The fixed counters the guard judges: 3 (TOPDOWN.SLOTS, and the metrics
@@ -362,8 +396,15 @@ uint32_t probe_cpuid_fixed_mask(const struct probe_cpu *c);
 /* Pure (fixed.c): the per-counter sets of v (fixed_advertised, _refuted,
  * _hazard, pmu_hazard), from the facts and the CPU already decoded in v. */
 void probe_fixed_sets(const struct probe_facts *f, struct probe_verdict *v);
+/* Does the kernel log speak for this machine's fixed counters (its block,
+ * and with CPUID, the driver's beyond doubt describing this CPUID)? */
+bool probe_fixed_log_counts(const struct probe_facts *f, const struct probe_cpu *c);
 /* Then each core PMU's (pmu_hazard), from the final fixed_hazard. */
 void probe_fixed_per_pmu(const struct probe_facts *f, struct probe_verdict *v);
+/* The fixed counters (bit n: counter n) of the kernel's rejected writes of
+ * IA32_PERF_GLOBAL_CTRL: the value is the driver's own intel_ctrl
+ * (__intel_pmu_enable_all()); false where the log has none. */
+bool probe_klog_rejected_ctrl(const struct probe_klog *k, uint32_t *fixed);
 /* The fixed counters a rejected PMU register write names (IA32_PERF_GLOBAL_CTRL
  * bits 32+n and 48, IA32_FIXED_CTR_CTRL fields n), counters 3-6 only. */
 uint32_t probe_msr_error_fixed(const struct probe_msr_error *e);

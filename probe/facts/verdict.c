@@ -130,6 +130,11 @@ static void guest_of(const struct probe_facts *f, struct probe_cpu *c)
 				   "pairs them, a hypervisor built this PMU";
 	}
 	c->hypervisor = c->guest_because != NULL;
+	/* Where the log alone speaks for the CPU, a hypervisor line that is
+	 * not there is unknown, not absent: an excerpt says bare metal only
+	 * where it holds the place where the kernel names its hypervisor
+	 * (probe_boot_from_start()). */
+	c->guest_unknown = !c->hypervisor && !cpuid && !(log && probe_boot_from_start(b));
 	if (name)
 		probe_hv_from_name(c, name);
 }
@@ -239,6 +244,21 @@ static bool decided_before_counters(const struct probe_facts *f, struct probe_ve
 	return false;
 }
 
+/* A guest whose CPUID says hybrid (CPUID.7.0:EDX[15]) and gives a vPMU:
+ * the 6.1 hybrid init (intel_pmu_init(), arch/x86/events/intel/core.c,
+ * Alder/Raptor Lake) built cpu_core's intel_ctrl from the model's layout,
+ * counter 3 and bit 48 included, over a CPUID.0AH of 3 fixed counters
+ * (tests/captures/kvm-guest-on-rpl-p-6.1.0-rc8-kernel-mask), so CPUID
+ * alone cannot say the kernel never schedules onto counter 3: only the
+ * mask the driver logged for this machine can (fixed.c). */
+static bool hybrid_guest_mask_unknown(const struct probe_facts *f, const struct probe_cpu *c)
+{
+	if (c->perfmon_basis != PROBE_BASIS_CPUID || !c->hypervisor || !c->hybrid ||
+	    c->pmu_version == 0)
+		return false;
+	return !(probe_fixed_log_counts(f, c) && f->klog.mask_seen);
+}
+
 /* Counter 3: evidence against first, then perf metrics, then guest or bare
  * metal (guest_of()).  Why, with *hazard3; NULL where the verdict is
  * unknown already (v->state and v->reason set). */
@@ -247,6 +267,21 @@ static const char *counter3(const struct probe_facts *f, struct probe_verdict *v
 	const struct probe_cpu *c = &v->cpu;
 	bool log_basis = c->perfmon_basis == PROBE_BASIS_KLOG;
 	*hazard3 = false;
+	if (!v->fixed3_advertised && log_basis && c->fixed_unknown) {
+		v->state = PROBE_UNKNOWN;
+		v->reason = "the PMU driver's block in the kernel log lacks its mask (an excerpt): "
+			    "which fixed counters the kernel schedules onto is unknown, failing open, "
+			    "nothing is blocked";
+		return NULL;
+	}
+	if (!v->fixed3_advertised && hybrid_guest_mask_unknown(f, c)) {
+		v->state = PROBE_UNKNOWN;
+		v->reason = "this hybrid guest's CPUID.0AH advertises no fixed counter 3, but its "
+			    "kernel may add it to cpu_core by the CPU model (the 6.1 hybrid init), "
+			    "and no mask the PMU driver logged for this boot says whether it did: "
+			    "failing open, nothing is blocked";
+		return NULL;
+	}
 	if (!v->fixed3_advertised)
 		return log_basis ? "fixed counter 3 is not in the PMU driver's block in the kernel log: "
 				   "the kernel never schedules onto it"
@@ -268,6 +303,14 @@ static const char *counter3(const struct probe_facts *f, struct probe_verdict *v
 		v->reason = "the kernel log shows a guest whose PMU driver uses fixed counter 3 with "
 			    "bit 48 (perf metrics) set, but the log does not hold the start of its "
 			    "boot, so the bit proves nothing: failing open, nothing is blocked";
+		return NULL;
+	}
+	if (c->guest_unknown) {
+		v->state = PROBE_UNKNOWN;
+		v->reason = "the kernel log shows a PMU driver that uses fixed counter 3 without "
+			    "perf metrics, but neither names a hypervisor nor holds its boot from the "
+			    "start, where the kernel would name one: guest or bare metal is unknown, "
+			    "failing open, nothing is blocked";
 		return NULL;
 	}
 	if (c->hypervisor) {
@@ -307,6 +350,17 @@ static void judge_counters(const struct probe_facts *f, struct probe_verdict *v)
 		return;
 	if (hazard3)
 		v->fixed_hazard |= 1u << 3;
+	if (!v->fixed_hazard && v->cpu.guest_unknown &&
+	    (v->fixed_advertised & PROBE_FIXED_GUARDED & ~(1u << 3))) {
+		/* Counters 4-6 exist on bare metal, and nothing proves them in
+		 * a guest (fixed.c): which of the two is unknown here. */
+		v->state = PROBE_UNKNOWN;
+		v->reason = "the kernel log shows fixed counters beyond 3, but neither names a "
+			    "hypervisor nor holds its boot from the start, where the kernel would "
+			    "name one: guest or bare metal is unknown, failing open, nothing is "
+			    "blocked";
+		return;
+	}
 	v->state = v->fixed_hazard ? PROBE_HAZARD : PROBE_SAFE;
 	v->reason = why3;
 	if (!hazard3 && v->fixed_hazard)

@@ -8,6 +8,7 @@ lines) pass as they are, or as the form would print them.
 
   forms.py FORM < dmesg.txt > pasted.txt     forms.py --list
 """
+import json
 import re
 import sys
 
@@ -61,6 +62,62 @@ def interleaved(lines):
 
 
 journal = stamped(lambda st, text, m: f"{DATE} host kernel: {text}")
+
+
+def usec(m):
+    return str(int(m.group(1)) * 1000000 + int(m.group(2).ljust(6, "0")[:6]))
+
+
+def nbsp(lines):
+    # A browser's copy: each run of blanks ends in a space, U+00A0 before it.
+    return [re.sub(r" {2,}", lambda r: "\u00a0" * (len(r.group(0)) - 1) + " ", line)
+            for line in lines]
+
+
+def serial(lines):
+    # A serial console's capture: the screen cleared once, each line
+    # erased and started over with a carriage return, CRLF.
+    out = ["\x1b[2K\r" + line + "\r" for line in lines]
+    if out:
+        out[0] = "\x1b[?25l\x1b[H\x1b[2J" + out[0]
+    return out
+
+
+def journal_json(stamp, text, m):
+    return json.dumps({"__REALTIME_TIMESTAMP": "1733480101000000", "_TRANSPORT": "kernel",
+                       "SYSLOG_IDENTIFIER": "kernel", "_SOURCE_MONOTONIC_TIMESTAMP": usec(m),
+                       "PRIORITY": "6", "MESSAGE": text}, ensure_ascii=False)
+
+
+def docker_json(lines):
+    return [json.dumps({"log": line + "\n", "stream": "stdout",
+                        "time": "2024-12-06T10:15:01.123456789Z"}, ensure_ascii=False)
+            for line in lines]
+
+
+def human(lines):
+    out, first = [], True
+    for line in lines:
+        m = STAMP.match(line)
+        if m:
+            out.append(("[Dec 6 10:15] " if first else "[  +0.002991] ") + line[m.end():])
+            first = False
+        else:
+            out.append(line)
+    return out
+
+
+def glued(head, tail):
+    """head glued to the first stamped line (a log's banner, where the
+    fixture's notes come before it), tail to the last."""
+    def form(lines):
+        out = list(lines)
+        stamped_at = [i for i, line in enumerate(out) if STAMP.match(line)]
+        if stamped_at:
+            out[stamped_at[0]] = head + out[stamped_at[0]]
+            out[stamped_at[-1]] = out[stamped_at[-1]] + tail
+        return out
+    return form
 FORMS = {
     # Section 1 of issue 41.
     "color": stamped(color),
@@ -78,6 +135,26 @@ FORMS = {
     "unstamped": unstamp,
     "fold80": fold80,
     "interleaved": interleaved,
+    # Issue 49: the forms found after issue 41, read by the normalizer.
+    "iso": stamped(lambda st, text, m:
+                   f"2024-12-06T10:15:01,{m.group(2).ljust(6, '0')[:6]}+01:00 {text}"),
+    "delta": stamped(lambda st, text, m:
+                     f"[{int(m.group(1)):5d}.{m.group(2)} <    0.000902>] {text}"),
+    "human": human,
+    "json": stamped(journal_json),
+    "short-full": stamped(lambda st, text, m: f"Tue 2024-12-06 10:15:01 UTC host kernel: {text}"),
+    "time-only": stamped(lambda st, text, m: f"14:46:57 kernel: {text}"),
+    "kubectl": stamped(lambda st, text, m: f"2024-12-06T10:15:01.123456789Z {st}{text}"),
+    "loki": stamped(lambda st, text, m:
+                    f'2024-12-06T10:15:01Z {{host="ip-10-0-0-1", job="varlogs"}} {st}{text}'),
+    "docker-json": docker_json,
+    "cat-n": lambda lines: [f"{i + 1:6d}\t{line}" for i, line in enumerate(lines)],
+    "nbsp": nbsp,
+    "serial": serial,
+    "bom": glued("\ufeff", ""),
+    "noformat": glued("{noformat}", "{noformat}"),
+    "ec2-console": stamped(lambda st, text, m: f"i-0123456789abcdef0\t{st}{text}"),
+    "stamp-pad-dots": stamped(lambda st, text, m: f"[{int(m.group(1)):5d}.{m.group(2)} ]  {text}"),
 }
 
 def unquoted(lines):

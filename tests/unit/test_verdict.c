@@ -456,10 +456,10 @@ Test(log_only, seed_block_alone_version_2_with_counter_3_is_a_guest)
 	cr_assert_eq(w.v.state, PROBE_SAFE);
 	cr_assert(w.v.perf_metrics_proven);
 	/* The same block in an excerpt without its boot's start: its facts
-	 * describe the machine, its bit 48 proves nothing (safe here only
-	 * because nothing says this is a guest and sysfs is unknown). */
+	 * describe the machine, its bit 48 proves nothing, and nothing says
+	 * guest or bare metal (issue 49): unknown, never safe. */
 	from_lines(metal + 1, 4);
-	cr_assert_eq(w.v.state, PROBE_SAFE);
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN, "%s", w.v.reason);
 	cr_assert_not(w.v.perf_metrics_proven);
 	cr_assert_eq(w.v.cpu.fixed_counters, 4u);
 	/* Three fixed counters in a guest: safe. */
@@ -651,4 +651,245 @@ Test(log_forms, xen_console_lines_name_xen)
 	cr_assert_eq(w.v.state, PROBE_NO_PMU, "%s", w.v.reason);
 	cr_assert(w.v.cpu.hypervisor);
 	cr_assert_str_eq(w.v.cpu.hv_name, "Xen");
+}
+
+/* Issue 49, item 1: an excerpt of a hazardous log never reads safe.  A
+ * line that is not there is unknown, not absent (tests/paste/excerpts.py
+ * tries every prefix, suffix and grep of every pinned hazardous log). */
+static const char *const m6i_log[] = {
+	"[    0.000000] Linux version 5.10.205-195.807.amzn2.x86_64 (mockbuild@ip-10-0-38-21) "
+	"(gcc10-gcc (GCC) 10.5.0) #1 SMP",
+	"[    0.000000] DMI: Amazon EC2 m6i.16xlarge/, BIOS 1.0 10/16/2017",
+	"[    0.000000] Hypervisor detected: KVM",
+	"[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+	"[    0.353510] ... version:                2",
+	"[    0.353510] ... bit width:              48",
+	"[    0.353510] ... generic registers:      8",
+	"[    0.353510] ... value mask:             0000ffffffffffff",
+	"[    0.353510] ... max period:             00007fffffffffff",
+	"[    0.353510] ... fixed-purpose events:   4",
+	"[    0.353510] ... event mask:             0000000f000000ff",
+};
+
+static void from_lines_without(const char *const lines[], size_t n, const char *drop1,
+			       const char *drop2)
+{
+	const char *kept[32];
+	size_t m = 0;
+	for (size_t i = 0; i < n && m < 32; i++)
+		if (!(drop1 && strstr(lines[i], drop1)) && !(drop2 && strstr(lines[i], drop2)))
+			kept[m++] = lines[i];
+	from_lines(kept, m);
+}
+
+Test(excerpt, a_block_without_its_fixed_count_and_mask_is_unknown)
+{
+	from_lines(m6i_log, 11);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	/* Before issue 49 the missing count was read as 0 fixed counters: safe. */
+	from_lines_without(m6i_log, 11, "fixed-purpose", "event mask");
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN, "%s", w.v.reason);
+	cr_assert(w.v.cpu.fixed_unknown);
+	/* The count without the mask: counter 3 is named, the guest too. */
+	from_lines_without(m6i_log, 11, "event mask", NULL);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+}
+
+Test(excerpt, the_opener_with_four_fixed_counters_alone_is_no_bare_metal)
+{
+	static const char *const two[] = {
+		"[    0.352933] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.353510] ... fixed-purpose events:   4"};
+	from_lines(two, 2);
+	cr_assert_neq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+	cr_assert(w.v.cpu.guest_unknown);
+}
+
+/* The 6.1 hybrid init's count of 3 over a mask holding counter 3
+ * (tests/captures/kvm-guest-on-rpl-p-6.1.0-rc8-kernel-mask): the count
+ * alone does not say the kernel never schedules onto counter 3. */
+Test(excerpt, a_hybrid_count_of_three_without_its_mask_is_unknown)
+{
+	static const char *const rpl[] = {
+		"[    0.000000] Hypervisor detected: KVM",
+		"[    0.202176] Performance Events: Alderlake Hybrid events, full-width counters, "
+		"Intel PMU driver.",
+		"[    0.202950] core: cpu_core PMU driver: ",
+		"[    0.203174] ... version:                2",
+		"[    0.203174] ... generic registers:      6",
+		"[    0.203486] ... fixed-purpose events:   3"};
+	from_lines(rpl, 6);
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN, "%s", w.v.reason);
+}
+
+/* Bare metal from a log alone only where it shows its boot from the start:
+ * the banner, setup_arch()'s command line and the DMI line, after which
+ * init_hypervisor_platform() names a hypervisor. */
+Test(excerpt, bare_metal_only_where_the_boot_shows_from_its_start)
+{
+	static const char *const metal[] = {
+		"[    0.000000] Linux version 6.8.0 (a@b) (gcc) #1 SMP",
+		"[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1",
+		"[    0.000000] DMI: Dell Inc. PowerEdge R750/0PJ80M, BIOS 1.6.5 12/13/2022",
+		"[    0.312844] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.312844] ... version:                5",
+		"[    0.312844] ... fixed-purpose events:   4",
+		"[    0.312844] ... event mask:             0000000f000000ff"};
+	from_lines(metal, 7);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+	cr_assert(probe_boot_from_start(&w.f.klog.boot));
+	for (size_t cut = 0; cut < 3; cut++) {
+		const char *kept[7];
+		size_t m = 0;
+		for (size_t i = 0; i < 7; i++)
+			if (i != cut)
+				kept[m++] = metal[i];
+		from_lines(kept, m);
+		cr_assert_eq(w.v.state, PROBE_UNKNOWN, "without line %zu: %s", cut, w.v.reason);
+	}
+	/* start_kernel()'s later "Kernel command line:" is not setup_arch()'s. */
+	static const char *const late[] = {
+		"[    0.000000] Linux version 6.8.0 (a@b) (gcc) #1 SMP",
+		"[    0.000000] DMI: Dell Inc. PowerEdge R750/0PJ80M, BIOS 1.6.5 12/13/2022",
+		"[    0.000000] Kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1",
+		"[    0.312844] Performance Events: Icelake events, Intel PMU driver.",
+		"[    0.312844] ... version:                5",
+		"[    0.312844] ... fixed-purpose events:   4",
+		"[    0.312844] ... event mask:             0000000f000000ff"};
+	from_lines(late, 7);
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN, "%s", w.v.reason);
+}
+
+/* The driver's opener cut out of a boot, its "..." lines left: a block
+ * after them (a user's record split into lines) is not the driver's and
+ * its bit 48 proves nothing (m6i-injected-split without its line 2). */
+Test(excerpt, a_block_after_orphaned_lines_is_not_anchored)
+{
+	static const char *const cut[] = {
+		"<5>[    0.000000] Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP",
+		"<6>[    0.312844] ... version:                2",
+		"<6>[    0.312844] ... fixed-purpose events:   4",
+		"<6>[    0.312844] ... event mask:             0000000f000000ff",
+		"<6>[ 4211.338207] Performance Events: Icelake events, Intel PMU driver.",
+		"<6>[ 4211.338207] ... version:                5",
+		"<6>[ 4211.338207] ... fixed-purpose events:   4",
+		"<6>[ 4211.338207] ... event mask:             0001000f000000ff"};
+	from_lines(cut, 8);
+	cr_assert(w.f.klog.pmu_driver_seen);
+	cr_assert_not(w.f.klog.pmu_block_anchored);
+	cr_assert_not(w.v.perf_metrics_proven);
+	cr_assert_neq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+	/* With its CPUID the world is the guard's hazard again. */
+	world_load(&w, "m6i-injected-split");
+	probe_klog_reset(&w.f.klog);
+	for (size_t i = 0; i < 8; i++)
+		probe_klog_line(&w.f.klog, cut[i], strlen(cut[i]));
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+}
+
+/* A hybrid guest with a vPMU whose CPUID gives 3 fixed counters: its
+ * kernel's own mask decides (fixed.c); without it, unknown, not safe. */
+Test(excerpt, a_hybrid_guest_without_its_kernels_mask_is_unknown)
+{
+	world_load(&w, "rpl-guest-mask-refuted");
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	w.f.known &= ~(unsigned)PROBE_KNOWN_KLOG;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_UNKNOWN, "%s", w.v.reason);
+	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN);
+	/* Its log read, with a mask that holds no counter 3: safe. */
+	world_load(&w, "rpl-guest-mask-refuted");
+	w.f.klog.mask = 0x000000070000003full;
+	w.f.klog.fixed3_logged = false;
+	w.f.klog.perf_metrics_bit = false;
+	w.f.klog.boot.n_msr_errors = 0;
+	for (unsigned i = 0; i < w.f.klog.n_pmus; i++) {
+		w.f.klog.pmus[i].mask = 0x000000070000003full;
+		w.f.klog.pmus[i].fixed3_logged = false;
+		w.f.klog.pmus[i].perf_metrics_bit = false;
+	}
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_SAFE, "%s", w.v.reason);
+}
+
+/* Issue 49, item 2: the m6i's block as a browser copies it (U+00A0 in
+ * its runs of blanks) and as a serial console captured it (the screen
+ * cleared, each line erased and started over): read as the log itself. */
+Test(excerpt, the_m6i_block_through_a_browser_and_a_serial_console_is_a_hazard)
+{
+	static char buf[11][320];
+	const char *lines[11];
+	for (size_t i = 0; i < 11; i++) {
+		const char *p = m6i_log[i];
+		size_t n = 0;
+		for (; *p && n + 4 < sizeof(buf[i]); p++) {
+			if (p[0] == ' ' && p[1] == ' ') { /* "\u00a0" for each blank of a run but its last */
+				buf[i][n++] = (char)0xc2;
+				buf[i][n++] = (char)0xa0;
+			} else {
+				buf[i][n++] = *p;
+			}
+		}
+		buf[i][n] = '\0';
+		lines[i] = buf[i];
+	}
+	from_lines(lines, 11);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "U+00A0: %s", w.v.reason);
+	for (size_t i = 0; i < 11; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s\033[2K\r%s\r", i ? "" : "\033[?25l\033[H\033[2J",
+			 m6i_log[i]);
+		lines[i] = buf[i];
+	}
+	from_lines(lines, 11);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "serial console: %s", w.v.reason);
+	/* "[    0.021415 ]  ...": blanks inside the stamp, two after it. */
+	for (size_t i = 0; i < 11; i++) {
+		const char *close = strchr(m6i_log[i], ']');
+		snprintf(buf[i], sizeof(buf[i]), "%.*s ]  %s", (int)(close - m6i_log[i]), m6i_log[i],
+			 close + 2);
+		lines[i] = buf[i];
+	}
+	from_lines(lines, 11);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "padded stamps: %s", w.v.reason);
+	cr_assert_eq(w.f.klog.fixed_logged, 4);
+}
+
+/* Issue 49, item 3: a KVM guest whose only PMU trace is the rejected write
+ * of IA32_PERF_GLOBAL_CTRL (the lines of the published 6.1-rc8 guest,
+ * tests/captures/kvm-guest-on-rpl-p-6.1.0-rc8-kernel-mask, grepped): the
+ * value is the driver's own intel_ctrl, counter 3 in it, and only a
+ * hypervisor refuses the write. */
+Test(log_only, a_rejected_global_ctrl_write_alone_is_a_hazard)
+{
+	static const char *const ctrl[] = {
+		"[    0.206962] unchecked MSR access error: WRMSR to 0x38f (tried to write "
+		"0x0001000f0000003f) at rIP: 0xffffffff810c30bc (native_write_msr+0xc/0x30)",
+		"[    0.207174] Call Trace:",
+		"[    0.207174]  <TASK>",
+		"[    0.207174]  __intel_pmu_enable_all.constprop.46+0xb5/0x140",
+		"[    0.207174]  intel_pmu_enable_all+0x1e/0x30"};
+	from_lines(ctrl, 5);
+	cr_assert_eq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+	cr_assert_eq(w.v.fixed_refuted & 8u, 8u);
+	cr_assert_eq(w.v.guard_state, PROBE_UNKNOWN, "a log-only verdict is the report's");
+	/* Without counter 3's enable (bit 35) in the value, it is no hazard. */
+	static const char *const three[] = {
+		"[    0.206962] unchecked MSR access error: WRMSR to 0x38f (tried to write "
+		"0x000000070000000f) at rIP: 0xffffffff810c30bc (native_write_msr+0xc/0x30)"};
+	from_lines(three, 1);
+	cr_assert_neq(w.v.state, PROBE_HAZARD, "%s", w.v.reason);
+}
+
+/* An Arm64 PMU (verbatim lines of a public arm64 boot log, search-index
+ * file 29334785773): not Intel, nothing to guard. */
+Test(log_only, an_arm64_pmu_is_not_intel)
+{
+	static const char *const arm[] = {
+		"[    1.925415] Freeing initrd memory: 6468K",
+		"[    1.925819] hw perfevents: no interrupt-affinity property for /pmu, guessing.",
+		"[    1.930958] hw perfevents: enabled with armv8_pmuv3 PMU driver, 7 counters available",
+		"[    1.939422] Initialise system trusted keyrings"};
+	from_lines(arm, 4);
+	cr_assert_eq(w.v.state, PROBE_NOT_INTEL, "%s", w.v.reason);
 }
