@@ -3,6 +3,7 @@
 #define PMUGUARD_LIBC_SYM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* What the shim needs of libc, found without importing it (libc_sym.c). */
 struct pmug_libc {
@@ -24,6 +25,11 @@ void pmug_libc_note_envp(char **envp);
  * the caller's frame), so that the claim reads no /proc file.
  */
 void pmug_libc_note_initial_stack(const void *frame);
+
+/* That scan alone, nothing kept (tests/hostile/startsweep.c runs it over
+ * stacks it builds): the vector found above frame, or NULL; *secure its
+ * AT_SECURE (1 where none was found). */
+const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t *secure);
 
 /* All of it, or false.  ours: the shim's syscall(), which libc's symbol
  * names once pmug_libc_claim() has run (libc's function is then the one

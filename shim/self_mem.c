@@ -3,7 +3,8 @@
  * Reading this process's own memory (the caller's perf_event_attr) without
  * ever faulting, in two system calls: a descriptor of /proc/thread-self/mem
  * kept across calls, proved to be that file (fstat: its device and inode)
- * before anything is read through it.
+ * before anything is read through it.  Three (open, read, close) in a
+ * process with privilege to drop, which keeps none (below).
  *
  * The file holds the mm it was opened on (proc_mem_open(), fs/proc/base.c:
  * mmgrab, then mem_rw() reads that mm through access_remote_vm()): any
@@ -29,7 +30,21 @@
  *     number may be the program's now); the only descriptors closed are
  *     one this file opened, or the parent's, proven by fstat;
  *   - descriptors 0-2 are never kept (a program that closed stdio and
- *     opens /dev/null expects 0).
+ *     opens /dev/null expects 0);
+ *   - a process with privilege to drop keeps none (issue 47): the file's
+ *     access check is made when it is opened, not when it is read, so a
+ *     kept descriptor inherited by a fork child that dropped to another
+ *     user without exec (a root daemon's worker) would read its parent's
+ *     memory, which that user may not.  Privilege is judged once per
+ *     process (the page is wiped on fork, so a child judges its own) from
+ *     this thread's status: a uid or gid (real, effective, saved or
+ *     filesystem) that is 0 or unlike the others, or any capability
+ *     permitted.  There each read opens, reads and closes: one system call
+ *     more, nothing inherited.  Privilege at keep time is what counts:
+ *     without exec a process only loses privilege, and a descriptor kept
+ *     by one without any is a window into a process no more privileged
+ *     than anything that can inherit it (exec closes it: O_CLOEXEC).  A
+ *     process that drops privilege after it judged keeps opening its own.
  *
  * Where the mem file cannot be opened for good (no /proc, a security
  * module: ENOENT, EACCES, EPERM), that is remembered, and the kernel's own
@@ -64,7 +79,10 @@ struct self_page {
 	_Atomic uint64_t dev; /* its st_dev and st_ino when it was opened */
 	_Atomic uint64_t ino;
 	_Atomic long pid; /* the process that opened it; 0: none yet */
+	_Atomic int keep; /* KEEP_*: may this process keep one? */
 };
+
+enum { KEEP_UNJUDGED, KEEP_YES, KEEP_NO };
 
 static struct self_page *_Atomic g_page;
 /* 1: the page is wiped on fork; 2: it is not (pid compared at each call). */
@@ -143,6 +161,98 @@ static void close_parents(void)
 		pmug_sys1(SYS_close, fd1 - 1);
 }
 
+/* One line of status: 1 (Uid:) or 2 (Gid:) where its four ids are one id
+ * other than 0, 4 (CapPrm:) where nothing is permitted; 8 where one of
+ * those says privilege; 0 for any other line. */
+static unsigned judge_line(const char *l, unsigned n)
+{
+	if (n > 7 && !__builtin_memcmp(l, "CapPrm:", 7)) {
+		for (unsigned i = 7; i < n; i++)
+			if (l[i] != '\t' && l[i] != '0')
+				return 8;
+		return 4;
+	}
+	if (n < 5 || (__builtin_memcmp(l, "Uid:", 4) && __builtin_memcmp(l, "Gid:", 4)))
+		return 0;
+	uint64_t first = 0, id = 0;
+	unsigned fields = 0;
+	for (unsigned i = 5; i <= n; i++) {
+		if (i < n && l[i] >= '0' && l[i] <= '9') {
+			id = id * 10 + (unsigned)(l[i] - '0');
+		} else if (l[i - 1] >= '0' && l[i - 1] <= '9') {
+			if (fields++ == 0)
+				first = id;
+			if (id == 0 || id != first)
+				return 8;
+			id = 0;
+		}
+	}
+	return fields != 4 ? 8 : l[0] == 'U' ? 1 : 2;
+}
+
+/* Has this thread privilege to drop (above)?  Its status is read in small
+ * pieces, keeping a line's first bytes only: this may run on a caller's
+ * small stack.  Where it cannot be read, privilege is assumed. */
+static bool privileged(void)
+{
+	long fd = pmug_open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	char chunk[256], line[64];
+	unsigned n = 0, seen = 0;
+	long r;
+	while (seen < 7 && (r = pmug_sys3(SYS_read, fd, chunk, sizeof(chunk))) != 0) {
+		if (r == -EINTR)
+			continue;
+		if (r < 0)
+			break;
+		for (long i = 0; i < r; i++) {
+			if (chunk[i] != '\n') {
+				if (n < sizeof(line))
+					line[n++] = chunk[i];
+				continue;
+			}
+			seen |= judge_line(line, n);
+			n = 0;
+		}
+	}
+	pmug_sys1(SYS_close, fd);
+	return seen != 7;
+}
+
+/* May the process this page belongs to keep a descriptor?  Judged once. */
+static bool may_keep(struct self_page *pg)
+{
+	int k = atomic_load_explicit(&pg->keep, memory_order_acquire);
+	if (k == KEEP_UNJUDGED) {
+		k = privileged() ? KEEP_NO : KEEP_YES;
+		atomic_store_explicit(&pg->keep, k, memory_order_release);
+	}
+	return k == KEEP_YES;
+}
+
+/* The mem file refused for good (no /proc, a security module): remembered,
+ * and the kernel's own copy asked from now on. */
+static bool refused_for_good(long fd)
+{
+	if (fd != -ENOENT && fd != -EACCES && fd != -EPERM && fd != -ENOTDIR)
+		return false;
+	atomic_store_explicit(&g_no_mem_file, true, memory_order_release);
+	return true;
+}
+
+/* A process that keeps nothing: open, read, close. */
+static int read_once(uint64_t addr, void *buf, size_t len)
+{
+	long fd = pmug_open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return refused_for_good(fd) ? guard_read_self_via_kernel(addr, buf, len)
+					    : guard_read_bytes(0, addr, buf, len);
+	int rc = read_through(fd, addr, buf, len);
+	pmug_sys1(SYS_close, fd);
+	return rc;
+}
+
 /* No kept descriptor (the first call, a fork child, one the program
  * closed): open one, and keep it where this is the process that may. */
 static int read_cold(uint64_t addr, void *buf, size_t len)
@@ -152,6 +262,10 @@ static int read_cold(uint64_t addr, void *buf, size_t len)
 	struct self_page *pg = page();
 	if (!pg)
 		return guard_read_bytes(0, addr, buf, len);
+	/* Known to keep nothing: no getpid either (a fork child on a kernel
+	 * that does not wipe keeps its parent's answer, which is safe). */
+	if (atomic_load_explicit(&pg->keep, memory_order_acquire) == KEEP_NO)
+		return read_once(addr, buf, len);
 	long pid = pmug_sys0(SYS_getpid),
 	     was = atomic_load_explicit(&pg->pid, memory_order_acquire);
 	if (was == 0) {
@@ -167,11 +281,12 @@ static int read_cold(uint64_t addr, void *buf, size_t len)
 		atomic_store_explicit(&pg->pid, pid, memory_order_release);
 		was = pid;
 	}
+	/* Only the page's own process judges (a vfork child keeps nothing). */
+	if (was == pid && !may_keep(pg))
+		return read_once(addr, buf, len);
 	long fd = pmug_open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC);
-	if (fd == -ENOENT || fd == -EACCES || fd == -EPERM || fd == -ENOTDIR) {
-		atomic_store_explicit(&g_no_mem_file, true, memory_order_release);
+	if (refused_for_good(fd))
 		return guard_read_self_via_kernel(addr, buf, len);
-	}
 	if (fd < 0)
 		return guard_read_bytes(0, addr, buf, len);
 	if (fd < 3) {

@@ -33,6 +33,16 @@
  *               parent's bytes say cycles, "child fds kept" where the
  *               child holds no more descriptors after its call; the
  *               parent's slots again
+ *   forkdrop [own]
+ *               slots; a fork; the parent writes a secret after the fork,
+ *               the child drops to uid and gid 65534 (and every capability)
+ *               without exec, as a worker does, and preads the secret's
+ *               address through each descriptor it holds that is a
+ *               /proc/.../mem file: "mem descriptors N", and "secret found
+ *               through fd N" for each that shows its parent's memory.
+ *               With own, the parent keeps a descriptor of its mem file
+ *               itself (O_CLOEXEC, as the shim did) instead of the call:
+ *               the look is shown finding one
  *   threads16   16 threads released together onto their first call
  *               (slots), then each a metric
  *   fd2         close fd 2, open ARG (it becomes fd 2), then slots
@@ -65,11 +75,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -329,6 +342,83 @@ static int fork2(void)
 	return 0;
 }
 
+/* A root parent (or one holding capabilities) that made one call, then a
+ * worker forked and dropped to nobody without exec (issue 47, item 3): a
+ * /proc/PID/mem descriptor is checked when it is opened, not when it is
+ * read, so one inherited from the parent reads the parent's memory.  The
+ * secret is written after the fork: the child's own copy is zeros. */
+static char g_secret[32];
+
+static int drop_to_nobody(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct none[2];
+	memset(none, 0, sizeof(none));
+	/* A parent that is nobody already may not call setgroups(). */
+	return (getgroups(0, NULL) != 0 && setgroups(0, NULL)) || setresgid(65534, 65534, 65534) ||
+	       setresuid(65534, 65534, 65534) || syscall(SYS_capset, &h, none) || getuid() != 65534;
+}
+
+static void look_for_secret(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char path[64], to[256], got[sizeof(g_secret)];
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(path, to, sizeof(to) - 1);
+		if (len < 5)
+			continue;
+		to[len] = '\0';
+		if (strncmp(to, "/proc/", 6) || strcmp(to + len - 4, "/mem"))
+			continue;
+		n++;
+		/* Our own copy at that address is zeros: the secret is the
+		 * parent's memory. */
+		ssize_t r = pread(fd, got, sizeof(got), (off_t)(uintptr_t)g_secret);
+		if (r == (ssize_t)sizeof(got) && !strncmp(got, "secret of pid ", 14))
+			printf("secret found through fd %d (%s): %.*s\n", fd, to,
+			       (int)strnlen(got, sizeof(got)), got);
+	}
+	if (d)
+		closedir(d);
+	printf("mem descriptors %d\n", n);
+}
+
+static int forkdrop(bool own)
+{
+	if (own && open("/proc/thread-self/mem", O_RDONLY | O_CLOEXEC) < 0)
+		return 1;
+	if (!own)
+		report("forkdrop-parent", open_raw(SYS_perf_event_open, SLOTS));
+	int go[2];
+	if (pipe(go) < 0)
+		return 1;
+	pid_t p = fork();
+	if (p == 0) {
+		char c;
+		close(go[1]);
+		if (drop_to_nobody()) {
+			perror("holes: dropping to nobody");
+			_exit(1);
+		}
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		look_for_secret();
+		fflush(stdout);
+		_exit(0);
+	}
+	close(go[0]);
+	snprintf(g_secret, sizeof(g_secret), "secret of pid %ld", (long)getpid());
+	int st = 0;
+	if (p < 0 || write(go[1], "", 1) != 1 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
 /* 16 threads released together onto their first call, then a second. */
 #define RACERS 16
 static pthread_barrier_t g_start;
@@ -557,6 +647,8 @@ int main(int argc, char **argv)
 		return kmsgreuse();
 	if (!strcmp(mode, "fork2"))
 		return fork2();
+	if (!strcmp(mode, "forkdrop"))
+		return forkdrop(argc > 2 && !strcmp(argv[2], "own"));
 	if (!strcmp(mode, "threads16"))
 		return threads16();
 	if (!strcmp(mode, "substitute"))

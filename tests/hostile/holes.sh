@@ -52,6 +52,11 @@
 # fork-between-calls        a fork between two calls: the child judged by its
 #                           own memory (the parent's says cycles), the
 #                           parent's descriptor closed in the child
+# fork-drops-privilege      a root parent's call, then a fork; the child
+#                           drops to nobody without exec: no descriptor it
+#                           inherited reads its parent's memory (a secret
+#                           written after the fork); the same for a parent
+#                           whose privilege is capabilities only
 # threads-race-first-call   16 threads released onto the first call together
 # dlopen-heap-environ       the shim loaded by dlopen() after setenv() moved
 #                           the environment to the heap (no initial stack to
@@ -107,6 +112,19 @@ trap 'rm -rf "$tmp"' EXIT
 M6I=$FIXTURES/m6i-16xlarge
 HEALTHY=$FIXTURES/m7i-24xlarge
 BUDGET=2048 # bytes the shim may use below its caller, first call included
+# A process with privilege to drop (root, as these cases run) keeps no
+# descriptor of its mem file (shim/self_mem.c): the cases about the kept
+# descriptor run the program as nobody too, where it is kept.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+# others: "nobody" where other users can run the program with the library,
+# else nothing, said (a build tree in a private home).
+others() {
+	if "${NOBODY[@]}" test -x "$HOLES" -a -r "$LIB"; then
+		echo nobody
+	else
+		echo "# other users cannot reach $HOLES and $LIB: no run as another user" >&2
+	fi
+}
 
 # run WORLD GUARD [WRAPPER...] -- HOLES-ARGS...: sets rc; $tmp/{out,err,log}.
 # GUARD is "guarded" (LD_PRELOAD=the shim) or "bare".  WORLD is a snapshot
@@ -392,9 +410,13 @@ vfork-log-once)
 close-every-descriptor)
 	run "$M6I" bare -- closeall
 	expect_fault "slots in a program that closes every descriptor"
-	run "$M6I" guarded -- closeall
-	expect_denied closeall-1 closeall-2 closeall-3
-	ok "the descriptor the shim kept, closed and its number reused for /dev/zero, was not trusted"
+	for who in root $(others); do
+		wrap=()
+		[ "$who" = nobody ] && wrap=("${NOBODY[@]}")
+		run "$M6I" guarded "${wrap[@]}" -- closeall
+		expect_denied closeall-1 closeall-2 closeall-3
+	done
+	ok "the descriptor the shim kept (as nobody), closed and its number reused for /dev/zero, was not trusted"
 	;;
 descriptor-reused-for-a-device)
 	# Hostile review of issue 42: the kept descriptor was read (a pread of
@@ -410,18 +432,63 @@ descriptor-reused-for-a-device)
 fork-between-calls)
 	run "$M6I" bare -- fork2
 	expect_fault "slots before a fork"
-	run "$M6I" guarded -- fork2
-	expect_denied fork-parent-1 fork-child-1 fork-child-2 fork-parent-2
-	grep -qx 'child fds kept' "$tmp/out" || fail "the fork child holds more descriptors after its call (the parent's mem file not closed)"
-	ok "the fork child judged its own memory, not its parent's, and closed the parent's descriptor"
+	for who in root $(others); do
+		wrap=()
+		[ "$who" = nobody ] && wrap=("${NOBODY[@]}")
+		run "$M6I" guarded "${wrap[@]}" -- fork2
+		expect_denied fork-parent-1 fork-child-1 fork-child-2 fork-parent-2
+		grep -qx 'child fds kept' "$tmp/out" || fail "$who: the fork child holds more descriptors after its call (the parent's mem file not closed)"
+	done
+	ok "the fork child judged its own memory, not its parent's, and closed the parent's descriptor (kept as nobody)"
+	;;
+fork-drops-privilege)
+	# Issue 47, item 3: a /proc/PID/mem descriptor is checked when it is
+	# opened, not when it is read.  The one the shim kept after a root
+	# process's first call was inherited by a worker that dropped to
+	# nobody without exec, which read its parent's memory through it.
+	# First the look is shown finding a descriptor the program keeps.
+	run "$M6I" bare -- forkdrop own
+	[ "$rc" = 0 ] || fail "forkdrop own: exit $rc: $(cat "$tmp/err")"
+	grep -q '^secret found through fd ' "$tmp/out" ||
+		fail "the child did not find its parent's secret through a mem descriptor the parent kept: $(cat "$tmp/out")"
+	ok "a mem descriptor kept by a root parent shows its memory to a child that dropped to nobody"
+	# A root parent; a parent of uid 1000 whose privilege is capabilities.
+	others=$(others)
+	for how in root ${others:+caps}; do
+		wrap=()
+		[ "$how" = caps ] && wrap=(setpriv --reuid=1000 --regid=1000 --clear-groups
+			'--inh-caps=+setuid,+setgid' '--ambient-caps=+setuid,+setgid')
+		run "$M6I" guarded "${wrap[@]}" -- forkdrop
+		expect_denied forkdrop-parent
+		grep -q '^mem descriptors ' "$tmp/out" || fail "$how: the child did not look: $(cat "$tmp/err")"
+		! grep '^secret found' "$tmp/out" ||
+			fail "$how: the child that dropped to nobody read its parent's memory through the shim's descriptor"
+		grep -qx 'mem descriptors 0' "$tmp/out" ||
+			fail "$how: the child inherited a mem descriptor: $(cat "$tmp/out")"
+		ok "$how parent: the child that dropped to nobody inherited no mem descriptor, and read nothing of its parent"
+	done
+	# A parent that is nobody already keeps its descriptor (two system
+	# calls a decision): its child, the same user, may read it anyway.
+	if [ -n "$others" ]; then
+		run "$M6I" guarded "${NOBODY[@]}" -- forkdrop
+		expect_denied forkdrop-parent
+		grep -qx 'mem descriptors 1' "$tmp/out" ||
+			fail "an unprivileged parent kept no descriptor: $(cat "$tmp/out")"
+		ok "nobody parent: the descriptor is kept where no child can be less privileged"
+	fi
 	;;
 threads-race-first-call)
 	run "$M6I" bare -- threads16
 	expect_fault "16 threads racing on the first call"
-	run "$M6I" guarded -- threads16
 	calls=()
 	for i in $(seq 0 15); do calls+=("thread-$i" "thread-again-$i"); done
+	run "$M6I" guarded -- threads16
 	expect_denied "${calls[@]}"
+	# As nobody the threads also race to keep the descriptor.
+	if [ -n "$(others)" ]; then
+		run "$M6I" guarded "${NOBODY[@]}" -- threads16
+		expect_denied "${calls[@]}"
+	fi
 	;;
 undelivered-report-counted)
 	SANDBOX=1 SANDBOX_JOURNAL=1 run "$M6I" bare -- undelivered
