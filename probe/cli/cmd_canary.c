@@ -7,6 +7,13 @@
  * snapshot), the verdict, and whether the loader loads the library for
  * such a user all decide here, as they do for the processes it protects.
  *
+ * The calls are made in a dynamically linked process, pmuguard-canary
+ * (../../shim/canary_calls.c, installed beside the library), which the
+ * host's loader starts with /etc/ld.so.preload and LD_PRELOAD as it starts
+ * every process: the portable command is static, and no loader preloads
+ * anything into it.  Where the helper is not found (a distribution's
+ * dynamic build run from elsewhere), the calls are made here.
+ *
  * Each call is harmless whatever answers it (decide.h): a topdown metric
  * (fixed counter 3's class) and TOPDOWN_BAD_SPECULATION.ALL (fixed counter
  * 4's, E-cores) on every core PMU, with a group descriptor that cannot
@@ -14,11 +21,15 @@
  * before it allocates anything.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,6 +55,86 @@ static bool library_mapped(void)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+extern char **environ;
+
+/* pmuguard-canary beside the library: where an installed command finds
+ * it (PMUGUARD_REL_LIBDIR), or in the build tree; NULL where there is none. */
+static bool helper_path(char *out, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	static const char *const rel[] = {PMUGUARD_REL_LIBDIR "/pmuguard-canary",
+					  "../../shim/pmuguard-canary"};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if (snprintf(out, size, "%s/%s", exe, rel[i]) < (int)size && access(out, X_OK) == 0)
+			return true;
+	return false;
+}
+
+/* The calls made by the helper: its answers (result, errno) into r and e,
+ * and whether the library was in its maps; false where it did not answer
+ * every call (then they are made here). */
+static bool helper_calls(const char *helper, const uint32_t *types, unsigned nt,
+			 const uint64_t *configs, size_t nc, long *r, int *e, bool *mapped)
+{
+	char args[12][48], group[24], mark[24];
+	char *argv[16];
+	unsigned k = 0, calls = 0;
+	snprintf(group, sizeof(group), "%ld", (long)GUARD_REPORT_GROUP_FD);
+	snprintf(mark, sizeof(mark), "0x%llx", (unsigned long long)GUARD_CANARY_MARK);
+	argv[k++] = (char *)helper;
+	argv[k++] = group;
+	argv[k++] = mark;
+	for (unsigned t = 0; t < nt; t++)
+		for (size_t c = 0; c < nc && calls < 12; c++, calls++) {
+			snprintf(args[calls], sizeof(args[calls]), "%u:0x%llx", types[t],
+				 (unsigned long long)configs[c]);
+			argv[k++] = args[calls];
+		}
+	argv[k] = NULL;
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return false;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	pid_t pid;
+	int rc = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		return false;
+	}
+	FILE *f = fdopen(fds[0], "r");
+	char line[128];
+	unsigned got = 0;
+	bool head = false;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!head) {
+			head = !strncmp(line, "mapped=", 7);
+			*mapped = head && line[7] == '1';
+			continue;
+		}
+		if (got < calls && sscanf(line, "%ld %d", &r[got], &e[got]) == 2)
+			got++;
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return head && got == calls && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 /* PERF_TYPE_RAW and the core PMUs' types, as the probe reads them from
@@ -86,25 +177,41 @@ int cmd_canary(int argc, char **argv)
 	unsigned nt = core_types(types, 5);
 	bool refused = false;
 	unsigned call = 0;
+	const size_t nc = sizeof(configs) / sizeof(configs[0]);
+	long hr[12];
+	int he[12];
+	char helper[PATH_MAX];
+	bool mapped = false;
+	bool by_helper = helper_path(helper, sizeof(helper)) &&
+			 helper_calls(helper, types, nt, configs, nc, hr, he, &mapped);
 	printf("uid=%u\n", (unsigned)getuid());
-	printf("library_mapped=%s\n", library_mapped() ? "true" : "false");
+	printf("library_mapped=%s\n", (by_helper ? mapped : library_mapped()) ? "true" : "false");
+	printf("calls_made_by=%s\n", by_helper ? "pmuguard-canary" : "pmuguard");
 	for (unsigned t = 0; t < nt; t++) {
-		for (size_t c = 0; c < sizeof(configs) / sizeof(configs[0]); c++) {
-			struct canary_attr a = {.type = types[t],
-						.size = sizeof(a),
-						.config = configs[c],
-						.flags = 1 | 1u << 5 | 1u << 6,
-						.config1 = GUARD_CANARY_MARK};
-			errno = 0;
-			long r = syscall(SYS_perf_event_open, &a, 0L, -1L, GUARD_REPORT_GROUP_FD, 0L);
-			int e = r < 0 ? errno : 0;
-			if (r >= 0)
-				close((int)r); /* never: the group cannot exist */
+		for (size_t c = 0; c < nc; c++) {
+			long r;
+			int e;
+			if (by_helper) {
+				r = hr[call], e = he[call];
+			} else {
+				struct canary_attr a = {.type = types[t],
+							.size = sizeof(a),
+							.config = configs[c],
+							.flags = 1 | 1u << 5 | 1u << 6,
+							.config1 = GUARD_CANARY_MARK};
+				errno = 0;
+				r = syscall(SYS_perf_event_open, &a, 0L, -1L, GUARD_REPORT_GROUP_FD,
+					    0L);
+				e = r < 0 ? errno : 0;
+				if (r >= 0)
+					close((int)r); /* never: the group cannot exist */
+			}
 			const char *answer = r >= 0 ? "opened" : e == ENOENT ? "refused" : "kernel";
 			refused |= e == ENOENT;
 			printf("calls.%u.type=%u\ncalls.%u.config=0x%04llx\ncalls.%u.answer=%s\n"
 			       "calls.%u.errno=%d\n",
-			       call, types[t], call, (unsigned long long)configs[c], call, answer, call, e);
+			       call, types[t], call, (unsigned long long)configs[c], call, answer,
+			       call, e);
 			call++;
 		}
 	}

@@ -419,7 +419,7 @@ portable)
 	# the preload library imports nothing.  The check can fail: a dynamic
 	# program of this machine (glibc 2.36) is refused by it.
 	readelf -d "$PMUGUARD" | grep -q '(NEEDED)' && skip "this build is not -Dportable=true (a distribution build)"
-	"$SRCDIR/tests/e2e/portable-check.sh" 2.28 "$PMUGUARD" "$LIB" >"$tmp/out" 2>&1 ||
+	"$SRCDIR/tests/e2e/portable-check.sh" 2.28 "$PMUGUARD" "$LIB" "$(dirname "$LIB")/pmuguard-canary" >"$tmp/out" 2>&1 ||
 		fail "not portable: $(cat "$tmp/out")"
 	if "$SRCDIR/tests/e2e/portable-check.sh" 2.28 /bin/true >"$tmp/control" 2>&1; then
 		fail "the check passed /bin/true, which needs libc.so.6's GLIBC_2.34: it cannot fail"
