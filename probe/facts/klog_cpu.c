@@ -32,7 +32,9 @@ void probe_cpu_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 	if (vendor) {
 		cpu->known = true;
 		cpu->basis = PROBE_BASIS_KLOG;
-		memcpy(cpu->vendor, vendor, 13);
+		/* The names above are shorter than the field: copy up to the NUL. */
+		strncpy(cpu->vendor, vendor, sizeof cpu->vendor - 1);
+		cpu->vendor[sizeof cpu->vendor - 1] = '\0';
 	}
 	if (b->fms_seen) {
 		cpu->fms_known = true;
