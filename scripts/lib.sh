@@ -56,9 +56,11 @@ tree_files() {
 	fi
 }
 
-# copy_tree SRC DST: those files, copied into DST.  Where one cannot be
-# copied (a file that vanished, a dangling link: often a build output that
-# .gitignore does not list), it says which and why, and returns 1.
+# copy_tree SRC DST: those files, copied into DST, with SRC's version in
+# DST/.tarball-version (scripts/version: the copy has no git).  Where one
+# cannot be copied (a file that vanished, a dangling link: often a build
+# output that .gitignore does not list), it says which and why, and
+# returns 1.
 copy_tree() {
 	local err
 	mkdir -p "$2" || {
@@ -70,6 +72,10 @@ copy_tree() {
 			"${0##*/}" "$1" "$2" "$(printf '%s' "$err" | sed -n "s/^cp: //p" | head -n 3 | paste -sd ';' -)" >&2
 		return 1
 	fi
+	sh "$1/scripts/version" >"$2/.tarball-version" || {
+		printf '%s: the tree %s has no version (scripts/version, above)\n' "${0##*/}" "$1" >&2
+		return 1
+	}
 }
 
 install_deps() {

@@ -17,8 +17,9 @@ flock 9
 # goes into the package, and a test's edit need not rebuild it.
 # shellcheck source=scripts/lib.sh
 . "$src/scripts/lib.sh"
-key=$(tree_files "$src" | grep -zv '^\(\./\)\{0,1\}tests/' | sort -z |
-	(cd "$src" && xargs -0 -r sha1sum) | sha1sum | cut -c1-16)
+# And its version (a commit changes it, the content may not).
+key=$( (tree_files "$src" | grep -zv '^\(\./\)\{0,1\}tests/' | sort -z |
+	(cd "$src" && xargs -0 -r sha1sum); sh "$src/scripts/version") | sha1sum | cut -c1-16)
 if [ ! -e "$cache/$key/done" ]; then
 	find "$cache" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck" \

@@ -10,6 +10,10 @@
 /* Exit codes (exit_codes.h) and the time formatter: ../doc/, the one definition. */
 #include "doc.h"
 
+/* This build's version (scripts/version, at every build: version.c.in). */
+extern const char pmuguard_version[];
+#define PMUGUARD_VERSION pmuguard_version
+
 /* The messages (cli_die.c). */
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-		puts("pmuguard " PMUGUARD_VERSION);
+		printf("pmuguard %s\n", PMUGUARD_VERSION);
 		return EXIT_OK;
 	}
 	opterr = 0; /* die_bad_option() says it, with our prefix */

@@ -234,7 +234,8 @@ fleet_options() {
 		exit 0
 		;;
 	-V | --version)
-		echo "pmuguard-fleet $FLEET_VERSION"
+		[ -n "$FLEET_VERSION" ] || FLEET_VERSION=$(sh "${self%/*}/version" 2>/dev/null) || FLEET_VERSION=
+		echo "pmuguard-fleet ${FLEET_VERSION:-unknown (a source tree without scripts/version)}"
 		exit 0
 		;;
 	install | uninstall | reprobe | status) ;;

@@ -163,13 +163,16 @@ reports-pinned)
 	done
 	# The JSON: the pinned object, indented as pin-reports.sh does, and on
 	# one line the very bytes the probe prints (scripts read those).
-	python3 - "$tmp/json" <<'PY' || bad=1
+	# The version is pinned as @VERSION@ (a commit's own: scripts/version).
+	version=$("$PMUGUARD" --version) version=${version#pmuguard }
+	python3 - "$tmp/json" "$version" <<'PY' || bad=1
 import difflib, json, os, sys
 bad = False
 for name in sorted(os.listdir(sys.argv[1])):
     printed = open(os.path.join(sys.argv[1], name), encoding="utf-8").read()
     try:
         pin = open(os.path.join(name, "report.json"), encoding="utf-8").read()
+        pin = pin.replace('  "version": "@VERSION@",', '  "version": %s,' % json.dumps(sys.argv[2]), 1)
     except OSError as e:
         print(f"FAIL: {name} has no report.json ({e.strerror})")
         bad = True

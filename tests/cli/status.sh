@@ -45,7 +45,8 @@ for j in glob.glob(sys.argv[1] + "/*.one-line.json"):
             flat.append(".".join(p) + "=" + s)
     walk([], doc)
     keys = j.replace(".one-line.json", ".keys")
-    want = [l.replace("host=HOST", "host=" + doc["host"]) for l in open(keys).read().splitlines()]
+    want = [l.replace("host=HOST", "host=" + doc["host"]).replace("@VERSION@", doc["version"])
+            for l in open(keys).read().splitlines()]
     root = [l for l in flat if l.startswith("preload.file=")][0].split("=", 1)[1]
     root = root[: -len("/etc/ld.so.preload")]
     got = [l.replace(root, "ROOT") for l in flat]

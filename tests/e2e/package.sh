@@ -301,7 +301,7 @@ SH
 	;;
 rpm)
 	command -v rpmbuild >/dev/null || skip "rpmbuild is not installed (Debian package rpm)"
-	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
+	ver=$(sh "$SRCDIR/scripts/version")
 	copy_tree "$SRCDIR" "$tmp/pmuguard-$ver"
 	mkdir -p "$tmp/top/SOURCES"
 	tar -C "$tmp" -czf "$tmp/top/SOURCES/pmuguard-$ver.tar.gz" "pmuguard-$ver"
@@ -326,8 +326,8 @@ rpm)
 %systemd_postun_with_restart() if [ $1 -ge 1 ]; then systemctl try-restart %{?*} || : ; fi
 MAC
 	# --nodeps: the BuildRequires names RHEL packages this Debian rpm db lacks.
-	rpmbuild -bb --nodeps --load "$tmp/macros" --define "_topdir $tmp/top" "$SRCDIR/scripts/rpm/pmuguard.spec" \
-		>"$tmp/out" 2>&1 || fail "rpmbuild failed"
+	rpmbuild -bb --nodeps --load "$tmp/macros" --define "_topdir $tmp/top" --define "pmuguard_version $ver" \
+		"$SRCDIR/scripts/rpm/pmuguard.spec" >"$tmp/out" 2>&1 || fail "rpmbuild failed"
 	grep -q 'meson test .*--suite unit' "$tmp/out" || fail "%check did not run the unit suite"
 	rpmf=$(ls "$tmp"/top/RPMS/*/pmuguard-"$ver"-1*.rpm)
 	rpm -qlp "$rpmf" >"$tmp/contents" 2>/dev/null
@@ -462,22 +462,54 @@ tarball)
 	ok "the tarball ($(du -k "$tb" | cut -f1) KiB, root's entries): portable, and unpacked into a tree of busybox alone pmuguard-fleet guarded the m6i and uninstalled"
 	;;
 versions-agree)
-	# One version: meson.build's.  Everything else must say the same.
-	ver=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
-	[ -n "$ver" ] || fail "no version in meson.build"
-	[ "$("$PMUGUARD" --version)" = "pmuguard $ver" ] || fail "pmuguard --version is not $ver"
+	# One version: scripts/version's (meson.build's release, the commit's
+	# time and hash).  Everything built must say the same; what is written
+	# by hand (debian/changelog, the spec's default and changelog, the man
+	# pages) says the release.
+	rel=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
+	[ -n "$rel" ] || fail "no version in meson.build"
+	ver=$(sh "$SRCDIR/scripts/version") || fail "scripts/version failed"
+	case $ver in
+	"$rel".git[0-9]*.[0-9]*.g[0-9a-f]* | "$rel".git[0-9]*.[0-9]*.g[0-9a-f]*.dirty) ;;
+	*) fail "scripts/version says '$ver' in a git checkout, not $rel.gitDATE.TIME.gHASH" ;;
+	esac
+	[ "$("$PMUGUARD" --version)" = "pmuguard $ver" ] || fail "pmuguard --version is '$("$PMUGUARD" --version)', not $ver"
 	[ "$("$PMUGUARD" -V)" = "pmuguard $ver" ] || fail "pmuguard -V is not $ver"
 	for v in --version -V; do
 		[ "$(sh "$SRCDIR/scripts/pmuguard-fleet" "$v")" = "pmuguard-fleet $ver" ] || fail "pmuguard-fleet $v is not $ver"
 	done
-	[ "$(sed -n '1s/^pmuguard (\([^)]*\)).*/\1/p' "$SRCDIR/debian/changelog")" = "$ver" ] ||
-		fail "debian/changelog's version is not $ver"
-	grep -qx "Version: *$ver" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's version is not $ver"
-	grep -q "^\* .* - $ver-1\$" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's changelog is not for $ver"
+	fleet=$(dirname "$PMUGUARD")/../../pmuguard-fleet # the one meson installs
+	grep -q "^FLEET_VERSION=$ver " "$fleet" || fail "the built pmuguard-fleet says $(grep '^FLEET_VERSION=' "$fleet"), not $ver"
+	"$PMUGUARD" status --root "$tmp" --textfile "$tmp/m.prom" >/dev/null 2>&1 || :
+	grep -qx "pmuguard_build_info{version=\"$ver\"} 1" "$tmp/m.prom" || fail "pmuguard_build_info is not $ver: $(grep build_info "$tmp/m.prom")"
+	[ "$(sed -n '1s/^pmuguard (\([^)]*\)).*/\1/p' "$SRCDIR/debian/changelog")" = "$rel" ] ||
+		fail "debian/changelog's version is not $rel"
+	grep -q "^%{!?pmuguard_version:%global pmuguard_version $rel}\$" "$SRCDIR/scripts/rpm/pmuguard.spec" ||
+		fail "the spec's default version is not $rel"
+	grep -q "^\* .* - $rel-1\$" "$SRCDIR/scripts/rpm/pmuguard.spec" || fail "the spec's changelog is not for $rel"
 	for m in probe/cli/pmuguard.1 scripts/pmuguard-fleet.8 probe/cli/pmuguard.conf.5; do
-		grep -q "^\.TH .* \"pmuguard $ver\"" "$SRCDIR/$m" || fail "$m does not say pmuguard $ver"
+		grep -q "^\.TH .* \"pmuguard $rel\"" "$SRCDIR/$m" || fail "$m does not say pmuguard $rel"
 	done
-	ok "meson.build, pmuguard --version/-V, pmuguard-fleet --version/-V, debian/changelog, the spec and the man pages all say $ver"
+	# A copy (as the packages are built) and an archive of the commit say
+	# the commit's version, dirtiness aside; the next commit's is newer
+	# for dpkg and rpm alike.
+	copy_tree "$SRCDIR" "$tmp/copy"
+	[ "$(sh "$tmp/copy/scripts/version")" = "$ver" ] || fail "a copy of the tree says '$(sh "$tmp/copy/scripts/version")', not $ver"
+	git -C "$SRCDIR" archive --format=tar HEAD scripts/version meson.build | tar -xf - -C "$tmp" --one-top-level=archive
+	[ "$(sh "$tmp/archive/scripts/version")" = "${ver%.dirty}" ] ||
+		fail "git archive's scripts/version says '$(sh "$tmp/archive/scripts/version")', not ${ver%.dirty}"
+	if ! git -C "$SRCDIR" rev-parse -q --verify HEAD~1 >/dev/null; then
+		ok "pmuguard --version/-V, pmuguard-fleet (source and built), pmuguard_build_info, a copy and git archive all say $ver (one commit: no earlier one to be newer than); the changelogs and man pages say the release $rel"
+		exit 0
+	fi
+	prev=$rel.git$(TZ=UTC0 git -C "$SRCDIR" log -1 --format=%cd --date=format-local:%Y%m%d.%H%M%S HEAD~1).g$(git -C "$SRCDIR" log -1 --format=%h HEAD~1)
+	dpkg --compare-versions "$ver" gt "$prev" || fail "dpkg: $ver is not newer than the commit before's $prev"
+	dpkg --compare-versions "$prev" gt "$rel" || fail "dpkg: $prev is not newer than the bare release $rel"
+	if command -v rpmdev-vercmp >/dev/null || python3 -c 'import rpm' 2>/dev/null; then
+		python3 -c 'import rpm,sys; sys.exit(0 if rpm.labelCompare(("0",sys.argv[1],"1"),("0",sys.argv[2],"1"))>0 else 1)' "$ver" "$prev" ||
+			fail "rpm: $ver is not newer than $prev"
+	fi
+	ok "pmuguard --version/-V, pmuguard-fleet (source and built), pmuguard_build_info, a copy and git archive all say $ver, newer than $prev; the changelogs and man pages say the release $rel"
 	;;
 man-pages)
 	command -v mandoc >/dev/null || skip "mandoc is not installed"

@@ -67,13 +67,15 @@ for w in */; do
 		rm -f "$tmp/one-line/$name"
 	fi
 done
-# Indented, the path made @FIXTURES@ (one python for all: it starts slowly).
+# Indented, the path made @FIXTURES@ and the version @VERSION@ (one python
+# for all: it starts slowly).
 python3 - "$tmp/one-line" "$tmp/pinned" "$fixtures" <<'PY'
 import json, os, sys
 src, dst, fixtures = sys.argv[1:]
 for name in os.listdir(src):
     with open(os.path.join(src, name)) as f:
         doc = json.load(f)
+    doc["version"] = "@VERSION@" # a commit's own (scripts/version)
     snap = doc["facts"]["snapshot"]
     if snap and snap.startswith(fixtures + "/"):
         doc["facts"]["snapshot"] = "@FIXTURES@" + snap[len(fixtures):]

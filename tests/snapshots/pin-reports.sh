@@ -28,12 +28,16 @@ export SOURCE_DATE_EPOCH=0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The build's version (scripts/version: a commit's own) pinned as @VERSION@.
+version=$("$pmuguard" --version) version=${version#pmuguard }
+version_re=$(printf '%s' "$version" | sed 's/[.]/[.]/g')
 n=0
 for w in */; do
 	name=${w%/}
 	"$pmuguard" probe --snapshot "$name" >"$tmp/report.txt"
 	"$pmuguard" probe --json --snapshot "$name" >"$tmp/one-line.json"
-	python3 -m json.tool --indent 2 --no-ensure-ascii "$tmp/one-line.json" >"$tmp/report.json"
+	python3 -m json.tool --indent 2 --no-ensure-ascii "$tmp/one-line.json" |
+		sed "s/^  \"version\": \"$version_re\",\$/  \"version\": \"@VERSION@\",/" >"$tmp/report.json"
 	mv "$tmp/report.txt" "$name/report.txt"
 	mv "$tmp/report.json" "$name/report.json"
 	n=$((n + 1))

@@ -9,8 +9,9 @@
 #
 # writes OUTDIR/NAME.{txt,json,keys,prom,rc}: the text, the document
 # (indented), its keys, the metrics and the exit code, with what changes
-# from run to run masked (the tree's path as ROOT, host, the textfile's
-# timestamps; generated_at is SOURCE_DATE_EPOCH's).  pin-status.sh writes
+# from run to run masked (the tree's path as ROOT, the version as
+# @VERSION@, host, the textfile's timestamps; generated_at is
+# SOURCE_DATE_EPOCH's).  pin-status.sh writes
 # them here (pinned/), cli/status.sh status-pinned diffs them.
 set -euo pipefail
 [ $# = 4 ] || { echo "usage: $0 PMUGUARD LIB FIXTURES OUTDIR" >&2; exit 2; }
@@ -19,6 +20,9 @@ unset PMUGUARD_SNAPSHOT PMUGUARD_MODE PMUGUARD_SLOTS PMUGUARD_LOG PMUGUARD_SNAPS
 export LC_ALL=C SOURCE_DATE_EPOCH=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The build's version (scripts/version: a commit's own) as @VERSION@.
+version=$("$pmuguard" --version) version=${version#pmuguard }
+version_re=$(printf '%s' "$version" | sed 's/[.]/[.]/g')
 # The loader's check under --root runs as uid 65534: the trees must be
 # readable to it, as a real tree's /usr/lib is.
 chmod 755 "$tmp"
@@ -79,7 +83,7 @@ world() {
 	echo "$rc" >"$out/$name.rc"
 	run --json "$@" --textfile "$tmp/$name/metrics/p.prom" >"$tmp/$name/json" 2>/dev/null || :
 	run --keys "$@" >"$tmp/$name/keys" 2>/dev/null || :
-	local mask="s|$tmp/$name/root|ROOT|g"
+	local mask="s|$tmp/$name/root|ROOT|g; s|$version_re|@VERSION@|g"
 	sed "$mask" "$tmp/$name/txt" >"$out/$name.txt"
 	python3 - "$tmp/$name/json" <<'PY' | sed "$mask" >"$out/$name.json"
 import json, sys

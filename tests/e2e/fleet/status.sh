@@ -280,7 +280,7 @@ status-unknown-is-not-fine)
 	grep -qx 'pmuguard_verdict{state="unknown"} 1' "$tmp/m/s.prom" || fail "metrics: no unknown verdict series: $(cat "$tmp/m/s.prom")"
 	! grep -q '^pmuguard_unguarded \|^pmuguard_hazard ' "$tmp/m/s.prom" || fail "metrics: a 0/1 gauge read with nothing checked"
 	grep -qx 'pmuguard_protected 0' "$tmp/m/s.prom" || fail "metrics: protected is not 0"
-	grep -q '^pmuguard_build_info{version="[0-9.]*"} 1$' "$tmp/m/s.prom" || fail "metrics: no build_info"
+	grep -q '^pmuguard_build_info{version="[0-9][0-9a-z.]*"} 1$' "$tmp/m/s.prom" || fail "metrics: no build_info"
 	[ "$rr" = 1 ] || fail "reprobe with no verdict exited $rr, not 1"
 	grep -qx 'pmuguard_reprobe_success 0' "$tmp/m/p.prom" || fail "a failed reprobe left the old textfile: $(cat "$tmp/m/p.prom")"
 	grep -q '^pmuguard_reprobe_error_info{exit="1",error="the probe gave no verdict' "$tmp/m/p.prom" || fail "metrics: the failure is not said"
