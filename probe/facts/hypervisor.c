@@ -18,15 +18,19 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-/* CPUID hypervisor signatures and what to call them. */
+/* CPUID hypervisor signatures and what to call them.  A signature as
+ * cpuid_decode.c keeps it: without its trailing blanks and NULs
+ * ("bhyve bhyve ", "KVMKVMKVM\0\0\0"); a leading blank stays. */
 static const struct {
 	const char *signature, *name;
 } hv_names[] = {
-	{"KVMKVMKVM", "KVM"},	       {"Microsoft Hv", "Microsoft Hyper-V"},
-	{"VMwareVMware", "VMware"},    {"XenVMMXenVMM", "Xen"},
-	{"TCGTCGTCGTCG", "QEMU TCG"},  {"bhyve bhyve ", "bhyve"},
-	{"ACRNACRNACRN", "ACRN"},      {" lrpepyh  vr", "Parallels"},
-	{"VBoxVBoxVBox", "VirtualBox"},
+	{"KVMKVMKVM", "KVM"},		{"Microsoft Hv", "Microsoft Hyper-V"},
+	{"VMwareVMware", "VMware"},	{"XenVMMXenVMM", "Xen"},
+	{"TCGTCGTCGTCG", "QEMU TCG"},	{"bhyve bhyve", "bhyve"},
+	{"ACRNACRNACRN", "ACRN"},	{" lrpepyh  vr", "Parallels"},
+	{"VBoxVBoxVBox", "VirtualBox"}, {"Jailhouse", "Jailhouse"},
+	{"___ NVMM ___", "NetBSD NVMM"}, {"OpenBSDVMM58", "OpenBSD vmm"},
+	{"QNXQVMBSQG", "QNX hypervisor"}, {"HAXMHAXMHAXM", "Intel HAXM"},
 };
 
 /* What a name is as a CPUID signature (the remedies compare those):
@@ -54,6 +58,30 @@ void probe_hv_from_signature(struct probe_cpu *c)
 			copy_str(c->hv_name, sizeof(c->hv_name), hv_names[i].name);
 			return; /* the signatures are unique */
 		}
+}
+
+static size_t put(char *buf, size_t size, size_t at, const char *s)
+{
+	for (; *s && at + 1 < size; s++)
+		buf[at++] = *s;
+	buf[at] = '\0';
+	return at;
+}
+
+void probe_hv_words(const char *name, const char *signature, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	size_t at = 0;
+	if (name && name[0]) {
+		put(buf, size, 0, name);
+	} else if (signature && signature[0]) {
+		at = put(buf, size, at, "unknown, CPUID signature \"");
+		at = put(buf, size, at, signature);
+		put(buf, size, at, "\"");
+	} else {
+		put(buf, size, 0, "unknown");
+	}
 }
 
 /* DMI system strings ("sys_vendor product_name") only a virtual machine

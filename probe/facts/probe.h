@@ -425,6 +425,11 @@ const char *probe_dmi_guest(const char *system);
 void probe_hv_from_name(struct probe_cpu *c, const char *name);
 /* hv_name from the CPUID signature, for a guest not named yet. */
 void probe_hv_from_signature(struct probe_cpu *c);
+/* The hypervisor in the words every renderer uses: its name ("bhyve"),
+ * else `unknown, CPUID signature "PVM"` (one pmuguard has no name for),
+ * else "unknown" (no signature, no log line names it); name and
+ * signature may be NULL. */
+void probe_hv_words(const char *name, const char *signature, char *buf, size_t size);
 
 /* Was a fact left unknown for a reason that may pass (EMFILE, ENFILE,
  * ENOMEM, EINTR, EAGAIN, ENOBUFS)?  Then nothing built on it is kept

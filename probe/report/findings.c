@@ -126,9 +126,11 @@ static void machine_phrase(char *buf, size_t size, const struct probe_machine *m
 			   const struct probe_verdict *v)
 {
 	const struct probe_cpu *c = &v->cpu;
+	char hv[96];
+	probe_hv_words(c->hv_name, c->hv_vendor, hv, sizeof(hv));
 	if (c->hypervisor)
 		add(buf, size, "%s%s (hypervisor %s)", m->words[0] ? "the guest " : "this guest",
-		    m->words, c->hv_name[0] ? c->hv_name : "unnamed");
+		    m->words, hv);
 	else
 		add(buf, size, "%s%s", m->words[0] ? "the bare-metal machine " : "this bare-metal machine",
 		    m->words);
@@ -430,8 +432,10 @@ static void no_vpmu(const struct probe_facts *f, const struct probe_verdict *v,
 				 "(check_hw_exists(), arch/x86/events/core.c). ");
 	if (f->known & PROBE_KNOWN_SYSFS && f->n_pmus == 0)
 		ADD(x->evidence, "sysfs has no core PMU (cpu, cpu_core, cpu_atom). ");
+	char hv[96];
+	probe_hv_words(c->hv_name, c->hv_vendor, hv, sizeof(hv));
 	if (c->hypervisor)
-		ADD(x->evidence, "Hypervisor: %s%s%s%s.", c->hv_name[0] ? c->hv_name : "unnamed",
+		ADD(x->evidence, "Hypervisor: %s%s%s%s.", hv,
 		    c->guest_because ? " (" : "",
 		    c->guest_because ? c->guest_because : "",
 		    c->guest_because ? ")" : "");
@@ -546,9 +550,10 @@ static void counters_in_use(const struct probe_facts *f, const struct probe_verd
 		ADD(x->evidence, "a PMU control register");
 	ADD(x->evidence, ". check_hw_exists() (arch/x86/events/core.c) found it enabled "
 			 "before Linux touched it.");
+	char hv[96];
+	probe_hv_words(v->cpu.hv_name, v->cpu.hv_vendor, hv, sizeof(hv));
 	if (v->cpu.hypervisor)
-		ADD(x->evidence, " Hypervisor: %s.",
-		    v->cpu.hv_name[0] ? v->cpu.hv_name : "unnamed");
+		ADD(x->evidence, " Hypervisor: %s.", hv);
 	if (kdump) {
 		ADD(x->evidence, " The same log shows a kdump capture kernel (%s): it booted "
 				 "after a crash, on a CPU whose counters the crashed kernel had "
@@ -750,7 +755,7 @@ unsigned findings_build_for(const struct probe_facts *f, const struct probe_verd
 	/* Any vendor: a guest without a vPMU is the same story on AMD. */
 	if ((v->intel && c->leaf_a_known && c->perfmon_basis == PROBE_BASIS_CPUID &&
 	     c->pmu_version == 0) ||
-	    probe_klog_pmu_off(f, false))
+	    probe_klog_pmu_off(f, false) || v->state == PROBE_NO_PMU)
 		no_vpmu(f, v, m, out, &n);
 	if (f->klog.bios_corrupted)
 		counters_in_use(f, v, out, &n);

@@ -100,11 +100,34 @@ static void wrap(FILE *o, const char *label, const char *raw)
 	free(text);
 }
 
+/* The verdict in a few words, beside its name (the finding says why). */
+static const char *verdict_words(const char *state)
+{
+	static const struct {
+		const char *state, *words;
+	} w[] = {
+		{"safe", "no advertised counter is missing: nothing to block"},
+		{"hazard", "an advertised counter is missing: perf must not reach it"},
+		{"not-intel", "not an Intel CPU: nothing to guard"},
+		{"no-pmu", "no hardware counters: perf counts software events only"},
+		{"unknown", "facts missing: the guard fails open, blocking nothing"},
+	};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(state, w[i].state))
+			return w[i].words;
+	return "see the findings";
+}
+
 static void cpu(FILE *o, const struct report *r)
 {
 	if (r->machine.source)
 		line(o, "  Machine         %s (%s)", r->machine.words,
 			!strcmp(r->machine.source, "dmi") ? "DMI" : "the kernel log's DMI line");
+	else
+		line(o, "  Machine         unknown (%s)",
+			!strcmp(r->source, "kernel-log") ? "the log has no DMI line"
+			: r->cpu.log_read ? "no DMI strings in sysfs, no DMI line in the kernel log"
+					  : "no DMI strings in sysfs");
 	if (r->cpu.known && r->cpu.fms_known)
 		line(o, "  CPU             %s family %u model 0x%x stepping %u%s%s", r->cpu.vendor,
 			r->cpu.family, r->cpu.model, r->cpu.stepping, r->cpu.hybrid ? " (hybrid)" : "",
@@ -115,15 +138,12 @@ static void cpu(FILE *o, const struct report *r)
 	else
 		line(o, "  CPU             unknown (CPUID: %s%s)", r->cpu.cpuid_error,
 			r->cpu.log_read ? "; the kernel log does not name it" : "");
+	char hv[96];
+	probe_hv_words(r->cpu.hypervisor_name, r->cpu.hypervisor_vendor, hv, sizeof(hv));
 	if (r->cpu.hypervisor && r->cpu.guest_because)
-		line(o, "  Hypervisor      %s (this is a guest: %s)",
-			r->cpu.hypervisor_name ? r->cpu.hypervisor_name : "unnamed",
-			r->cpu.guest_because);
+		line(o, "  Hypervisor      %s (this is a guest: %s)", hv, r->cpu.guest_because);
 	else if (r->cpu.known && r->cpu.hypervisor)
-		line(o, "  Hypervisor      %s (this is a guest)",
-			r->cpu.hypervisor_name     ? r->cpu.hypervisor_name
-			: r->cpu.hypervisor_vendor ? r->cpu.hypervisor_vendor
-						   : "unnamed");
+		line(o, "  Hypervisor      %s (this is a guest)", hv);
 	else if (r->cpu.known && r->cpu.from_log)
 		line(o, "  Hypervisor      none named in the kernel log%s",
 			r->cpu.bare_hardware ? " (\"bare hardware\")" : "");
@@ -320,7 +340,7 @@ void report_render_text(FILE *o, const struct report *r)
 		line(o, "Verdict: %s (fixed counter%s %s would fault this machine)", r->state,
 			r->fixed.hazard & (r->fixed.hazard - 1) ? "s" : "", words);
 	else
-		line(o, "Verdict: %s", r->state);
+		line(o, "Verdict: %s (%s)", r->state, verdict_words(r->state));
 	if (r->basis_klog)
 		line(o, "  from the kernel log alone: the guard acts only on CPUID and treats "
 			   "this machine as %s",

@@ -893,3 +893,57 @@ Test(log_only, an_arm64_pmu_is_not_intel)
 	from_lines(arm, 4);
 	cr_assert_eq(w.v.state, PROBE_NOT_INTEL, "%s", w.v.reason);
 }
+
+/* The verdict does not hang on who may read the kernel log (issue 50, item
+ * 12): an AMD guest without a vPMU is no-pmu as root, who reads the log's
+ * "no PMU driver" line, and as a user, who reads sysfs alone, which lists
+ * no core PMU. */
+Test(reader, an_amd_guest_without_pmu_is_no_pmu_with_or_without_the_log)
+{
+	const char *name = "cap-kvm-firecracker-guest-amd-epyc-no-vpmu-6.18.44";
+	expect(name, PROBE_NO_PMU);
+	cr_assert(w.f.known & PROBE_KNOWN_SYSFS);
+	cr_assert_eq(w.f.n_pmus, 0u);
+	/* As a user with dmesg_restrict: the log not read. */
+	w.f.known &= ~PROBE_KNOWN_KLOG;
+	probe_klog_reset(&w.f.klog);
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_NO_PMU, "without the log: %s (%s)",
+		     probe_state_name(w.v.state), w.v.reason);
+	cr_assert_eq(w.v.guard_state, PROBE_NOT_INTEL, "the guard still spares another vendor");
+	/* sysfs not read either: nothing says the driver is missing. */
+	w.f.known &= ~PROBE_KNOWN_SYSFS;
+	probe_evaluate(&w.f, &w.v);
+	cr_assert_eq(w.v.state, PROBE_NOT_INTEL, "%s", w.v.reason);
+	/* With a core PMU in sysfs it is an ordinary AMD guest. */
+	world_load(&w, "amd-epyc-guest");
+	cr_assert_eq(w.v.state, PROBE_NOT_INTEL, "%s", w.v.reason);
+}
+
+/* One way to name a hypervisor (issue 50, item 11): the table's name for a
+ * signature cpuid_decode.c trimmed ("bhyve bhyve " is kept as "bhyve
+ * bhyve"), the signature itself where there is no name, "unknown" where
+ * there is neither. */
+Test(reader, a_hypervisor_is_named_one_way)
+{
+	struct probe_cpu c;
+	char words[96];
+	memset(&c, 0, sizeof(c));
+	c.hypervisor = true;
+	strcpy(c.hv_vendor, "bhyve bhyve");
+	probe_hv_from_signature(&c);
+	cr_assert_str_eq(c.hv_name, "bhyve");
+	probe_hv_words(c.hv_name, c.hv_vendor, words, sizeof(words));
+	cr_assert_str_eq(words, "bhyve");
+	probe_hv_words(NULL, "PVM", words, sizeof(words));
+	cr_assert_str_eq(words, "unknown, CPUID signature \"PVM\"");
+	probe_hv_words("", "", words, sizeof(words));
+	cr_assert_str_eq(words, "unknown");
+	probe_hv_words(NULL, "PVM", words, 10);
+	cr_assert_str_eq(words, "unknown, ", "cut to the buffer, NUL-terminated");
+	memset(&c, 0, sizeof(c));
+	c.hypervisor = true;
+	strcpy(c.hv_vendor, " lrpepyh  vr");
+	probe_hv_from_signature(&c);
+	cr_assert_str_eq(c.hv_name, "Parallels");
+}
