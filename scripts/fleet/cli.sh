@@ -88,7 +88,9 @@ PMUGUARD_SLOTS of any user can only make the guard stricter.  --no-lock
 leaves the file as it is.  Install's own probe already judges as under
 that lock (pmuguard probe --as-locked; not under --root), as every status
 after it does: a PMUGUARD_SNAPSHOT in its environment is ignored, and
-said; simulate a host with snapshot = NAME in the policy file.  A policy
+said, and where it names other facts than a policy not locked yet
+(status honoured it) install refuses (exit 2, nothing changed); simulate
+a host with snapshot = NAME in the policy file.  A policy
 file that is a symbolic link or not a regular file is not changed (a
 warning says so).
 --dry-run: probe, and say what would change ("would: ..."), writing

@@ -186,6 +186,39 @@ SH
 	grep -qx 'status=0' "$tmp/out" || fail "status under the lock disagrees with install: $(cat "$tmp/out" "$tmp/err")"
 	ok "install under the lock it sets ignores PMUGUARD_SNAPSHOT, as status does, and says so; the policy file's snapshot counts for both"
 	;;
+install-refuses-a-snapshot-its-lock-would-ignore)
+	# Issue 50 (13): with no policy, status honours PMUGUARD_SNAPSHOT (no
+	# lock: it moves the facts of what it is given to) while install,
+	# about to lock, ignored it: the two judged two hosts, and install
+	# said "no hazard" where status had said "hazard".  Now install and
+	# reprobe refuse it (exit 2, nothing written) and say how to simulate
+	# a host; a policy naming the same facts, an already locked policy
+	# (status ignores it too) and --no-lock (never locked) go on.
+	cat >"$tmp/script" <<SH
+export PMUGUARD_SNAPSHOT=$M6I
+$FLEET status --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "status=\$?"
+for c in install reprobe; do
+	$FLEET \$c --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "\$c=\$?"
+done
+[ -e /etc/ld.so.preload ] || [ -e /etc/pmuguard.conf ] || echo "nothing written"
+$FLEET install --dry-run --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "dry-run=\$?"
+$FLEET install --no-lock --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "no-lock=\$?"
+grep -qxF $LIB /etc/ld.so.preload && echo "no-lock: listed"
+$FLEET uninstall --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "uninstall=\$?"
+printf 'snapshot = %s\n' $M6I >/etc/pmuguard.conf
+$FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "same=\$?"
+grep -qxF $LIB /etc/ld.so.preload && echo "same: listed"
+PMUGUARD_SNAPSHOT=$ICX $FLEET install --layer preload --lib $LIB --pmuguard $PMUGUARD >/dev/null; echo "locked=\$?"
+SH
+	sandbox bash "$tmp/script"
+	grep -qx 'status=3' "$tmp/out" || fail "status did not judge the simulated m6i (hazard): $(cat "$tmp/out" "$tmp/err")"
+	for w in install=2 reprobe=2 'nothing written' dry-run=2 no-lock=0 'no-lock: listed' same=0 'same: listed' locked=0; do
+		grep -qx "$w" "$tmp/out" || fail "expected '$w': $(cat "$tmp/out" "$tmp/err")"
+	done
+	grep -q "^pmuguard-fleet: install: PMUGUARD_SNAPSHOT=$M6I names other facts than the policy, .*nothing changed. To simulate a host, put 'snapshot = $M6I' in /etc/pmuguard.conf" "$tmp/err" ||
+		fail "install did not say why, and how to simulate a host: $(cat "$tmp/err")"
+	ok "a PMUGUARD_SNAPSHOT the lock would ignore: status judges it, install and reprobe refuse (exit 2, nothing written) and say how; --no-lock, the policy's own snapshot and a locked policy go on"
+	;;
 dry-run-writes-nothing)
 	# Issue 40 (11): install and uninstall had no --dry-run.  It says what
 	# would change, and writes nothing: not the preload, not the policy,
