@@ -12,7 +12,8 @@
 # Reproducible: the image's created time, its label and every file's
 # mtime are SOURCE_DATE_EPOCH (default: the last commit's time), so two
 # builds of one tree give one digest.  Labelled with the OCI annotations
-# source (PMUGUARD_IMAGE_SOURCE, default git's origin URL), revision
+# source (PMUGUARD_IMAGE_SOURCE, default git's origin URL; never a local
+# path or credentials: "unknown" then), revision
 # (git rev-parse HEAD, "-dirty" where tracked files changed), version,
 # licenses (of everything in it) and created.
 #
@@ -49,9 +50,25 @@ esac
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 revision=$(git_in rev-parse HEAD) || revision=unknown
 if [ "$revision" != unknown ] && ! git_in diff --quiet HEAD --; then revision=$revision-dirty; fi
-source_url=${PMUGUARD_IMAGE_SOURCE:-$(git_in remote get-url origin || true)}
+# public_url URL: the URL as others can fetch it (an http(s) URL's
+# credentials dropped, scp-like git@host:path made ssh://), or nothing where it is a local
+# path, a file:// URL or not a URL at all: the builder's checkout is no
+# image's source.
+public_url() {
+	case $1 in
+	https://* | http://*) printf '%s\n' "$1" | sed -E 's#^(https?://)[^/@]*@#\1#' ;;
+	ssh://* | git://*) printf '%s\n' "$1" ;;
+	[A-Za-z0-9._-]*@[A-Za-z0-9.-]*:*) printf 'ssh://%s\n' "$1" | sed -E 's#^(ssh://[^@]*@[^:/]*):#\1/#' ;;
+	esac
+}
+origin=$(git_in remote get-url origin || true)
+source_url=$(public_url "${PMUGUARD_IMAGE_SOURCE:-$origin}")
+if [ -n "${PMUGUARD_IMAGE_SOURCE:-}" ] && [ -z "$source_url" ]; then
+	echo "$0: PMUGUARD_IMAGE_SOURCE='$PMUGUARD_IMAGE_SOURCE' is not a URL others can fetch (https://, ssh://, git://)" >&2
+	exit 1
+fi
 if [ -z "$source_url" ]; then
-	echo "$0: no git remote origin and no PMUGUARD_IMAGE_SOURCE: labelling the source \"unknown\"" >&2
+	echo "$0: ${origin:+git's origin ($origin) is a local path, not a URL others can fetch; }no PMUGUARD_IMAGE_SOURCE: labelling the source \"unknown\"" >&2
 	source_url=unknown
 fi
 tmp=$(mktemp -d)

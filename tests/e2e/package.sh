@@ -988,6 +988,31 @@ with mountPropagation misspelt|s/mountPropagation:/mountPropogation:/
 with the textfile's hostPath type misspelt|s/type: DirectoryOrCreate$/type: DirectoryorCreate/
 EOF
 	;;
+image-source-never-a-local-path)
+	# Issue 50 (16): the image's org.opencontainers.image.source was git's
+	# origin as it stood, the builder's checkout path where it was cloned
+	# from one.  Only a URL others can fetch is a source: a path or a
+	# file:// URL is "unknown" (and refused as PMUGUARD_IMAGE_SOURCE), an
+	# https URL loses its credentials.
+	sed -n '/^public_url() {$/,/^}$/p' "$SRCDIR/deploy/image/build.sh" >"$tmp/f.sh"
+	[ -s "$tmp/f.sh" ] || fail "deploy/image/build.sh has no public_url()"
+	# shellcheck source=/dev/null
+	. "$tmp/f.sh"
+	while read -r in want; do
+		got=$(public_url "$in")
+		[ "$got" = "${want#-}" ] || fail "public_url $in: '$got', not '${want#-}'"
+	done <<'URLS'
+/work/main -
+../pmuguard -
+file:///srv/git/pmuguard.git -
+pmuguard -
+https://user:token@github.com/o/pmuguard.git https://github.com/o/pmuguard.git
+https://github.com/o/pmuguard https://github.com/o/pmuguard
+git@github.com:o/pmuguard.git ssh://git@github.com/o/pmuguard.git
+ssh://git@example.org/pmuguard ssh://git@example.org/pmuguard
+URLS
+	ok "the image's source label: a local path, a bare name or file:// is no source; https loses its credentials, scp-like git@host:path is ssh://"
+	;;
 agent-image)
 	# The node agent's OCI image builds offline from this build (buildah,
 	# FROM scratch): its entrypoint is `pmuguard enforce agent`, it holds
