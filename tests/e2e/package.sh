@@ -904,6 +904,29 @@ ansible-snapshot-in-the-environment-refused)
 	grep -q 'set pmuguard_snapshot instead' "$tmp/out" || fail "the refusal does not name pmuguard_snapshot: $(cat "$tmp/out")"
 	ok "PMUGUARD_SNAPSHOT in pmuguard_environment on a live host under the lock: refused, pmuguard_snapshot named"
 	;;
+ansible-typo-one-line)
+	# Issue 50 (15): a mistyped value was one line inside a dump of every
+	# variable's spec (the role's argument validation), and a mistyped
+	# name was not seen at all (pmuguard_stat=absent rolled nothing back).
+	# The playbook checks both against the role's argument spec first,
+	# one line each, before the role does anything.
+	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
+	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp
+	set +e
+	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
+		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_fleet=/nonexistent/pmuguard-fleet \
+		-e pmuguard_stat=absent -e pmuguard_layer=kernal >"$tmp/out" 2>&1
+	r=$?
+	set -e
+	[ "$r" != 0 ] || fail "the play went on with a mistyped name and value: $(cat "$tmp/out")"
+	grep -q 'pmuguard_stat is not a variable of the pmuguard role (mistyped? its variables: .*pmuguard_state' "$tmp/out" ||
+		fail "the mistyped name is not said: $(cat "$tmp/out")"
+	grep -q 'pmuguard_layer=kernal is not one of auto, kernel, preload' "$tmp/out" ||
+		fail "the mistyped value is not said in one line: $(cat "$tmp/out")"
+	! grep -q 'argument_spec_data\|Validating arguments' "$tmp/out" || fail "the role's validation ran (its dump): $(cat "$tmp/out")"
+	ok "a mistyped variable name and value: one line each, from the role's argument spec, before the role runs"
+	;;
 ansible-lint)
 	command -v ansible-lint >/dev/null || skip "ansible-lint is not installed"
 	mkdir -p "$tmp/lint"
