@@ -204,16 +204,6 @@ static bool decided_before_counters(const struct probe_facts *f, struct probe_ve
 		return true;
 	}
 	v->intel = intel;
-	/* Any user reads sysfs: where it lists no core PMU the driver did not
-	 * load, so the verdict does not hang on who may read the kernel log. */
-	bool no_core_pmu = (f->known & PROBE_KNOWN_SYSFS) && f->n_pmus == 0;
-	if (!v->intel && no_core_pmu && !c->pmu_off &&
-	    !probe_klog_pmu_off(f, c->basis == PROBE_BASIS_CPUID)) {
-		v->state = PROBE_NO_PMU;
-		v->reason = "not an Intel CPU, and sysfs lists no core PMU (its driver did not "
-			    "load): no hardware counters, nothing to guard";
-		return true;
-	}
 	if (!v->intel && (c->pmu_off || probe_klog_pmu_off(f, c->basis == PROBE_BASIS_CPUID))) {
 		/* The report says what the user lives with: no PMU at all (the
 		 * no-vpmu finding); the guard's state stays not-intel below, so
@@ -223,6 +213,14 @@ static bool decided_before_counters(const struct probe_facts *f, struct probe_ve
 		v->state = PROBE_NO_PMU;
 		v->reason = "not an Intel CPU, and the kernel log says its PMU driver did not load "
 			    "(software events only): no hardware counters, nothing to guard";
+		return true;
+	}
+	/* Any user reads sysfs: where it lists no core PMU the driver did not
+	 * load, so the verdict does not hang on who may read the kernel log. */
+	if (!v->intel && (f->known & PROBE_KNOWN_SYSFS) && f->n_pmus == 0) {
+		v->state = PROBE_NO_PMU;
+		v->reason = "not an Intel CPU, and sysfs lists no core PMU (its driver did not "
+			    "load): no hardware counters, nothing to guard";
 		return true;
 	}
 	if (!v->intel) {

@@ -236,6 +236,7 @@ fleet_options() {
 		exit 0
 		;;
 	-V | --version)
+		# shellcheck disable=SC2154 # self: pmuguard-fleet's own path
 		[ -n "$FLEET_VERSION" ] || FLEET_VERSION=$(sh "${self%/*}/version" 2>/dev/null) || FLEET_VERSION=
 		echo "pmuguard-fleet ${FLEET_VERSION:-unknown (a source tree without scripts/version)}"
 		exit 0
