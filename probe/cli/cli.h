@@ -101,11 +101,15 @@ void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool 
 void cli_settings_audit(struct guard_settings *guard, struct guard_settings *view,
 			const char *snapshot, struct guard_env *env);
 
+/* --json or --keys (want) given to cmd: into *form (DOC_FORM_TEXT until
+ * one is given), the one reading of both options for every subcommand
+ * (settings_cli.c); the other one given too is a usage error (exit 2):
+ * "CMD: --json and --keys print the same document: choose one". */
+void cli_form_option(enum doc_form *form, enum doc_form want, const char *cmd);
+
 /* run --audit's report (run_audit.c): the table for people, or the
  * document as JSON or KEY=VALUE lines, on stderr (stdout is the command's). */
-enum run_audit_form { RUN_AUDIT_NONE, RUN_AUDIT_TEXT, RUN_AUDIT_JSON, RUN_AUDIT_KEYS };
 struct sup_audit;
 struct sup_options;
-void run_audit_print(enum run_audit_form form, const struct sup_audit *a,
-		     const struct sup_options *o);
+void run_audit_print(enum doc_form form, const struct sup_audit *a, const struct sup_options *o);
 #endif

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report.h"
 
 void fput_safe(const char *s, FILE *out)
 {

@@ -19,9 +19,13 @@
  * 4's, E-cores) on every core PMU, with a group descriptor that cannot
  * exist.  A guard in the process answers ENOENT; the kernel answers EBADF
  * before it allocates anything.
+ *
+ * What it saw is one document (canary_walk(), ../doc/schema/canary.schema.json),
+ * KEY=VALUE lines (what status reads) or, with --json, one JSON object.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -36,6 +40,12 @@
 #include "decide.h"
 #include "probe.h"
 #include "settings.h"
+
+/* The schema of the document: raised when a key changes meaning. */
+#define CANARY_SCHEMA 1
+/* Calls made: PERF_TYPE_RAW and at most 4 core PMUs, two configs each. */
+#define CANARY_TYPES 5
+#define CANARY_CALLS 12
 
 /* perf_event_attr's first 64 bytes (PERF_ATTR_SIZE_VER0): type, size,
  * config, the flags word at 40 (disabled, exclude_kernel, exclude_hv), and
@@ -85,7 +95,7 @@ static bool helper_path(char *out, size_t size)
 static bool helper_calls(const char *helper, const uint32_t *types, unsigned nt,
 			 const uint64_t *configs, size_t nc, long *r, int *e, bool *mapped)
 {
-	char args[12][48], group[24], mark[24];
+	char args[CANARY_CALLS][48], group[24], mark[24];
 	char *argv[16];
 	unsigned k = 0, calls = 0;
 	snprintf(group, sizeof(group), "%ld", (long)GUARD_REPORT_GROUP_FD);
@@ -94,7 +104,7 @@ static bool helper_calls(const char *helper, const uint32_t *types, unsigned nt,
 	argv[k++] = group;
 	argv[k++] = mark;
 	for (unsigned t = 0; t < nt; t++)
-		for (size_t c = 0; c < nc && calls < 12; c++, calls++) {
+		for (size_t c = 0; c < nc && calls < CANARY_CALLS; c++, calls++) {
 			snprintf(args[calls], sizeof(args[calls]), "%u:0x%llx", types[t],
 				 (unsigned long long)configs[c]);
 			argv[k++] = args[calls];
@@ -154,41 +164,110 @@ static unsigned core_types(uint32_t *types, unsigned max)
 	return n;
 }
 
+/* What the canary saw, gathered before anything prints. */
+struct canary_doc {
+	unsigned uid;
+	bool mapped;
+	const char *made_by; /* "pmuguard-canary", "pmuguard" */
+	struct canary_call {
+		uint32_t type;
+		char config[24];    /* "0x8000" */
+		const char *answer; /* "refused", "kernel", "opened" */
+		int err;
+	} calls[CANARY_CALLS];
+	unsigned n_calls;
+	bool refused;
+	/* What of the policy file the guard does not take (status says the
+	 * policy has such lines), and whether this process's environment
+	 * could have switched the guard off (PMUGUARD_MODE=off): not under a
+	 * lock (status says "not locked"). */
+	char *ignored[GUARD_MAX_IGNORED];
+	unsigned n_ignored;
+	bool locked;
+	const char *lock_why;
+};
+
+static void canary_walk(const struct doc_sink *d, const void *arg)
+{
+	const struct canary_doc *c = arg;
+	doc_open(d, NULL, false);
+	doc_uint(d, "schema", CANARY_SCHEMA);
+	doc_uint(d, "uid", c->uid);
+	doc_bool(d, "library_mapped", c->mapped);
+	doc_str(d, "calls_made_by", c->made_by);
+	doc_open(d, "calls", true);
+	for (unsigned i = 0; i < c->n_calls; i++) {
+		doc_open(d, NULL, false);
+		doc_uint(d, "type", c->calls[i].type);
+		doc_str(d, "config", c->calls[i].config);
+		doc_str(d, "answer", c->calls[i].answer);
+		doc_uint(d, "errno", (unsigned)c->calls[i].err);
+		doc_end(d);
+	}
+	doc_end(d);
+	doc_bool(d, "refused", c->refused);
+	doc_open(d, "policy", false);
+	doc_open(d, "ignored", true);
+	for (unsigned i = 0; i < c->n_ignored; i++)
+		doc_str(d, NULL, c->ignored[i]);
+	doc_end(d);
+	doc_bool(d, "locked", c->locked);
+	doc_str_or_null(d, "lock_why", c->lock_why);
+	doc_end(d);
+	doc_end(d);
+}
+
 int cmd_canary(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs("Usage: pmuguard canary\n"
-		      "\n"
-		      "Ask, from this process, whether a guard in it refuses the hazard class:\n"
-		      "harmless perf_event_open calls (a group descriptor that cannot exist, so\n"
-		      "the kernel allocates nothing) that the preload answers as it would answer\n"
-		      "a tool. pmuguard status runs it as an unprivileged user with a clean\n"
-		      "environment. Prints key=value lines.\n"
-		      "\n"
-		      "Exit: 0 refused (a guard in the process answered); 3 nothing refused it;\n"
-		      "1 internal error; 2 usage.\n",
-		      stdout);
-		return EXIT_OK;
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum doc_form form = DOC_FORM_TEXT;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'J': cli_form_option(&form, DOC_FORM_JSON, "canary"); break;
+		case 'K': cli_form_option(&form, DOC_FORM_KEYS, "canary"); break;
+		case 'h':
+			fputs("Usage: pmuguard canary [--json|--keys]\n"
+			      "\n"
+			      "Ask, from this process, whether a guard in it refuses the hazard class:\n"
+			      "harmless perf_event_open calls (a group descriptor that cannot exist, so\n"
+			      "the kernel allocates nothing) that the preload answers as it would answer\n"
+			      "a tool. pmuguard status runs it as an unprivileged user with a clean\n"
+			      "environment. Prints key=value lines, first schema=1 (--keys, the\n"
+			      "default), or one JSON object (--json, canary.schema.json).\n"
+			      "\n"
+			      "Exit: 0 refused (a guard in the process answered); 3 nothing refused it;\n"
+			      "1 internal error; 2 usage.\n",
+			      stdout);
+			return EXIT_OK;
+		default: die_bad_option("canary", argv, "h");
+		}
 	}
-	if (argc > 1)
+	if (optind < argc)
 		die_usage("canary: no arguments are taken");
+	if (form == DOC_FORM_TEXT) /* data alone: the keys, unless --json */
+		form = DOC_FORM_KEYS;
 	static const uint64_t configs[] = {0x8000, 0x0073};
-	uint32_t types[5];
-	unsigned nt = core_types(types, 5);
-	bool refused = false;
-	unsigned call = 0;
+	uint32_t types[CANARY_TYPES];
+	unsigned nt = core_types(types, CANARY_TYPES);
 	const size_t nc = sizeof(configs) / sizeof(configs[0]);
-	long hr[12];
-	int he[12];
+	long hr[CANARY_CALLS];
+	int he[CANARY_CALLS];
 	char helper[PATH_MAX];
 	bool mapped = false;
 	bool by_helper = helper_path(helper, sizeof(helper)) &&
 			 helper_calls(helper, types, nt, configs, nc, hr, he, &mapped);
-	printf("uid=%u\n", (unsigned)getuid());
-	printf("library_mapped=%s\n", (by_helper ? mapped : library_mapped()) ? "true" : "false");
-	printf("calls_made_by=%s\n", by_helper ? "pmuguard-canary" : "pmuguard");
+	struct canary_doc c = {.uid = (unsigned)getuid(),
+			       .made_by = by_helper ? "pmuguard-canary" : "pmuguard"};
+	c.mapped = by_helper ? mapped : library_mapped();
 	for (unsigned t = 0; t < nt; t++) {
-		for (size_t c = 0; c < nc; c++) {
+		for (size_t k = 0; k < nc && c.n_calls < CANARY_CALLS; k++) {
+			unsigned call = c.n_calls++;
 			long r;
 			int e;
 			if (by_helper) {
@@ -196,7 +275,7 @@ int cmd_canary(int argc, char **argv)
 			} else {
 				struct canary_attr a = {.type = types[t],
 							.size = sizeof(a),
-							.config = configs[c],
+							.config = configs[k],
 							.flags = 1 | 1u << 5 | 1u << 6,
 							.config1 = GUARD_CANARY_MARK};
 				errno = 0;
@@ -206,34 +285,27 @@ int cmd_canary(int argc, char **argv)
 				if (r >= 0)
 					close((int)r); /* never: the group cannot exist */
 			}
-			const char *answer = r >= 0 ? "opened" : e == ENOENT ? "refused" : "kernel";
-			refused |= e == ENOENT;
-			printf("calls.%u.type=%u\ncalls.%u.config=0x%04llx\ncalls.%u.answer=%s\n"
-			       "calls.%u.errno=%d\n",
-			       call, types[t], call, (unsigned long long)configs[c], call, answer,
-			       call, e);
-			call++;
+			struct canary_call *cc = &c.calls[call];
+			cc->type = types[t];
+			snprintf(cc->config, sizeof(cc->config), "0x%04llx",
+				 (unsigned long long)configs[k]);
+			cc->answer = r >= 0 ? "opened" : e == ENOENT ? "refused" : "kernel";
+			cc->err = e;
+			c.refused |= e == ENOENT;
 		}
 	}
-	printf("refused=%s\n", refused ? "true" : "false");
-	/* What of the policy file the guard does not take, as data: status
-	 * says the policy has such lines. */
 	struct guard_cli none = {.mode = -1};
 	struct guard_settings set;
 	cli_settings(&set, &none, true, NULL);
-	for (unsigned i = 0; i < set.n_ignored; i++) {
-		printf("policy.ignored.%u=", i);
-		fput_safe(set.ignored[i].what, stdout);
-		fput_safe(set.ignored[i].value, stdout);
-		fput_safe(set.ignored[i].why, stdout);
-		putchar('\n');
-	}
-	/* Whether this process's environment could have switched the guard
-	 * off (PMUGUARD_MODE=off): not under a lock.  Status says "not
-	 * locked" from this, as data. */
-	printf("policy.locked=%s\npolicy.lock_why=", set.locked ? "true" : "false");
+	for (unsigned i = 0; i < set.n_ignored && i < GUARD_MAX_IGNORED; i++)
+		if (asprintf(&c.ignored[c.n_ignored], "%s%s%s", set.ignored[i].what,
+			     set.ignored[i].value, set.ignored[i].why) >= 0)
+			c.n_ignored++;
+	c.locked = set.locked;
 	if (set.lock_why)
-		fput_safe(set.lock_why[0] == ':' ? set.lock_why + 2 : set.lock_why, stdout);
-	putchar('\n');
-	return refused ? EXIT_OK : EXIT_HAZARD;
+		c.lock_why = set.lock_why[0] == ':' ? set.lock_why + 2 : set.lock_why;
+	doc_write(stdout, form, canary_walk, &c);
+	for (unsigned i = 0; i < c.n_ignored; i++)
+		free(c.ignored[i]);
+	return c.refused ? EXIT_OK : EXIT_HAZARD;
 }

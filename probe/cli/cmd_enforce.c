@@ -109,8 +109,9 @@ const char enforce_usage[] =
 
 /* In the order the usage errors name them. */
 static const struct cli_verb verbs[] = {
-	{"start", enforce_start},   {"stop", enforce_stop},	  {"status", enforce_status},
-	{"follow", enforce_follow}, {"agent", enforce_agent}, {"ready", enforce_ready},
+	{"start", cmd_enforce_start},	{"stop", cmd_enforce_stop},
+	{"status", cmd_enforce_status}, {"follow", cmd_enforce_follow},
+	{"agent", cmd_enforce_agent},	{"ready", cmd_enforce_ready},
 };
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
 
@@ -126,7 +127,7 @@ int cmd_enforce(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(sub, "--follow")) /* the spelling before follow was a verb */
-		return enforce_follow(argc - 1, argv + 1);
+		return cmd_enforce_follow(argc - 1, argv + 1);
 	for (size_t i = 0; i < N_VERBS; i++)
 		if (!strcmp(sub, verbs[i].name))
 			return verbs[i].fn(argc - 1, argv + 1);

@@ -2,7 +2,8 @@
 /*
  * pmuguard probe: the machine's PMU in plain words, as one JSON object, or
  * as KEY=VALUE lines.  This file parses the arguments, gathers, and hands
- * the one model (../report/report.h) to a renderer.
+ * the one model (../report/report.h) to the text renderer, or its walker
+ * (../report/document.c) to ../doc/'s writers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,11 +32,10 @@ static void require_log_file(const char *path)
 		die("kernel log %s: not a regular file", path);
 }
 
-enum probe_output { OUT_TEXT, OUT_JSON, OUT_KEYS, OUT_NONE };
-
 /* What the command line asked for. */
 struct probe_args {
-	bool check, json, keys, quiet, as_locked;
+	enum doc_form form;
+	bool check, quiet, as_locked;
 	const char *snapshot; /* --snapshot, or NULL */
 };
 
@@ -86,8 +86,8 @@ static bool probe_parse(int argc, char **argv, struct probe_args *a, struct repo
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jkcqms:d:Lh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': a->json = true; break;
-		case 'k': a->keys = true; break;
+		case 'j': cli_form_option(&a->form, DOC_FORM_JSON, "probe"); break;
+		case 'k': cli_form_option(&a->form, DOC_FORM_KEYS, "probe"); break;
 		case 'c': a->check = true; break;
 		case 'q': a->quiet = true; break;
 		case 'm': in->msr_asked = true; break;
@@ -100,16 +100,14 @@ static bool probe_parse(int argc, char **argv, struct probe_args *a, struct repo
 	}
 	if (optind < argc)
 		die_usage("probe: unexpected argument '%s'", argv[optind]);
-	if (a->json && a->keys)
-		die_usage("probe: --json and --keys print the same document: choose one");
 	/* -q is for `if pmuguard probe --check -q`: the answer is the status,
 	 * so it goes only with --check, and a document asked for too is a
 	 * contradiction, not something to drop in silence. */
 	if (a->quiet && !a->check)
 		die_usage("probe: --quiet goes with --check (the exit status is the answer)");
-	if (a->quiet && (a->json || a->keys))
+	if (a->quiet && a->form != DOC_FORM_TEXT)
 		die_usage("probe: --quiet prints nothing; it cannot go with --%s",
-			  a->json ? "json" : "keys");
+			  a->form == DOC_FORM_JSON ? "json" : "keys");
 	return true;
 }
 
@@ -243,7 +241,6 @@ int cmd_probe(int argc, char **argv)
 		free(in);
 		return EXIT_OK;
 	}
-	enum probe_output output = a.quiet ? OUT_NONE : a.json ? OUT_JSON : a.keys ? OUT_KEYS : OUT_TEXT;
 	probe_sources(&a, in);
 	report_gather(in);
 	report_build(r, in);
@@ -253,12 +250,10 @@ int cmd_probe(int argc, char **argv)
 	if (r->msr.missing)
 		fprintf(stderr, "pmuguard: /dev/cpu/0/msr is missing: `modprobe msr` first\n");
 
-	switch (output) {
-	case OUT_JSON: report_render_json(stdout, r); break;
-	case OUT_KEYS: report_render_keys(stdout, r); break;
-	case OUT_TEXT: report_render_text(stdout, r); break;
-	case OUT_NONE: break;
-	}
+	if (a.form != DOC_FORM_TEXT)
+		doc_write(stdout, a.form, report_walk, r);
+	else if (!a.quiet)
+		report_render_text(stdout, r);
 	int rc = a.check && r->hazard ? EXIT_HAZARD : EXIT_OK;
 	int failed = cli_probe_unread_exit(in, r, a.check);
 	if (failed >= 0)

@@ -122,9 +122,8 @@ static int run_preload(char **argv, const struct guard_settings *set,
  * of dynamic programs in-process and the supervisor the rest of the tree. */
 static int run_seccomp(char **argv, const struct guard_settings *set,
 		       const struct guard_settings *view, const struct guard_env *env,
-		       enum run_audit_form form, bool with_preload)
+		       bool audit, enum doc_form form, bool with_preload)
 {
-	bool audit = form != RUN_AUDIT_NONE;
 	const char *snapshot = view->snapshot;
 	struct probe_facts *f = calloc(1, sizeof(*f));
 	struct logline src = {.len = 0};
@@ -228,7 +227,7 @@ int cmd_run(int argc, char **argv)
 	};
 	enum run_mode mode = RUN_AUTO;
 	bool audit = false;
-	enum run_audit_form form = RUN_AUDIT_TEXT;
+	enum doc_form form = DOC_FORM_TEXT;
 	const char *snapshot = NULL;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+m:as:h", opts, NULL)) != -1) {
@@ -248,9 +247,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'J':
 		case 'K':
-			if (form != RUN_AUDIT_TEXT)
-				die_usage("run: --json and --keys print the same document: choose one");
-			form = ch == 'J' ? RUN_AUDIT_JSON : RUN_AUDIT_KEYS;
+			cli_form_option(&form, ch == 'J' ? DOC_FORM_JSON : DOC_FORM_KEYS, "run");
 			break;
 		case 's':
 			snapshot = optarg;
@@ -262,10 +259,8 @@ int cmd_run(int argc, char **argv)
 			die_bad_option("run", argv, "m:as:h");
 		}
 	}
-	if (form != RUN_AUDIT_TEXT && !audit)
+	if (form != DOC_FORM_TEXT && !audit)
 		die_usage("run: --json and --keys are the audit's report: they go with --audit");
-	if (!audit)
-		form = RUN_AUDIT_NONE;
 	/* The system policy, the environment and the command line, as the
 	 * shim resolves them (settings.h): with lock = yes neither may loosen
 	 * the mode or point the facts at a snapshot. */
@@ -320,5 +315,5 @@ int cmd_run(int argc, char **argv)
 	}
 	if (mode == RUN_PRELOAD)
 		return run_preload(cmd, &set, &env);
-	return run_seccomp(cmd, &set, audit ? &view : &set, &env, form, with_preload);
+	return run_seccomp(cmd, &set, audit ? &view : &set, &env, audit, form, with_preload);
 }

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report.h"
 #include "settings.h"
 #include "status.h"
 
@@ -72,7 +71,8 @@ enum { O_LIB_AT = 256, O_PRELOAD, O_TARGET, O_INSANE, O_REPROBE_EXIT, O_REPROBE_
 /* What the command line asked of the output. */
 struct status_args {
 	const char *textfile, *prefix;
-	bool json, keys, quiet;
+	enum doc_form form;
+	bool quiet;
 	struct status_reprobe rp;
 };
 
@@ -115,8 +115,8 @@ static bool status_parse(int argc, char **argv, struct status_opts *o, struct st
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jkqh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': a->json = true; break;
-		case 'k': a->keys = true; break;
+		case 'j': cli_form_option(&a->form, DOC_FORM_JSON, "status"); break;
+		case 'k': cli_form_option(&a->form, DOC_FORM_KEYS, "status"); break;
 		case 'q': a->quiet = true; break;
 		case 't': a->textfile = optarg; break;
 		case 's': o->syslog_file = optarg; break;
@@ -143,8 +143,6 @@ static bool status_parse(int argc, char **argv, struct status_opts *o, struct st
 	}
 	if (optind < argc)
 		die_usage("status: unexpected argument '%s'", argv[optind]);
-	if (a->json && a->keys)
-		die_usage("status: --json and --keys print the same document: choose one");
 	if (a->textfile && a->textfile[0] != '/')
 		die_usage("status: --textfile must be an absolute path");
 	/* node_exporter's textfile collector reads only *.prom: a file of
@@ -235,7 +233,7 @@ static void status_textfile(const char *textfile, const struct status_model *m,
 static void status_print(const struct status_args *a, const struct status_model *m,
 			 const struct status_decision *d)
 {
-	if (!a->json && !a->keys) {
+	if (a->form == DOC_FORM_TEXT) {
 		status_render_text(stdout, a->prefix, m, d);
 		return;
 	}
@@ -245,7 +243,8 @@ static void status_print(const struct status_args *a, const struct status_model 
 	if (uname(&u) != 0)
 		u.nodename[0] = '\0';
 	struct walk_arg w = {m, d, now, u.nodename};
-	if (a->json)
+	/* The status document has always been printed spaced. */
+	if (a->form == DOC_FORM_JSON)
 		doc_write_json_spaced(stdout, walk, &w);
 	else
 		doc_write_keys(stdout, walk, &w);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pmuguard tree [--root DIR] [--lib PATH] [--check-load]: what pmuguard
- * reads in a tree (or on this host), as KEY=VALUE data: where the preload
+ * pmuguard tree [--root DIR] [--lib PATH] [--check-load] [--json|--keys]:
+ * what pmuguard reads in a tree (or on this host), as data (KEY=VALUE
+ * lines, or one JSON object: ../doc/schema/tree.schema.json): where the preload
  * file and the library are, resolved in the tree; whether the file lists
  * the library as the loader parses it; the policy file as the guard reads
  * it (and whether anyone but root may change it); with --check-load,
@@ -12,7 +13,9 @@
  * With an edit (--preload-add, --preload-remove, --policy-lock,
  * --policy-drop-created) it is the fleet's one writer in a tree and on
  * this host: through descriptors alone (../status/status_tree_write.c),
- * its outcome as KEY=VALUE data.
+ * its outcome as data, in the same forms.  Each is one document, its
+ * facts gathered first, then walked once (tree_walk(), edit_walk()) for
+ * ../doc/'s writers.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,13 +28,13 @@
 #include "conf.h"
 #include "status.h"
 
-/* The schema of this document: raised when a key changes meaning. */
+/* The schema of these documents: raised when a key changes meaning. */
 #define TREE_SCHEMA 1
 
 static void usage(void)
 {
-	fputs("Usage: pmuguard tree [--root DIR] [--lib PATH] [--check-load]\n"
-	      "       pmuguard tree [--root DIR] EDIT [--dry-run]\n"
+	fputs("Usage: pmuguard tree [--root DIR] [--lib PATH] [--check-load] [--json|--keys]\n"
+	      "       pmuguard tree [--root DIR] EDIT [--dry-run] [--json|--keys]\n"
 	      "\n"
 	      "What pmuguard reads in the tree under DIR (default: this host), one\n"
 	      "KEY=VALUE a line (pmuguard(1), TREE): the preload file and the library,\n"
@@ -39,7 +42,8 @@ static void usage(void)
 	      "lists the library as the loader parses it; the policy file as the guard\n"
 	      "reads it.  Nothing of the tree runs but with --check-load: the library in\n"
 	      "/bin/true, as uid 65534 (when run as root), with a fixed PATH alone.\n"
-	      "\n"
+	      "  --json   the same document as one JSON object (tree.schema.json)\n"
+	      "  --keys   KEY=VALUE lines, first schema=1 (the default)\n"
 	      "\n"
 	      "EDIT changes one file of the tree, as pmuguard-fleet does, through\n"
 	      "descriptors of directories opened without following a link, a temporary\n"
@@ -56,19 +60,8 @@ static void usage(void)
 	      stdout);
 }
 
-static void key(const char *k, const char *v)
-{
-	fputs(k, stdout);
-	putchar('=');
-	fput_safe(v ? v : "", stdout);
-	putchar('\n');
-}
-
-static void flag(const char *k, bool v)
-{
-	key(k, v ? "true" : "false");
-}
-
+/* Why a path was refused or a file not read: what the tree's rules say,
+ * else the error's words. */
 static const char *words(int err, char *buf, size_t size)
 {
 	if (err == -EXDEV)
@@ -81,8 +74,40 @@ static const char *words(int err, char *buf, size_t size)
 	return buf;
 }
 
+/* A refusal worth saying: none where there is no error, or the file is
+ * only absent. */
+static const char *refusal(int err, char *buf, size_t size)
+{
+	return err && err != -ENOENT ? words(err, buf, size) : NULL;
+}
+
+/* An edit's outcome, made before anything prints. */
+struct tree_edit_doc {
+	const char *edit, *root, *file, *outcome;
+	const struct status_edit *e;
+	bool refused;
+};
+
+static void edit_walk(const struct doc_sink *d, const void *arg)
+{
+	const struct tree_edit_doc *t = arg;
+	doc_open(d, NULL, false);
+	doc_uint(d, "schema", TREE_SCHEMA);
+	doc_str(d, "edit", t->edit);
+	doc_str(d, "root", t->root);
+	doc_str(d, "file", t->file);
+	doc_str(d, "outcome", t->outcome);
+	doc_str_or_null(d, "action", t->e->action);
+	doc_str_or_null(d, "backup", t->e->backup);
+	doc_str_or_null(d, "untrusted", t->e->untrusted);
+	doc_bool(d, "locked", t->e->locked);
+	doc_str_or_null(d, "why", t->refused ? t->e->why : NULL);
+	doc_end(d);
+}
+
 /* An edit: checked, made, and its outcome as data. */
-static int tree_edit(int edit, struct status_edit_args *a, const char *root, bool reading)
+static int tree_edit(int edit, struct status_edit_args *a, const char *root, bool reading,
+		     enum doc_form form)
 {
 	if (reading)
 		die_usage("tree: an edit takes no --lib or --check-load");
@@ -104,22 +129,145 @@ static int tree_edit(int edit, struct status_edit_args *a, const char *root, boo
 	a->root = root;
 	struct status_edit e;
 	int rc = preload ? status_preload_edit(a, &e) : status_policy_edit(a, &e);
-	printf("schema=%d\n", TREE_SCHEMA);
-	key("edit", edit == 'A'   ? "preload-add"
-		    : edit == 'R' ? "preload-remove"
-		    : edit == 'L' ? "policy-lock"
-				  : "policy-drop-created");
-	key("root", root ? root : "/");
-	key("file", a->file ? a->file : GUARD_CONF_PATH);
-	key("outcome", rc != 0 ? "refused" : a->dry_run ? "would" : "done");
-	key("action", e.action);
-	key("backup", e.backup);
-	key("untrusted", e.untrusted);
-	flag("locked", e.locked);
-	key("why", rc != 0 ? e.why : "");
+	const struct tree_edit_doc t = {
+		.edit = edit == 'A'   ? "preload-add"
+			: edit == 'R' ? "preload-remove"
+			: edit == 'L' ? "policy-lock"
+				      : "policy-drop-created",
+		.root = root ? root : "/",
+		.file = a->file ? a->file : GUARD_CONF_PATH,
+		.outcome = rc != 0      ? "refused"
+			   : a->dry_run ? "would"
+					: "done",
+		.e = &e,
+		.refused = rc != 0,
+	};
+	doc_write(stdout, form, edit_walk, &t);
 	if (fflush(stdout) != 0)
 		die_errno("writing the edit's outcome");
 	return rc != 0 ? EXIT_INTERNAL : EXIT_OK;
+}
+
+/* What pmuguard reads in the tree, gathered before anything prints. */
+struct tree_facts {
+	const char *root; /* resolved; "/" for this host */
+	char lib[PATH_MAX], lib_at[PATH_MAX];
+	const char *lib_refused;
+	const char *preload; /* the file, as the loader names it */
+	char preload_at[PATH_MAX];
+	const char *preload_refused, *preload_not_read;
+	bool preload_lists;
+	char conf_at[PATH_MAX];
+	const char *policy_refused;
+	struct status_tree_policy p;
+	bool checked; /* --check-load */
+	bool loads;
+	char load_why[STATUS_WHY], checked_as[32];
+	char lib_words[128], preload_words[128], read_words[128], policy_words[128];
+};
+
+/* The tree's document: the keys pmuguard-fleet has always read (lib.at,
+ * preload.lists), each written once here.  `lib` is the entry, a string:
+ * what is known of it follows as members named lib.at, lib.refused and,
+ * with --check-load, last, lib.loads, lib.load_why, lib.checked_as. */
+static void tree_walk(const struct doc_sink *d, const void *arg)
+{
+	const struct tree_facts *t = arg;
+	doc_open(d, NULL, false);
+	doc_uint(d, "schema", TREE_SCHEMA);
+	doc_str(d, "root", t->root);
+	doc_str_or_null(d, "lib", t->lib);
+	doc_str_or_null(d, "lib.at", t->lib_at);
+	doc_str_or_null(d, "lib.refused", t->lib_refused);
+	doc_open(d, "preload", false);
+	doc_str(d, "file", t->preload);
+	doc_str_or_null(d, "at", t->preload_at);
+	doc_str_or_null(d, "refused", t->preload_refused);
+	doc_str_or_null(d, "not_read", t->preload_not_read);
+	doc_bool(d, "lists", t->preload_lists);
+	doc_end(d);
+	doc_open(d, "policy", false);
+	doc_str(d, "file", GUARD_CONF_PATH);
+	doc_str_or_null(d, "at", t->conf_at);
+	doc_str_or_null(d, "refused", t->policy_refused);
+	doc_bool(d, "untrusted", t->p.untrusted);
+	/* untrusted_why starts ": " (the guard's reason, said after a path). */
+	doc_str_or_null(d, "untrusted_why", t->p.untrusted ? t->p.untrusted_why + 2 : NULL);
+	doc_bool(d, "locked", t->p.locked);
+	doc_str(d, "state",
+		t->p.state == STATUS_POLICY_GUARDS         ? "guards"
+		: t->p.state == STATUS_POLICY_LETS_THROUGH ? "lets-through"
+							   : "unknown");
+	doc_str_or_null(d, "why", t->p.why);
+	doc_end(d);
+	if (t->checked) {
+		doc_bool(d, "lib.loads", t->loads);
+		doc_str_or_null(d, "lib.load_why", t->loads ? NULL : t->load_why);
+		doc_str(d, "lib.checked_as", t->checked_as);
+	}
+	doc_end(d);
+}
+
+/* Why the library was not checked: it is not there.  The path is cut at
+ * size, where the message is cut anyway. */
+static void missing(char *buf, size_t size, const char *lib, const char *root)
+{
+	if (!*lib)
+		lib = "libpmuguard.so";
+	snprintf(buf, size, "%.*s does not exist%s%s", (int)strnlen(lib, size), lib,
+		 root ? " in the tree under --root " : "", root ? root : "");
+}
+
+/* The tree's facts, by ../status/status_tree.c's rules. */
+static void tree_gather(struct tree_facts *t, const char *root, const char *lib_given, bool check)
+{
+	int lerr = 0;
+	if (lib_given) {
+		snprintf(t->lib, sizeof(t->lib), "%s", lib_given);
+		lerr = root ? status_in_root(root, t->lib, t->lib_at, sizeof(t->lib_at)) : 0;
+		if (!root)
+			snprintf(t->lib_at, sizeof(t->lib_at), "%s", t->lib);
+	} else {
+		status_tree_find_lib(root, t->lib, sizeof(t->lib), t->lib_at, sizeof(t->lib_at));
+	}
+	if (lerr)
+		t->lib_at[0] = '\0';
+	t->lib_refused = refusal(lerr, t->lib_words, sizeof(t->lib_words));
+
+	/* The preload file, as the loader reads it. */
+	t->preload = "/etc/ld.so.preload";
+	int perr = root ? status_in_root(root, t->preload, t->preload_at, sizeof(t->preload_at))
+			: (snprintf(t->preload_at, sizeof(t->preload_at), "%s", t->preload), 0);
+	if (perr)
+		t->preload_at[0] = '\0';
+	t->preload_refused = refusal(perr, t->preload_words, sizeof(t->preload_words));
+	char *text = NULL;
+	size_t len = 0;
+	int rerr = perr ? perr : status_tree_read(NULL, t->preload_at, 1u << 20, &text, &len, NULL);
+	t->preload_not_read = refusal(rerr, t->read_words, sizeof(t->read_words));
+	t->preload_lists = !rerr && *t->lib && status_preload_lists(text, len, t->lib);
+	free(text);
+
+	/* The policy file, by the guard's own reader and settings. */
+	status_tree_policy(&t->p, root);
+	int cerr = root ? status_in_root(root, GUARD_CONF_PATH, t->conf_at, sizeof(t->conf_at))
+			: (snprintf(t->conf_at, sizeof(t->conf_at), "%s", GUARD_CONF_PATH), 0);
+	if (cerr)
+		t->conf_at[0] = '\0';
+	t->policy_refused = refusal(cerr, t->policy_words, sizeof(t->policy_words));
+
+	/* The tree's code runs only here, and only as nobody (as root). */
+	t->checked = check;
+	if (check) {
+		bool nobody = geteuid() == 0;
+		bool found = !lerr && *t->lib_at;
+		t->loads = found && status_tree_lib_loads(t->lib_at, nobody, t->load_why,
+							  sizeof(t->load_why));
+		if (!found)
+			missing(t->load_why, sizeof(t->load_why), t->lib, root);
+		snprintf(t->checked_as, sizeof(t->checked_as), "uid %u",
+			 nobody ? 65534U : (unsigned)geteuid());
+	}
 }
 
 int cmd_tree(int argc, char **argv)
@@ -136,12 +284,15 @@ int cmd_tree(int argc, char **argv)
 		{"backup", required_argument, NULL, 'b'},
 		{"keep-empty", no_argument, NULL, 'k'},
 		{"dry-run", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'J'},
+		{"keys", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *root = NULL, *lib_given = NULL;
 	bool check = false;
 	struct status_edit_args ed = {0};
+	enum doc_form form = DOC_FORM_TEXT;
 	int edit = 0, ch;
 	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -156,10 +307,14 @@ int cmd_tree(int argc, char **argv)
 		case 'b': ed.backup = optarg; break;
 		case 'k': ed.keep_empty = true; break;
 		case 'n': ed.dry_run = true; break;
+		case 'J': cli_form_option(&form, DOC_FORM_JSON, "tree"); break;
+		case 'K': cli_form_option(&form, DOC_FORM_KEYS, "tree"); break;
 		case 'h': usage(); return EXIT_OK;
 		default: die_bad_option("tree", argv, "h");
 		}
 	}
+	if (form == DOC_FORM_TEXT) /* data alone: the keys, unless --json */
+		form = DOC_FORM_KEYS;
 	if (optind < argc)
 		die_usage("tree: unexpected argument '%s'", argv[optind]);
 	if (lib_given && lib_given[0] != '/')
@@ -168,75 +323,17 @@ int cmd_tree(int argc, char **argv)
 	if (root && !realpath(root, rreal))
 		die_errno("tree: cannot resolve --root %s", root);
 	if (edit)
-		return tree_edit(edit, &ed, root ? rreal : NULL, lib_given || check);
+		return tree_edit(edit, &ed, root ? rreal : NULL, lib_given || check, form);
 	if (ed.file || ed.backup || ed.keep_empty || ed.dry_run)
 		die_usage("tree: --file, --backup, --keep-empty and --dry-run go with an edit");
 
-	printf("schema=%d\n", TREE_SCHEMA);
-	key("root", rreal);
-
-	char lib[PATH_MAX] = "", lib_at[PATH_MAX] = "", buf[128];
-	int lerr = 0;
-	if (lib_given) {
-		snprintf(lib, sizeof(lib), "%s", lib_given);
-		lerr = root ? status_in_root(root, lib, lib_at, sizeof(lib_at)) : 0;
-		if (!root)
-			snprintf(lib_at, sizeof(lib_at), "%s", lib);
-	} else {
-		status_tree_find_lib(root, lib, sizeof(lib), lib_at, sizeof(lib_at));
-	}
-	key("lib", lib);
-	key("lib.at", lerr ? "" : lib_at);
-	key("lib.refused", lerr && lerr != -ENOENT ? words(lerr, buf, sizeof(buf)) : "");
-
-	/* The preload file, as the loader reads it. */
-	char at[PATH_MAX] = "";
-	const char *preload = "/etc/ld.so.preload";
-	int perr = root ? status_in_root(root, preload, at, sizeof(at))
-			: (snprintf(at, sizeof(at), "%s", preload), 0);
-	key("preload.file", preload);
-	key("preload.at", perr ? "" : at);
-	key("preload.refused", perr && perr != -ENOENT ? words(perr, buf, sizeof(buf)) : "");
-	char *text = NULL;
-	size_t len = 0;
-	int rerr = perr ? perr : status_tree_read(NULL, at, 1u << 20, &text, &len, NULL);
-	key("preload.not_read", rerr && rerr != -ENOENT ? words(rerr, buf, sizeof(buf)) : "");
-	flag("preload.lists", !rerr && *lib && status_preload_lists(text, len, lib));
-	free(text);
-
-	/* The policy file, by the guard's own reader and settings. */
-	struct status_tree_policy p;
-	status_tree_policy(&p, root);
-	char conf_at[PATH_MAX] = "";
-	int cerr = root ? status_in_root(root, GUARD_CONF_PATH, conf_at, sizeof(conf_at))
-			: (snprintf(conf_at, sizeof(conf_at), "%s", GUARD_CONF_PATH), 0);
-	key("policy.file", GUARD_CONF_PATH);
-	key("policy.at", cerr ? "" : conf_at);
-	key("policy.refused", cerr && cerr != -ENOENT ? words(cerr, buf, sizeof(buf)) : "");
-	flag("policy.untrusted", p.untrusted);
-	key("policy.untrusted_why", p.untrusted ? p.untrusted_why + 2 : "");
-	flag("policy.locked", p.locked);
-	key("policy.state", p.state == STATUS_POLICY_GUARDS         ? "guards"
-			    : p.state == STATUS_POLICY_LETS_THROUGH ? "lets-through"
-								    : "unknown");
-	key("policy.why", p.why);
-
-	/* The tree's code runs only here, and only as nobody (as root). */
-	if (check) {
-		char why[STATUS_WHY];
-		bool nobody = geteuid() == 0;
-		bool loads =
-			!lerr && *lib_at && status_tree_lib_loads(lib_at, nobody, why, sizeof(why));
-		if (lerr || !*lib_at)
-			snprintf(why, sizeof(why), "%s does not exist%s%s",
-				 *lib ? lib : "libpmuguard.so",
-				 root ? " in the tree under --root " : "", root ? root : "");
-		flag("lib.loads", loads);
-		key("lib.load_why", loads ? "" : why);
-		char as[32];
-		snprintf(as, sizeof(as), "uid %u", nobody ? 65534U : (unsigned)geteuid());
-		key("lib.checked_as", as);
-	}
+	struct tree_facts *t = calloc(1, sizeof(*t));
+	if (!t)
+		die_errno("out of memory");
+	t->root = rreal;
+	tree_gather(t, root, lib_given, check);
+	doc_write(stdout, form, tree_walk, t);
+	free(t);
 	if (fflush(stdout) != 0)
 		die_errno("writing the tree's facts");
 	return EXIT_OK;

@@ -107,15 +107,24 @@ void enforce_print_hazards(FILE *out, const struct pmug_enf_config *c)
 	}
 }
 
+/* A user's start: the cause and its remedy lead (issue 50, item 14), the
+ * kernel's refusal follows as its detail. */
+bool enforce_needs_root_say(int err)
+{
+	if ((err != -EPERM && err != -EACCES) || geteuid() == 0)
+		return false;
+	cli_line(stderr,
+		 "pmuguard: enforce: run it as root (it needs CAP_BPF and CAP_PERFMON, or "
+		 "CAP_SYS_ADMIN): the kernel refused uid %u",
+		 (unsigned)geteuid());
+	return true;
+}
+
 /* Why the kernel may have said no, in words an operator can act on. */
 void enforce_hint(int err)
 {
 	if (err != -EPERM && err != -EACCES)
 		return;
-	if (geteuid() != 0)
-		fputs("pmuguard: enforce: run it as root (it needs CAP_BPF and CAP_PERFMON, or "
-		      "CAP_SYS_ADMIN)\n",
-		      stderr);
 	char buf[128];
 	if (probe_read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) > 0 &&
 	    !strstr(buf, "[none]"))
@@ -242,7 +251,7 @@ void enforce_verify_text(const char *lead, const struct enf_verify *v)
 
 /* The perf events that exist now, judged with cfg's rule (the attached
  * program's). */
-struct enf_existing *enforce_existing_read(const struct pmug_enf_config *cfg)
+struct enf_existing *enforce_existing_list(const struct pmug_enf_config *cfg)
 {
 	struct enf_existing *ex = calloc(1, sizeof(*ex));
 	if (!ex)
@@ -259,18 +268,17 @@ int enforce_existing_rc(const struct enf_existing *ex, const struct pmug_enf_con
 }
 
 /* Does an attached guard protect the host?  status and ready answer the
- * same: 8 it does not run; 9 it runs in audit mode, which the policy
- * attaches only where the facts found the hazard, and which allows every
- * call; 7 it denies, but events of the class opened before it escape it
- * (enabled, each still reaches the counter); 0 it protects.  ex is read
- * only for a verified, denying guard (NULL otherwise). */
-int enforce_attached_rc(const struct enf_status *st, const struct enf_existing *ex)
+ * same, from the state's table (../enforce/enforce_state.c): 8 it does
+ * not run; 9 it runs in audit mode, which the policy attaches only where
+ * the facts found the hazard, and which allows every call; 7 it denies,
+ * but events of the class opened before it escape it (enabled, each still
+ * reaches the counter); 0 it protects. */
+int enforce_state_exit(enum enf_guard g, const struct enf_existing *ex,
+		       const struct pmug_enf_config *cfg)
 {
-	if (!st->verify.verified)
-		return EXIT_UNVERIFIED;
-	if (!st->cfg.enforce)
-		return EXIT_AUDIT;
-	return enforce_existing_rc(ex, &st->cfg);
+	bool escaped = g == ENF_GUARD_ATTACHED && ex &&
+		       enforce_existing_rc(ex, cfg) == EXIT_EXISTING_EVENTS;
+	return enf_guard_exit(g, escaped);
 }
 
 /* lead starts the summary line, indent each event's line.  Where the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the verbs of `pmuguard enforce` share: their documents (--json,
- * --keys) through the report's writers, the policy for this machine, and
+ * --keys) through ../doc/'s writers, the policy for this machine, and
  * the pieces of the guard's state that start, status, ready and the agent
  * all say (enforce_common.c).  One file per verb group beside it: enforce_start.c
  * (start, stop), enforce_status.c (status, ready), enforce_follow.c
@@ -17,29 +17,31 @@
 #include <time.h>
 
 #include "enforce.h"
+#include "enforce_state.h"
+#include "doc.h"
 #include "policy.h"
-#include "report.h"
 #include "settings.h"
 
-/* The verbs (cmd_enforce.c's table). */
-int enforce_start(int argc, char **argv);
-int enforce_stop(int argc, char **argv);
-int enforce_status(int argc, char **argv);
-int enforce_ready(int argc, char **argv);
-int enforce_follow(int argc, char **argv);
-int enforce_agent(int argc, char **argv);
+/* The verbs (cmd_enforce.c's table): `pmuguard enforce VERB`, named as
+ * the command's subcommands are (cmd_*), apart from the loader's enf_*. */
+int cmd_enforce_start(int argc, char **argv);
+int cmd_enforce_stop(int argc, char **argv);
+int cmd_enforce_status(int argc, char **argv);
+int cmd_enforce_ready(int argc, char **argv);
+int cmd_enforce_follow(int argc, char **argv);
+int cmd_enforce_agent(int argc, char **argv);
 
 /* `pmuguard enforce --help`, which every verb's --help prints. */
 extern const char enforce_usage[];
 
-/* ---- The documents: the report's writers (enforce_common.c) -------------- */
+/* ---- The documents: ../doc/'s writers (enforce_common.c) ------------------ */
 
 /* Raised when a key changes meaning or goes away (new keys do not raise it). */
 #define ENFORCE_OUTPUT_SCHEMA 1
 
 enum enforce_form { ENFORCE_FORM_TEXT, ENFORCE_FORM_JSON, ENFORCE_FORM_KEYS };
 
-/* A document on stdout as JSON or keys, through ../report/'s writers (one
+/* A document on stdout as JSON or keys, through ../doc/'s writers (one
  * writer, one escaper for every document of the command), then flushed:
  * the object, schema, version and generated_at, then what walk gives. */
 void enforce_doc_print(enum enforce_form form, doc_walker *walk, const void *arg);
@@ -65,7 +67,11 @@ void enforce_plan_make(struct enforce_plan *pl, int mode, const char *snapshot, 
 
 void enforce_print_types(FILE *out, const unsigned *types, unsigned n);
 void enforce_print_hazards(FILE *out, const struct pmug_enf_config *c);
-/* Why the kernel may have said no, in words an operator can act on. */
+/* Where the kernel refused a user (EPERM, EACCES, not root): the cause and
+ * its remedy on stderr, said before the kernel's words; false: not that. */
+bool enforce_needs_root_say(int err);
+/* Why the kernel may have said no, after its words: lockdown, or a kernel
+ * that refuses root too. */
 void enforce_hint(int err);
 const char *enforce_hit_word(enum guard_hit hit);
 enum guard_hit enforce_key_hit(unsigned code);
@@ -76,9 +82,12 @@ const char *enforce_facts_from_words(const struct pmug_enf_config *c);
 void enforce_config_data(const struct doc_sink *doc, const struct pmug_enf_config *c);
 void enforce_verify_data(const struct doc_sink *doc, const struct enf_verify *v);
 void enforce_verify_text(const char *lead, const struct enf_verify *v);
-struct enf_existing *enforce_existing_read(const struct pmug_enf_config *cfg);
+struct enf_existing *enforce_existing_list(const struct pmug_enf_config *cfg);
 int enforce_existing_rc(const struct enf_existing *ex, const struct pmug_enf_config *cfg);
-int enforce_attached_rc(const struct enf_status *st, const struct enf_existing *ex);
+/* The exit status and ready give for the guard's state (enforce_state.h's
+ * table): ex, the events that exist now, where it was read (NULL: not). */
+int enforce_state_exit(enum enf_guard g, const struct enf_existing *ex,
+		       const struct pmug_enf_config *cfg);
 void enforce_existing_text(const char *lead, const char *indent, const struct enf_existing *ex,
 		   const struct pmug_enf_config *cfg);
 void enforce_existing_data(const struct doc_sink *doc, const struct enf_existing *ex,

@@ -231,7 +231,7 @@ static int follow_loop(struct enf_status *st, bool json)
 	return rc;
 }
 
-int enforce_follow(int argc, char **argv)
+int cmd_enforce_follow(int argc, char **argv)
 {
 	/* argv[0] is "follow" or "--follow" */
 	bool json = argc == 2 && !strcmp(argv[1], "--json");
@@ -259,7 +259,7 @@ int enforce_follow(int argc, char **argv)
  * then the guard left in place, or removed with --remove-on-exit.  A node
  * that needs no guard idles.  Exit 0 at a signal, 4 where the kernel could
  * not take the guard (the pod restarts; `ready` never says yes). */
-int enforce_agent(int argc, char **argv)
+int cmd_enforce_agent(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},
@@ -367,5 +367,3 @@ int enforce_agent(int argc, char **argv)
 			       : "none was needed on this node");
 	return EXIT_OK;
 }
-
-/* ready's line for an attached guard: what enforce_attached_rc decided, and why. */

@@ -45,6 +45,7 @@ static void start_text(const struct enforce_start_model *m)
 			 ENF_BPFFS);
 	if (m->outcome == ENFORCE_OUT_REFUSED) {
 		bool pinned = m->r->keep_unverified && m->err == -ENOEXEC;
+		(void)enforce_needs_root_say(m->err); /* a user: the cause and remedy first */
 		cli_line(stderr,
 			 "pmuguard: enforce: could not attach the kernel guard: %s. %s; the "
 			 "preload and `pmuguard run` still guard what they reach.",
@@ -189,7 +190,7 @@ void enforce_start_run(struct enforce_start_model *m, int mode, const char *snap
 	m->outcome = m->r->already ? ENFORCE_OUT_ALREADY : m->r->replaced ? ENFORCE_OUT_REPLACED : ENFORCE_OUT_ATTACHED;
 	/* After the attach: from here on no event of the class can be
 	 * allocated, so what the iterator finds is all there will be. */
-	m->ex = enforce_existing_read(&m->r->cfg);
+	m->ex = enforce_existing_list(&m->r->cfg);
 	m->rc = enforce_existing_rc(m->ex, &m->r->cfg);
 }
 
@@ -197,7 +198,11 @@ void enforce_start_refused_say(const struct enforce_start_model *m, enum enforce
 {
 	if (m->outcome != ENFORCE_OUT_REFUSED)
 		return;
-	if (form != ENFORCE_FORM_TEXT && repeat) /* the data said it; people still read stderr */
+	/* The text said the refusal, its cause and remedy first; the data
+	 * said the refusal on stdout, and people still read stderr. */
+	if (form != ENFORCE_FORM_TEXT)
+		(void)enforce_needs_root_say(m->err);
+	if (form != ENFORCE_FORM_TEXT && repeat)
 		cli_line(stderr, "pmuguard: enforce: could not attach the kernel guard: %s",
 			 m->r->why);
 	enforce_hint(m->err);
@@ -221,7 +226,7 @@ void enforce_start_free(struct enforce_start_model *m)
 	free(m->pl.f);
 }
 
-int enforce_start(int argc, char **argv)
+int cmd_enforce_start(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},
@@ -274,7 +279,7 @@ int enforce_start(int argc, char **argv)
 	return m.rc;
 }
 
-int enforce_stop(int argc, char **argv)
+int cmd_enforce_stop(int argc, char **argv)
 {
 	(void)argv;
 	if (argc > 1)

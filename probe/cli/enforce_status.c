@@ -3,10 +3,11 @@
  * pmuguard enforce status [--json|--keys]
  * pmuguard enforce ready
  *
- * Both ask the pinned guard the same question (enforce_attached_rc): is it
- * attached, does its self-test pass now, does it deny, and did events of
- * the class escape it.  status says all of it, as text, JSON or keys;
- * ready, a readiness probe, says one line.
+ * Both ask the pinned guard the same question: is it attached, does its
+ * self-test pass now, does it deny (its state, decided and given its exit
+ * by ../enforce/enforce_state.c's table), and did events of the class
+ * escape it.  status says all of it, as text, JSON or keys, the state's
+ * word as `state`; ready, a readiness probe, says one line.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -44,6 +45,7 @@ static const char *yesno(int v)
 
 struct enforce_status_view {
 	int rc;
+	enum enf_guard state;   /* what rc says, as a word in the document */
 	int err;                /* enf_status_read: -errno when what is pinned is unreadable */
 	struct enf_status *st;
 	/* not attached: */
@@ -170,6 +172,7 @@ static void view_walk(const struct doc_sink *doc, const void *arg)
 	const struct enforce_status_view *m = arg;
 	const struct enf_status *st = m->st;
 	doc_uint(doc, "exit", (unsigned long long)m->rc);
+	doc_str(doc, "state", enf_guard_word(m->state));
 	if (m->err) {
 		/* What is pinned could not be read: attached or not is unknown. */
 		doc_null(doc, "attached");
@@ -271,7 +274,7 @@ static void view_walk(const struct doc_sink *doc, const void *arg)
 	enforce_existing_data(doc, m->ex, c);
 }
 
-int enforce_status(int argc, char **argv)
+int cmd_enforce_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'J'},
@@ -304,18 +307,17 @@ int enforce_status(int argc, char **argv)
 	if (!m.st)
 		die_errno("out of memory");
 	m.err = enf_status_read(ENF_PIN_DIR, m.st, ENF_STATUS_VERIFY);
-	if (m.err) {
-		m.rc = EXIT_INTERNAL;
-	} else if (!m.st->attached) {
+	m.state = enf_guard_decide(m.err == 0, m.st->attached, m.st->verify.verified,
+				   m.st->cfg.enforce != 0);
+	if (m.state == ENF_GUARD_DETACHED) {
 		/* What a start would do: on the facts named (lock = yes
 		 * applies: the settings say what they ignored), else live. */
 		enforce_plan_make(&m.pl, -1, snapshot, !snapshot);
 		kernel_read(&m.k);
-		m.rc = EXIT_NOT_ATTACHED;
-	} else {
-		m.ex = enforce_existing_read(&m.st->cfg);
-		m.rc = enforce_attached_rc(m.st, m.ex);
+	} else if (m.state != ENF_GUARD_UNKNOWN) {
+		m.ex = enforce_existing_list(&m.st->cfg);
 	}
+	m.rc = enforce_state_exit(m.state, m.ex, &m.st->cfg);
 	if (form == ENFORCE_FORM_TEXT) {
 		view_text(&m);
 	} else {
@@ -371,7 +373,7 @@ static void ready_text(int rc, const struct enf_status *st, const struct enf_exi
  * guard escape it), 8 (attached, the self-test fails), 9 (audit mode) or
  * 1.  A node that can still panic is not ready: a DaemonSet's rollout
  * stops there. */
-int enforce_ready(int argc, char **argv)
+int cmd_enforce_ready(int argc, char **argv)
 {
 	(void)argv;
 	if (argc > 1)
@@ -385,10 +387,12 @@ int enforce_ready(int argc, char **argv)
 		cli_line(stdout, "not ready: %s", st->why);
 		rc = EXIT_INTERNAL;
 	} else if (st->attached) {
+		enum enf_guard g = enf_guard_decide(true, true, st->verify.verified,
+						    st->cfg.enforce != 0);
 		struct enf_existing *ex = NULL;
-		if (st->verify.verified && st->cfg.enforce)
-			ex = enforce_existing_read(&st->cfg);
-		rc = enforce_attached_rc(st, ex);
+		if (g == ENF_GUARD_ATTACHED)
+			ex = enforce_existing_list(&st->cfg);
+		rc = enforce_state_exit(g, ex, &st->cfg);
 		ready_text(rc, st, ex);
 		free(ex);
 	} else {

@@ -165,15 +165,12 @@ static void audit_walk(const struct doc_sink *s, const void *arg)
 	doc_end(s);
 }
 
-void run_audit_print(enum run_audit_form form, const struct sup_audit *a,
-		     const struct sup_options *o)
+void run_audit_print(enum doc_form form, const struct sup_audit *a, const struct sup_options *o)
 {
 	const struct audit_doc d = {a, o};
 	fflush(stderr);
-	if (form == RUN_AUDIT_JSON)
-		doc_write_json(stderr, audit_walk, &d);
-	else if (form == RUN_AUDIT_KEYS)
-		doc_write_keys(stderr, audit_walk, &d);
-	else
+	if (form == DOC_FORM_TEXT)
 		audit_text(a, o);
+	else
+		doc_write(stderr, form, audit_walk, &d);
 }

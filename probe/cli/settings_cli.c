@@ -3,7 +3,8 @@
  * The settings of a subcommand (run, enforce, probe): the policy file, this
  * process's environment and the command line, through the one reader of
  * the environment (guard_env_read) and the one resolver (settings.h), as
- * the shim takes them in its own process.
+ * the shim takes them in its own process; and the form of its document
+ * (--json, --keys), read the same way by every subcommand.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -171,4 +172,14 @@ const char *cli_snapshot_path(const char *name, const char *dir)
 	if (!S_ISDIR(st.st_mode))
 		die("snapshot %s: not a directory", path);
 	return path;
+}
+
+/* One reading of --json and --keys for every subcommand: the same
+ * document in two forms, so asking for both is a mistake with one
+ * message, wherever it is made. */
+void cli_form_option(enum doc_form *form, enum doc_form want, const char *cmd)
+{
+	if (*form != DOC_FORM_TEXT && *form != want)
+		die_usage("%s: --json and --keys print the same document: choose one", cmd);
+	*form = want;
 }

@@ -35,9 +35,9 @@ struct doc_sink {
 };
 
 /* Every document of the command (the probe's report, the status,
- * `enforce start|status --json|--keys`, follow's lines) through the same
- * two writers: walk gives sink every node
- * of the document in order, the top object included, as report_walk does
+ * `enforce start|status`, follow's lines, `run --audit`'s, `tree`,
+ * `canary`) through the same two writers: walk gives sink every node of
+ * the document in order, the top object included, as report_walk does
  * for the report.  One JSON object and a newline, or KEY=VALUE lines. */
 typedef void doc_walker(const struct doc_sink *sink, const void *arg);
 void doc_write_json(FILE *out, doc_walker *walk, const void *arg);
@@ -46,12 +46,23 @@ void doc_write_json(FILE *out, doc_walker *walk, const void *arg);
 void doc_write_json_spaced(FILE *out, doc_walker *walk, const void *arg);
 void doc_write_keys(FILE *out, doc_walker *walk, const void *arg);
 
-/* The nodes a walker gives, as document.c gives the report's: key NULL
- * inside an array; a NULL string is null; doc_open() starts an
+/* The forms a command prints a document in: its words for people (the
+ * command's own), or the document as --json or --keys asks.  The one
+ * enum: every subcommand's --json and --keys set it (../cli/:
+ * cli_form_option()). */
+enum doc_form { DOC_FORM_TEXT, DOC_FORM_JSON, DOC_FORM_KEYS };
+/* The document in form: doc_write_json() or doc_write_keys(); nothing
+ * for DOC_FORM_TEXT, whose words are the caller's. */
+void doc_write(FILE *out, enum doc_form form, doc_walker *walk, const void *arg);
+
+/* The nodes a walker gives, as ../report/document.c gives the report's:
+ * key NULL inside an array; a NULL string is null; doc_open() starts an
  * object (array false) or an array that doc_end() closes.
  * doc_hex() is a value as a string, "0x400" (padded false) or as
  * the kernel prints a mask, "0x0000000f000000ff". */
 void doc_str(const struct doc_sink *s, const char *key, const char *v);
+/* A string where there is one: null for NULL and "" alike. */
+void doc_str_or_null(const struct doc_sink *s, const char *key, const char *v);
 void doc_uint(const struct doc_sink *s, const char *key, uint64_t n);
 void doc_bool(const struct doc_sink *s, const char *key, bool b);
 void doc_null(const struct doc_sink *s, const char *key);

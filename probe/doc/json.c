@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A document as one JSON object on one line (the probe's report, the
- * status, enforce's documents and follow's lines): the command's one JSON
- * writer.  Strings are UTF-8 as found: control characters (C0, DEL and
- * C1) are \u escapes, and a byte that is not UTF-8 becomes U+FFFD.
+ * A document as one JSON object on one line (every document of the
+ * command, doc.h: the probe's report, the status, enforce's, follow's
+ * lines, run --audit's, tree's, canary's): the command's one JSON writer.
+ * Strings are UTF-8 as found: control characters (C0, DEL and C1) are \u
+ * escapes, and a byte that is not UTF-8 becomes U+FFFD.
  */
 #include <inttypes.h>
 #include <stdbool.h>

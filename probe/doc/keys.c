@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A document flattened for shells, as `systemctl show` does: one KEY=VALUE
- * a line, the first `schema=N` (the probe's report, the status, enforce's
- * documents): the command's one KEYS writer.
+ * a line, the first `schema=N` (every document of the command, doc.h):
+ * the command's one KEYS writer.
  *
  *   - KEY is the value's JSON path, joined with '.': kernel_log.mask,
  *     machine.words; an array's elements by index: pmus.0.name,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The nodes a document's walker gives its sink (doc.h): one function a
- * kind, so that every document (the report, the status, enforce's) says
- * each value the same way.
+ * kind, so that every document (the report, the status, enforce's, run
+ * --audit's, tree's, canary's) says each value the same way; and
+ * doc_write(), a document in the form the command line asked.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +13,11 @@
 void doc_str(const struct doc_sink *s, const char *key, const char *v)
 {
 	s->node(s->ctx, key, v ? DOC_NODE_STR : DOC_NODE_NULL, v, 0);
+}
+
+void doc_str_or_null(const struct doc_sink *s, const char *key, const char *v)
+{
+	doc_str(s, key, v && *v ? v : NULL);
 }
 
 void doc_uint(const struct doc_sink *s, const char *key, uint64_t n)
@@ -57,4 +63,12 @@ void doc_open_head(const struct doc_sink *s, uint64_t schema, const char *versio
 	doc_uint(s, "schema", schema);
 	doc_str(s, "version", version);
 	doc_str(s, "generated_at", now);
+}
+
+void doc_write(FILE *out, enum doc_form form, doc_walker *walk, const void *arg)
+{
+	if (form == DOC_FORM_JSON)
+		doc_write_json(out, walk, arg);
+	else if (form == DOC_FORM_KEYS)
+		doc_write_keys(out, walk, arg);
 }

@@ -4,7 +4,10 @@
  * perf_event_alloc LSM hook (or fmod_ret on security_perf_event_alloc),
  * pin the link in bpffs so that it outlives the loader, and read back what
  * is attached.  Library code: returns -errno and fills a reason; never
- * prints or exits (the command, probe/cli/cmd_enforce.c, does).
+ * prints or exits (the command, probe/cli/cmd_enforce.c, does).  A file
+ * per concern: enforce.c (start, stop), enforce_pinned.c (status, follow),
+ * enforce_iter.c (the existing events), enforce_libbpf.c (libbpf); the
+ * pure part enforce_config.c, and the guard's state enforce_state.h.
  *
  * One pin, one object: DIR/link (default /sys/fs/bpf/pmuguard/link).  The
  * program's maps (counts, events, .rodata, .bss) are found from the link's

@@ -7,8 +7,9 @@
  *
  *   render_text.c   the words a person reads
  *   document.c      the document: every key of --json and --keys, in order,
- *                   printed by the command's writers (../doc/) as one JSON
- *                   object (README: the keys) or as KEY=VALUE lines
+ *                   given by report_walk() to the command's writers
+ *                   (../doc/) as one JSON object (README: the keys;
+ *                   ../doc/schema/probe.schema.json) or as KEY=VALUE lines
  *
  * Like lscpu's one context: the facts are read before anything prints,
  * and no renderer reads anything again.
@@ -202,12 +203,15 @@ void report_gather(struct report_input *in);
 /* The model, from in (which must outlive it). */
 void report_build(struct report *r, const struct report_input *in);
 
-/* The renderers: each prints the model, and nothing else. */
+/* The renderers: each prints the model, and nothing else.  The JSON and
+ * the keys are report_walk() through ../doc/'s doc_write_json() and
+ * doc_write_keys(), named here for the callers that print one form. */
 void report_render_text(FILE *out, const struct report *r);
 void report_render_json(FILE *out, const struct report *r);
 void report_render_keys(FILE *out, const struct report *r);
 
-/* The report's walker (../doc/doc.h): arg is the struct report. */
+/* The report's walker (../doc/doc.h's doc_walker): report is the struct
+ * report. */
 void report_walk(const struct doc_sink *sink, const void *report);
 
 #endif

@@ -17,8 +17,8 @@
 #include <sys/types.h>
 #include <limits.h>
 
-#include "exit_codes.h"
-#include "report.h"
+#include "doc.h"
+#include "enforce_state.h"
 
 /* The document's schema ("schema"): raised when a key changes meaning or
  * goes away (2: "schema_version" became "schema"). */
@@ -58,13 +58,15 @@ struct status_opts {
 };
 
 enum status_verdict { STATUS_HAZARD, STATUS_SAFE, STATUS_UNKNOWN };
+/* The kernel guard's state is named once, with its words and its exits,
+ * in ../enforce/enforce_state.h; status's names for its values. */
 enum status_kernel {
-	STATUS_K_UNAVAILABLE,
-	STATUS_K_ATTACHED,
-	STATUS_K_AUDIT,
-	STATUS_K_UNVERIFIED,
-	STATUS_K_DETACHED,
-	STATUS_K_UNKNOWN,
+	STATUS_K_UNAVAILABLE = ENF_GUARD_UNAVAILABLE,
+	STATUS_K_ATTACHED = ENF_GUARD_ATTACHED,
+	STATUS_K_AUDIT = ENF_GUARD_AUDIT,
+	STATUS_K_UNVERIFIED = ENF_GUARD_UNVERIFIED,
+	STATUS_K_DETACHED = ENF_GUARD_DETACHED,
+	STATUS_K_UNKNOWN = ENF_GUARD_UNKNOWN,
 };
 enum status_canary { STATUS_C_NONE, STATUS_C_REFUSED, STATUS_C_REACHED, STATUS_C_UNKNOWN };
 
@@ -138,7 +140,8 @@ struct status_enf_event {
 struct status_kernel_layer {
 	bool asked;                /* not under --root, unless --layer asked */
 	int exit;                  /* enforce status's exit (exit_codes.h), or -errno */
-	enum status_kernel state;  /* from the exit and the schema alone */
+	enum status_kernel state;  /* its document's state (an older pmuguard's: its exit),
+				      checked against the exit and the schema */
 	char err[STATUS_WHY];      /* why unknown: the exit, the error, the schema */
 	char *text;                /* the document (malloc'd), its lines split */
 	bool protects;             /* protects=true: verified and denying */
@@ -401,8 +404,7 @@ void status_decide(struct status_decision *d, const struct status_model *m);
 /* The renderers. */
 void status_render_text(FILE *out, const char *prefix, const struct status_model *m,
 			const struct status_decision *d);
-/* The document (schema 2) through a report sink: render_json.c and
- * render_keys.c print it. */
+/* The document (schema 2): its walker, which ../doc/'s writers print. */
 void status_walk(const struct status_model *m, const struct status_decision *d,
 		 const char *generated_at, const char *host, const struct doc_sink *sink);
 /* The reprobe's result for the textfile: exit < 0 keeps the last

@@ -24,12 +24,11 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 	d->verdict = m->probe_exit == EXIT_HAZARD                          ? STATUS_HAZARD
 		     : m->probe_exit == EXIT_OK && !m->probe_guard_unknown ? STATUS_SAFE
 									   : STATUS_UNKNOWN;
-	/* Guarded is what the self-test saw, never the pin alone: attached
-	 * counts only verified and denying (audit mode counts and allows). */
+	/* The kernel guard's state as enforce status decided it and
+	 * status_kernel_read() read it: attached is verified and denying
+	 * (audit mode counts and allows), never the pin alone. */
 	d->kernel = k->state;
 	d->kernel_err = *k->err ? k->err : NULL;
-	if (d->kernel == STATUS_K_ATTACHED && !k->protects)
-		d->kernel = k->verified ? STATUS_K_AUDIT : STATUS_K_UNVERIFIED;
 	if (d->kernel == STATUS_K_DETACHED) {
 		const char *why = k->why;
 		const char *w = k->policy_reason;

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -31,13 +30,6 @@ static void first_line(char *buf, size_t size, const char *text)
 }
 
 /* --- The preload --------------------------------------------------------- */
-
-static void utc_iso(char *buf, size_t size, time_t t)
-{
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		buf[0] = '\0';
-}
 
 /* The preload file (PRELOAD_CAP at most: the loader reads it whole, and
  * no real one is near it) as the loader parses it; its time. */
@@ -67,9 +59,10 @@ static void gather_preload(struct status_model *m)
 			 strerror(-err));
 	m->listed = err == 0 && status_preload_lists(text, len, m->lib);
 	free(text);
-	/* A file whose time cannot be read says "unknown" (empty), not 1970. */
-	if (m->listed)
-		utc_iso(m->since, sizeof(m->since), st.st_mtime);
+	/* A file whose time cannot be read says "unknown" (empty), not 1970
+	 * nor the formatter's "?". */
+	if (m->listed && !doc_time_utc(m->since, sizeof(m->since), st.st_mtime, DOC_TIME_ISO))
+		m->since[0] = '\0';
 }
 
 static void gather_loads(struct status_model *m)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The kernel layer as `pmuguard enforce status --keys` gives it, read once
- * (status_gather.c runs the child): the state its exit says
- * (exit_codes.h), checked against the document's schema, and each key
+ * (status_gather.c runs the child): its state, the word its document
+ * says (../enforce/enforce_state.h, or an older pmuguard's exit), checked
+ * against its exit and the document's schema, and each key
  * status reads as a field of struct status_kernel_layer, with the guard's
  * calls by encoding and who it denied by program.  The only reader of
  * that document's keys; pure, no I/O.
@@ -163,33 +164,26 @@ static void kernel_fields(struct status_kernel_layer *k, const struct status_kv 
 		kernel_map(k, kv);
 }
 
+/* The state, read once: the document's word (`state`, by the table of
+ * ../enforce/enforce_state.c) held to the exit the same table gives it,
+ * or, from a pmuguard older than the word, the exit alone.  Attached
+ * counts only where the document says it protects (verified and
+ * denying), whichever said it. */
 void status_kernel_read(struct status_kernel_layer *k, int exit, char *text)
 {
 	struct status_kv kv;
 	status_kv_parse(&kv, text);
 	k->text = text;
 	k->exit = exit;
-	switch (exit) {
-	case EXIT_OK:
-	case EXIT_EXISTING_EVENTS: /* attached, and events of the class opened before it exist */
-		k->state = STATUS_K_ATTACHED;
-		break;
-	case EXIT_UNVERIFIED: /* attached, but its self-test failed: it does not run */
-		k->state = STATUS_K_UNVERIFIED;
-		break;
-	case EXIT_AUDIT: /* attached in audit mode: it counts and allows */
-		k->state = STATUS_K_AUDIT;
-		break;
-	case EXIT_NOT_ATTACHED: k->state = STATUS_K_DETACHED; break;
-	case EXIT_NO_ENFORCE: k->state = STATUS_K_UNAVAILABLE; return;
-	default: {
-		k->state = STATUS_K_UNKNOWN;
+	k->state = (enum status_kernel)enf_guard_of_exit(exit);
+	if (k->state == STATUS_K_UNAVAILABLE) /* built without the guard: no document */
+		return;
+	if (k->state == STATUS_K_UNKNOWN) {
 		const char *e = status_kv_get(&kv, "error");
 		snprintf(k->err, sizeof(k->err), "pmuguard enforce status %s%s%s",
 			 status_run_words(exit, (char[64]){0}, 64), e && *e ? ": " : "",
 			 e && *e ? e : "");
 		return;
-	}
 	}
 	const char *schema = status_kv_get(&kv, "schema");
 	char want[16];
@@ -202,7 +196,17 @@ void status_kernel_read(struct status_kernel_layer *k, int exit, char *text)
 			schema ? schema : "", STATUS_ENF_SCHEMA);
 		return;
 	}
+	const char *word = status_kv_get(&kv, "state");
+	if (word && enf_guard_parse(word) != (int)k->state) {
+		k->state = STATUS_K_UNKNOWN;
+		snprintf(k->err, sizeof(k->err),
+			 "pmuguard enforce status said state '%.32s' and exited %d, which disagree",
+			 word, exit);
+		return;
+	}
 	kernel_fields(k, &kv);
+	if (k->state == STATUS_K_ATTACHED && !k->protects)
+		k->state = k->verified ? STATUS_K_AUDIT : STATUS_K_UNVERIFIED;
 }
 
 void status_kernel_free(struct status_kernel_layer *k)

@@ -3,11 +3,11 @@
 #
 # pmuguard-fleet: the kernel layer (`pmuguard enforce`), read as data.
 #
-# What the kernel guard's state is (attached, audit, unverified, detached,
-# unavailable, unknown, and why) is decided once, in the command: `pmuguard
-# status --keys` gives it as kernel.state from `pmuguard enforce status`'s
-# document and exit.  What a start did is its document's outcome.  This
-# file only says them.
+# What the kernel guard's state is (and why) is decided once, in the
+# command, and named there with its exit in one table
+# (probe/enforce/enforce_state.c): `pmuguard enforce status --keys` says it
+# as state, `pmuguard status --keys` as kernel.state.  What a start did is
+# its document's outcome.  This file only reads and says them.
 
 # The --keys schema of `pmuguard enforce start` this script reads.
 ENF_SCHEMA=1
@@ -75,23 +75,29 @@ kernel_refusal() {
 }
 
 # The kernel layer alone: `pmuguard enforce status --keys` into st, its
-# exit (pmuguard(1)) into rc.
+# exit (pmuguard(1)) into rc, and its state, in the table's words, into
+# state.  A pmuguard built without the kernel guard prints no document
+# (its exit 5): unavailable; any other answer without a state is unknown.
 kernel_status() {
 	set +e
 	st=$("$PMUGUARD" enforce status --keys 2>/dev/null 9>&-)
 	rc=$?
 	set -e
+	state=$(kv "$st" state)
+	if [ -z "$state" ]; then
+		if [ -z "$st" ] && [ "$rc" = 5 ]; then state=unavailable; else state=unknown; fi
+	fi
 }
 
 # Stop whatever kernel guard is attached: one that does not protect (audit
 # mode, or unverified) is still attached and pinned, and goes too.  Asked
-# of the kernel layer alone (`pmuguard enforce status`, its exit codes,
+# of the kernel layer alone (`pmuguard enforce status`, its state and exit,
 # pmuguard(1)), not of a whole status: no canary, no /proc scan, in the
 # package's prerm too.
 kernel_uninstall() {
 	kernel_status
-	case $rc in
-	0 | 7 | 8 | 9)
+	case $state in
+	attached | audit | unverified)
 		if [ "$DRY_RUN" = 1 ]; then
 			would "stop the kernel guard (pmuguard enforce stop)"
 			return 0
@@ -100,7 +106,7 @@ kernel_uninstall() {
 		"$PMUGUARD" enforce stop >/dev/null 9>&- || die "kernel: pmuguard enforce stop failed (exit $?)"
 		say "uninstalled: kernel guard stopped"
 		;;
-	5 | 6) info "kernel: not attached" ;;
+	detached | unavailable) info "kernel: not attached" ;;
 	*)
 		# bpf() refused (a container's seccomp profile), or the pins
 		# unreadable: nothing here can be attached or stopped; do not
@@ -119,9 +125,9 @@ kernel_uninstall() {
 # nothing.
 kernel_would_start() {
 	kernel_status
-	case $rc in
-	0 | 7) info "kernel: already attached"; return 0 ;;
-	8 | 9) would "replace the kernel guard attached now ($(kv "$st" why))"; return 0 ;;
+	case $state in
+	attached) info "kernel: already attached"; return 0 ;;
+	audit | unverified) would "replace the kernel guard attached now ($(kv "$st" why))"; return 0 ;;
 	esac
 	if [ "$(kv "$st" policy.would_attach)" = true ]; then
 		would "attach the kernel guard (pmuguard enforce start: $(kv "$st" policy.reason))"

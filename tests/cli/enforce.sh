@@ -223,6 +223,34 @@ status-snapshot-judges-the-policy)
 	run 1 "$PMUGUARD" enforce status --snapshot "$tmp/none"
 	ok "enforce status --snapshot: where nothing is attached, the policy judged on the facts named"
 	;;
+start-as-a-user-leads-with-root)
+	need_enforce
+	# Issue 50 (14): a user's start led with the kernel's refusal, and
+	# only then said "run it as root".  The cause and its remedy come
+	# first, the kernel's words after them as the detail, as text and
+	# beside --keys.  As nobody, without capabilities, whatever this
+	# host's bpffs is (none: mounting it is refused; bpffs: bpf() is),
+	# nothing can be mounted or attached.
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+		"${as[@]}" true 2>/dev/null || skip "setpriv cannot switch to nobody here"
+	else
+		as=(env)
+	fi
+	for form in text --keys; do
+		args=(enforce start --snapshot "$FIXTURES/m6i-16xlarge")
+		[ "$form" = text ] || args+=("$form")
+		run 4 "${as[@]}" "$PMUGUARD" "${args[@]}"
+		head -n 1 "$tmp/err" | grep -q '^pmuguard: enforce: run it as root (it needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN): the kernel refused uid [0-9]*$' ||
+			fail "$form: the first line is not the cause and its remedy: $(cat "$tmp/err")"
+		sed -n 2p "$tmp/err" | grep -q '^pmuguard: enforce: could not attach the kernel guard: .*\(Operation not permitted\|Permission denied\)' ||
+			fail "$form: the kernel's refusal does not follow it: $(cat "$tmp/err")"
+		[ "$(grep -c 'run it as root' "$tmp/err")" = 1 ] || fail "$form: the remedy is said twice: $(cat "$tmp/err")"
+	done
+	grep -qx 'outcome=refused' "$tmp/out" || fail "--keys: not refused: $(cat "$tmp/out")"
+	ok "a user's refused start leads with the cause and remedy (root), the kernel's refusal after it"
+	;;
 refused-leaves-nothing)
 	need_enforce
 	# This host's kernel refuses BPF trampoline/LSM programs (EPERM).  The
@@ -372,7 +400,7 @@ documents-match-schema)
 	[ "$(grep -c . "$tmp/agent.jsonl")" -ge 2 ] || fail "the agent said: $(cat "$tmp/agent.jsonl")"
 	docs+=("$tmp/agent.jsonl")
 	set +e
-	python3 "$here/e2e/schema-check.py" "$here/../probe/report/schema" "${docs[@]}" >"$tmp/out"
+	python3 "$here/e2e/schema-check.py" "$here/../probe/doc/schema" "${docs[@]}" >"$tmp/out"
 	r=$?
 	set -e
 	[ "$r" != 77 ] || skip "$(cat "$tmp/out")"

@@ -351,7 +351,7 @@ documents-match-schemas)
 	esac
 	set +e
 	# shellcheck disable=SC2086 # $enf is one path or nothing
-	python3 "$(dirname "$0")/../e2e/schema-check.py" "$(dirname "$0")/../../probe/report/schema" \
+	python3 "$(dirname "$0")/../e2e/schema-check.py" "$(dirname "$0")/../../probe/doc/schema" \
 		"$FIXTURES"/*/report.json "$tmp/live.json" "$tmp/dmesg.json" \
 		"$FIXTURES"/*/enforce-start.json $enf >"$tmp/out"
 	r=$?

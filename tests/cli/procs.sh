@@ -82,7 +82,7 @@ SH
 	ok "the text says 2 do not map it and 1 was not read"
 	rc=0
 	python3 "$(dirname "$0")/../e2e/schema-check.py" \
-		"$(dirname "$0")/../../probe/report/schema" "$tmp/json" >"$tmp/schema.out" || rc=$?
+		"$(dirname "$0")/../../probe/doc/schema" "$tmp/json" >"$tmp/schema.out" || rc=$?
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		cat "$tmp/schema.out"
 		fail "the document is not what its schema says"

@@ -54,7 +54,7 @@ for j in glob.glob(sys.argv[1] + "/*.one-line.json"):
     # The status document as it has always been printed: ", " and ": ".
     assert raw.startswith('{"schema": 2, "version": '), raw[:40]
 PY
-	schema=$here/../../probe/report/schema
+	schema=$here/../../probe/doc/schema
 	python3 "$here/../e2e/schema-check.py" "$schema" "$tmp"/status/*.one-line.json >"$tmp/schema.out" ||
 		[ $? = 77 ] || { cat "$tmp/schema.out"; echo "FAIL: a status document is not what its schema says"; bad=1; }
 	# Where the words, the keys, the metrics and the exit say one fact,

@@ -145,7 +145,8 @@ deb)
 		./usr/share/pmuguard/ansible/pmuguard.yml ./usr/share/pmuguard/aws/pmuguard-ssm.yml \
 		./usr/share/pmuguard/snapshots/m6i-16xlarge/ ./usr/share/pmuguard/snapshots/m6i-16xlarge/cpuid.txt \
 		./usr/share/pmuguard/schemas/probe.schema.json ./usr/share/pmuguard/schemas/status.schema.json \
-		./usr/share/pmuguard/schemas/enforce.schema.json ./usr/share/pmuguard/pmuguard.rules.yml \
+		./usr/share/pmuguard/schemas/enforce.schema.json ./usr/share/pmuguard/schemas/tree.schema.json \
+		./usr/share/pmuguard/schemas/canary.schema.json ./usr/share/pmuguard/pmuguard.rules.yml \
 		./usr/lib/systemd/catalog/pmuguard.catalog; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done

@@ -5,13 +5,16 @@
     schema-check.py SCHEMA_DIR FILE...
 
 Each FILE that is one of pmuguard's documents (a JSON object with
-"schema" and "generated_at") is checked against the schema of its kind:
-probe.schema.json for `pmuguard probe --json` (it has "guard_state"),
-status.schema.json for `pmuguard-fleet status --json` (it has "layer" and
-"preload"), enforce.schema.json for `pmuguard enforce start|status --json`
-(it has "outcome" or "attached") and the lines of `enforce follow --json`
-and the agent (a file of one object a line, each with "event" and
-"time").  Other files are skipped.  Exit 0, 1 with every error, or 77
+"schema") is checked against the schema of its kind: tree.schema.json for
+`pmuguard tree --json` (it has "root", and "lib" or "edit"),
+canary.schema.json for `pmuguard canary --json` (it has "calls" and
+"library_mapped"); and, with "generated_at" too, probe.schema.json for
+`pmuguard probe --json` (it has "guard_state"), status.schema.json for
+`pmuguard-fleet status --json` (it has "layer" and "preload"),
+enforce.schema.json for `pmuguard enforce start|status --json` (it has
+"outcome" or "attached") and the lines of `enforce follow --json` and the
+agent (a file of one object a line, each with "event" and "time").  Other
+files are skipped.  Exit 0, 1 with every error, or 77
 where python3's jsonschema is missing."""
 import json
 import os
@@ -24,13 +27,19 @@ except ImportError:
     sys.exit(77)
 
 schemas = {}
-for kind in ("probe", "status", "enforce"):
+for kind in ("probe", "status", "enforce", "tree", "canary"):
     with open(os.path.join(sys.argv[1], kind + ".schema.json")) as f:
         schemas[kind] = jsonschema.Draft202012Validator(json.load(f))
 
 
 def kind_of(doc):
-    if not isinstance(doc, dict) or "schema" not in doc or "generated_at" not in doc:
+    if not isinstance(doc, dict) or "schema" not in doc:
+        return None
+    if "root" in doc and ("lib" in doc or "edit" in doc):
+        return "tree"
+    if "calls" in doc and "library_mapped" in doc:
+        return "canary"
+    if "generated_at" not in doc:
         return None
     if "layer" in doc and "preload" in doc:
         return "status"

@@ -5,11 +5,13 @@
  * out as the host compiler does. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "denial.h"
 #include "enforce.h"
+#include "enforce_state.h"
 #include "fixture.h"
 #include "once.h"
 
@@ -372,6 +374,133 @@ Test(existing, state_names)
 	cr_assert(!strncmp(enf_state_name(PMUG_ENF_STATE_OFF), "off", 3));
 	cr_assert_str_eq(enf_state_name(PMUG_ENF_STATE_DEAD), "dead");
 	cr_assert_str_eq(enf_state_name(999), "unknown");
+}
+
+/* The kernel guard's state, named once (enforce_state.c): each word reads
+ * back as its state, each state has the exits the README documents for
+ * `enforce status`, and an exit reads back as the state it is given for. */
+Test(guard_state, one_table_gives_the_words_and_the_exits)
+{
+	static const struct {
+		enum enf_guard g;
+		const char *word;
+		int exit, escaped;
+	} want[] = {
+		{ENF_GUARD_UNAVAILABLE, "unavailable", 5, 5}, {ENF_GUARD_ATTACHED, "attached", 0, 7},
+		{ENF_GUARD_AUDIT, "audit", 9, 9},             {ENF_GUARD_UNVERIFIED, "unverified", 8, 8},
+		{ENF_GUARD_DETACHED, "detached", 6, 6},       {ENF_GUARD_UNKNOWN, "unknown", 1, 1},
+	};
+	cr_assert_eq(sizeof(want) / sizeof(want[0]), ENF_GUARD_N);
+	for (size_t i = 0; i < ENF_GUARD_N; i++) {
+		cr_assert_str_eq(enf_guard_word(want[i].g), want[i].word);
+		cr_assert_eq(enf_guard_parse(want[i].word), (int)want[i].g, "%s", want[i].word);
+		cr_assert_eq(enf_guard_exit(want[i].g, false), want[i].exit, "%s", want[i].word);
+		cr_assert_eq(enf_guard_exit(want[i].g, true), want[i].escaped, "%s", want[i].word);
+		cr_assert_eq(enf_guard_of_exit(want[i].exit), want[i].g, "%s", want[i].word);
+		cr_assert_eq(enf_guard_of_exit(want[i].escaped), want[i].g, "%s", want[i].word);
+	}
+	/* Usage, the probe's hazard exit, a child that could not run: unknown. */
+	cr_assert_eq(enf_guard_of_exit(2), ENF_GUARD_UNKNOWN);
+	cr_assert_eq(enf_guard_of_exit(3), ENF_GUARD_UNKNOWN);
+	cr_assert_eq(enf_guard_of_exit(-ENOENT), ENF_GUARD_UNKNOWN);
+	cr_assert_eq(enf_guard_parse("Attached"), -1);
+	cr_assert_eq(enf_guard_parse(""), -1);
+	cr_assert_eq(enf_guard_parse(NULL), -1);
+	cr_assert_str_eq(enf_guard_word((enum enf_guard)99), "unknown");
+	cr_assert_eq(enf_guard_exit((enum enf_guard)99, false), 1);
+}
+
+/* Guarded is what the self-test saw: an unverified guard is that in any
+ * mode, audit only where it runs. */
+Test(guard_state, decided_from_what_is_pinned)
+{
+	cr_assert_eq(enf_guard_decide(false, true, true, true), ENF_GUARD_UNKNOWN);
+	cr_assert_eq(enf_guard_decide(true, false, false, false), ENF_GUARD_DETACHED);
+	cr_assert_eq(enf_guard_decide(true, true, false, true), ENF_GUARD_UNVERIFIED);
+	cr_assert_eq(enf_guard_decide(true, true, false, false), ENF_GUARD_UNVERIFIED);
+	cr_assert_eq(enf_guard_decide(true, true, true, false), ENF_GUARD_AUDIT);
+	cr_assert_eq(enf_guard_decide(true, true, true, true), ENF_GUARD_ATTACHED);
+}
+
+/* A file of the source tree, whole (the fixtures are tests/snapshots). */
+static char *source_file(const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/../../%s", PMUGUARD_FIXTURES, rel);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *copy = strdup(buf);
+	cr_assert(copy);
+	return copy;
+}
+
+/* The words a JSON enum lists, after anchor (once in text): each must be
+ * the table's, and together every state but those in skip (a bit each). */
+static void enum_is_the_table(const char *text, const char *anchor, unsigned skip)
+{
+	const char *a = strstr(text, anchor);
+	cr_assert(a, "%s", anchor);
+	cr_assert(!strstr(a + 1, anchor), "%s is there once", anchor);
+	const char *open = strstr(a, "\"enum\": ["), *close = open ? strchr(open, ']') : NULL;
+	cr_assert(open && close, "%s: an enum", anchor);
+	unsigned seen = 0;
+	for (const char *q = strchr(open + 9, '"'); q && q < close; q = strchr(q, '"')) {
+		const char *e = strchr(q + 1, '"');
+		char word[32];
+		snprintf(word, sizeof(word), "%.*s", (int)(e - q - 1), q + 1);
+		int g = enf_guard_parse(word);
+		cr_assert(g >= 0 && !((skip >> g) & 1), "%s: '%s' is not the table's", anchor, word);
+		seen |= 1u << g;
+		q = e + 1;
+	}
+	cr_assert_eq(seen | skip, (1u << ENF_GUARD_N) - 1, "%s lists every state", anchor);
+}
+
+/* The bold words of a man page's list from begin to end: each must be the
+ * table's (an option, \-\-..., aside), and together every state but skip. */
+static void man_list_is_the_table(const char *text, const char *begin, const char *end,
+				  unsigned skip)
+{
+	const char *b = strstr(text, begin), *e = b ? strstr(b + strlen(begin), end) : NULL;
+	cr_assert(b && e, "the list at '%s'", begin);
+	unsigned seen = 0;
+	for (const char *l = b + strlen(begin); l < e; l = strchr(l, '\n') + 1) {
+		size_t skip_mark = !strncmp(l, ".B ", 3) ? 3 : !strncmp(l, ".BR ", 4) ? 4 : 0;
+		if (!skip_mark || !strncmp(l + skip_mark, "\\-", 2))
+			continue;
+		char word[32];
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(l + skip_mark, " \n"),
+			 l + skip_mark);
+		int g = enf_guard_parse(word);
+		cr_assert(g >= 0 && !((skip >> g) & 1), "'%s': '%s' is not the table's", begin, word);
+		seen |= 1u << g;
+	}
+	cr_assert_eq(seen | skip, (1u << ENF_GUARD_N) - 1, "'%s' lists every state", begin);
+}
+
+/* Issue 51: the man page had drifted (4 of 6).  The schemas, the man
+ * pages and pmuguard-fleet list the table's words, all of them. */
+Test(guard_state, the_schemas_and_man_pages_list_the_tables_words)
+{
+	const unsigned unavailable = 1u << ENF_GUARD_UNAVAILABLE;
+	char *t = source_file("probe/doc/schema/status.schema.json");
+	enum_is_the_table(t, "\"state\": {", 0);
+	free(t);
+	/* enforce status never says unavailable: a build without it prints
+	 * no document. */
+	t = source_file("probe/doc/schema/enforce.schema.json");
+	enum_is_the_table(t, "\"guard_state\": {", unavailable);
+	free(t);
+	t = source_file("scripts/pmuguard-fleet.8");
+	man_list_is_the_table(t, "\n.B kernel\n.RB ( state :\n", "\n.B attach\n", 0);
+	free(t);
+	t = source_file("probe/cli/pmuguard.1");
+	man_list_is_the_table(t, "\n.BR exit ,\n.B state\n", "\n.BR attached ,\n", unavailable);
+	free(t);
 }
 
 #ifdef ENF_BPF_OBJ

@@ -107,6 +107,46 @@ Test(status, the_kernel_counts_only_verified_and_denying)
 	status_free(&m);
 }
 
+/* enforce status names its state (`state`, ../enforce/enforce_state.c's
+ * words); status reads the word, held to the exit the same table gives
+ * it.  A pmuguard before the word: the exit alone (the tests above). */
+Test(status, the_kernel_state_is_the_documents_word_held_to_its_exit)
+{
+	struct status_model m;
+	struct status_decision d;
+	model(&m, 3, 0, "schema=1\nstate=attached\nprotects=true\nverified=true\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.kernel, STATUS_K_ATTACHED);
+	cr_assert_str_eq(d.layer, "kernel");
+	status_free(&m);
+	model(&m, 3, 9, "schema=1\nstate=audit\nprotects=false\nverified=true\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.kernel, STATUS_K_AUDIT);
+	status_free(&m);
+	model(&m, 3, 6, "schema=1\nstate=detached\nwhy=nothing is pinned\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.kernel, STATUS_K_DETACHED);
+	status_free(&m);
+	/* A word the exit does not give, or none of the table's: unknown,
+	 * never attached. */
+	model(&m, 3, 0, "schema=1\nstate=detached\nprotects=true\nverified=true\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.kernel, STATUS_K_UNKNOWN);
+	cr_assert_str_eq(d.layer, "none");
+	cr_assert(strstr(d.kernel_err, "state 'detached' and exited 0"), "%s", d.kernel_err);
+	status_free(&m);
+	model(&m, 3, 0, "schema=1\nstate=attached\\x0a\nprotects=true\nverified=true\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.kernel, STATUS_K_UNKNOWN);
+	status_free(&m);
+	/* Exit 1: unknown whatever the word. */
+	model(&m, 3, 1, "schema=1\nstate=attached\nerror=bpf: Operation not permitted\n");
+	status_decide(&d, &m);
+	cr_assert_eq(d.kernel, STATUS_K_UNKNOWN);
+	cr_assert(strstr(d.kernel_err, "Operation not permitted"), "%s", d.kernel_err);
+	status_free(&m);
+}
+
 Test(status, events_opened_before_the_guard_make_it_partly)
 {
 	struct status_model m;

@@ -9,6 +9,8 @@ state are read from each form and compared.
     agree.py DIR       exit 0 where every world agrees, 1 with the differences
 """
 import glob
+import json
+import os
 import re
 import sys
 
@@ -37,7 +39,16 @@ def metrics(path):
     return out
 
 
-# The kernel line's words for each kernel.state (status_text.c).
+# The kernel guard's states are named once, with their exits, in
+# probe/enforce/enforce_state.c; the status schema enumerates them (held to
+# that table by tests/unit/test_enforce.c), and this check reads them there.
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                      "probe", "doc", "schema", "status.schema.json")
+with open(SCHEMA, encoding="utf-8") as f:
+    STATES = json.load(f)["properties"]["kernel"]["properties"]["state"]["enum"]
+
+# The kernel line's words for each state (status_text.c): a state the
+# table gains without its words here fails every world.
 KERNEL_WORDS = {
     "attached": "attached and verified",
     "unavailable": "not available",
@@ -84,6 +95,10 @@ def check(name, t, k, m, rc):
         for one in layer.split("+"):
             same(f"pmuguard_layer_installed {one}", m.get(f'pmuguard_layer_installed{{layer="{one}"}}'), "1")
     state = k.get("kernel.state", "")
+    if sorted(KERNEL_WORDS) != sorted(STATES):
+        bad.append(f"{name}: kernel: the schema's states {STATES} are not those this check has words for")
+    if state not in STATES:
+        bad.append(f"{name}: kernel: the keys say state {state!r}, none of {STATES}")
     want = KERNEL_WORDS.get(state)
     if want is None or not (t.get("kernel") or "").startswith(want):
         bad.append(f"{name}: kernel: the words say {t.get('kernel')!r}, the keys {state!r}")

@@ -28,14 +28,16 @@ version_re=$(printf '%s' "$version" | sed 's/[.]/[.]/g')
 chmod 755 "$tmp"
 
 # A stub of the command for `enforce status --keys` (STUB: attached,
-# existing, detached); everything else is the real one.
+# existing, detached); everything else is the real one.  Attached, it
+# names its state as the real one does (`state`); detached, it says it by
+# its exit alone, as a pmuguard before that key did: status reads both.
 cat >"$tmp/stub" <<SH
 #!/bin/sh
 [ "\$1 \${2:-} \${3:-}" = "enforce status --keys" ] || exec "$pmuguard" "\$@"
 echo schema=1
 case \$STUB in
 attached | existing)
-	printf '%s\\n' attached=true error= protects=true verified=true verification.ran=true \\
+	printf '%s\\n' state=attached attached=true error= protects=true verified=true verification.ran=true \\
 		verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \\
 		started=1764676800 started_utc=2025-12-02T12:00:00Z why= attach=lsm mode=auto \\
 		enforce=true core_types.0=4 totals.denied=7 totals.audited=0 totals.reports_lost=0 \\

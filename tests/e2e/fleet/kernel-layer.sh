@@ -23,8 +23,9 @@ layer-choice)
 	printf '/usr/lib/libkeep.so\n' >"$root/etc/ld.so.preload"
 	cp "$root/etc/ld.so.preload" "$tmp/orig"
 	# The stub answers as the real one does for scripts: --keys (KEY=VALUE
-	# lines, schema 1) and the exit codes; the human words it would print
-	# are not the script's to read, so the stub prints none.
+	# lines, schema 1, the guard's state named) and the exit codes; the
+	# human words it would print are not the script's to read, so the
+	# stub prints none.
 	cat >"$tmp/pmuguard" <<SH
 #!/bin/sh
 echo "\$*" >>"$tmp/calls.log"
@@ -53,20 +54,20 @@ case "\$1 \${2:-} \${3:-}" in
 "enforce status --keys")
 	echo schema=1
 	if [ -e "$tmp/attached" ] && [ "\${STUB_UNVERIFIED:-0}" = 1 ]; then
-		printf '%s\\n' exit=8 attached=true error= protects=false verified=false verification.ran=true \
+		printf '%s\\n' exit=8 state=unverified attached=true error= protects=false verified=false verification.ran=true \
 			'verification.why=the self-test'"'"'s canary event was opened: the lsm program is attached but the kernel does not run it' \
 			why= attach=lsm mode=auto enforce=true core_types.0=4 totals.denied=0 totals.audited=0
 		exit 8
 	fi
 	if [ -e "$tmp/attached" ] && [ "\${STUB_AUDIT:-0}" = 1 ]; then
-		printf '%s\\n' exit=9 attached=true error= protects=false verified=true verification.ran=true \
+		printf '%s\\n' exit=9 state=audit attached=true error= protects=false verified=true verification.ran=true \
 			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
 			why= attach=lsm mode=audit enforce=false core_types.0=4 totals.denied=0 totals.audited=3 \
 			existing.known=true existing.files=0 existing.hits=0 existing.unguarded=false
 		exit 9
 	fi
 	if [ -e "$tmp/attached" ] && [ "\${STUB_EXISTING:-0}" = 1 ]; then
-		printf '%s\\n' exit=7 attached=true error= protects=true verified=true verification.ran=true \
+		printf '%s\\n' exit=7 state=attached attached=true error= protects=true verified=true verification.ran=true \
 			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
 			started=1764676800 started_utc=2025-12-02T12:00:00Z why= attach=lsm mode=auto enforce=true \
 			core_types.0=4 totals.denied=0 totals.audited=0 existing.known=true existing.files=3 \
@@ -76,7 +77,7 @@ case "\$1 \${2:-} \${3:-}" in
 		exit 7
 	fi
 	if [ -e "$tmp/attached" ]; then
-		printf '%s\\n' exit=0 attached=true error= protects=true verified=true verification.ran=true \
+		printf '%s\\n' exit=0 state=attached attached=true error= protects=true verified=true verification.ran=true \
 			verification.checked_at=1764676900 verification.checked_utc=2025-12-02T12:01:40Z \
 			started=1764676800 started_utc=2025-12-02T12:00:00Z \
 			why= attach=lsm mode=auto enforce=true core_types.0=4 \
@@ -88,7 +89,7 @@ case "\$1 \${2:-} \${3:-}" in
 			existing.known=true existing.files=2 existing.hits=0 existing.unguarded=false
 		exit 0
 	fi
-	printf '%s\\n' exit=6 attached=false error= 'why=nothing is pinned at /sys/fs/bpf/pmuguard/link'; exit 6 ;;
+	printf '%s\\n' exit=6 state=detached attached=false error= 'why=nothing is pinned at /sys/fs/bpf/pmuguard/link'; exit 6 ;;
 "enforce stop "*) rm -f "$tmp/attached"; echo "pmuguard: enforce: stopped"; exit 0 ;;
 "enforce "*) echo "stub: unexpected \$*" >&2; exit 2 ;;
 	esac

@@ -78,9 +78,9 @@ fleet_case_done() {
 	if [ -n "${PMUGUARD_COLLECT_JSON:-}" ]; then
 		for d in $docs; do cp "$d" "$PMUGUARD_COLLECT_JSON/$case_name-$(basename "$d")"; done
 	fi
-	if [ -n "$docs" ] && [ -f "$here/../../probe/report/schema/status.schema.json" ]; then
+	if [ -n "$docs" ] && [ -f "$here/../../probe/doc/schema/status.schema.json" ]; then
 		# shellcheck disable=SC2086 # the paths, split
-		python3 "$here/schema-check.py" "$here/../../probe/report/schema" $docs >"$tmp/schema.out" ||
+		python3 "$here/schema-check.py" "$here/../../probe/doc/schema" $docs >"$tmp/schema.out" ||
 			[ $? = 77 ] || fail "a status document is not what its schema says: $(cat "$tmp/schema.out")"
 	fi
 	[ "$(real_state)" = "$real_before" ] || fail "the machine's own /etc or /dev/log changed"
