@@ -4,9 +4,10 @@
  * self-test, pin, replace and stop.  libbpf opens the embedded object
  * (the skeleton bpftool generated from enforce.bpf.o), relocates it
  * against the running kernel's BTF, loads it and attaches one of its two
- * programs.  What is pinned is read back in enforce_pinned.c, the events
- * that already exist are listed in enforce_iter.c, and libbpf's version,
- * errors and log are enforce_libbpf.c's (enforce_loader.h).
+ * programs; the self-test's canary is enforce_canary.c's.  What is
+ * pinned is read back in enforce_pinned.c, the events that already exist
+ * are listed in enforce_iter.c, and libbpf's version, errors and log are
+ * enforce_libbpf.c's (enforce_loader.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,38 +25,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
-#include <linux/perf_event.h>
 
 #include "enforce.h"
 #include "enforce.skel.h"
 #include "enforce_loader.h"
-
-_Static_assert(PMUG_ENF_CANARY_TYPE == PERF_TYPE_SOFTWARE, "the canary is a software event");
-_Static_assert(PMUG_ENF_CANARY_CONFIG == PERF_COUNT_SW_DUMMY, "the canary counts nothing");
-_Static_assert(PMUG_ENF_CANARY_ERRNO == EBADSLT, "the canary's errno is this system's EBADSLT");
-
-/* The self-test's canary (enforce_abi.h) for the program whose nonce is
- * nonce: 1 when it opened (closed again at once: it is disabled and
- * counts nothing), or -errno.  A software event: it can never reach a PMU
- * counter, whatever the guard does.  enforce_pinned.c runs it too. */
-int enf_canary_open(unsigned long long nonce)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.size = sizeof(a);
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.config1 = nonce;
-	a.config2 = (unsigned long long)getpid();
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close((int)fd);
-	return 1;
-}
 
 /* A fresh nonce for a load, never 0. */
 static unsigned long long canary_nonce(void)

@@ -36,7 +36,7 @@ static inline bool join(char *out, size_t size, const char *dir, const char *nam
 	return n > 0 && (size_t)n < size;
 }
 
-/* enforce.c: the self-test's canary for the program whose nonce is
+/* enforce_canary.c: the self-test's canary for the program whose nonce is
  * nonce: 1 when it opened (closed again at once), or -errno. */
 int enf_canary_open(unsigned long long nonce);
 
