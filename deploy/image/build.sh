@@ -68,7 +68,9 @@ if [ -n "${PMUGUARD_IMAGE_SOURCE:-}" ] && [ -z "$source_url" ]; then
 	exit 1
 fi
 if [ -z "$source_url" ]; then
-	echo "$0: ${origin:+git's origin ($origin) is a local path, not a URL others can fetch; }no PMUGUARD_IMAGE_SOURCE: labelling the source \"unknown\"" >&2
+	said=
+	[ -z "$origin" ] || said="the git remote origin ($origin) is not a URL others can fetch; "
+	echo "$0: ${said}no PMUGUARD_IMAGE_SOURCE: labelling the source \"unknown\"" >&2
 	source_url=unknown
 fi
 tmp=$(mktemp -d)
