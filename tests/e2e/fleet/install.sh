@@ -44,13 +44,18 @@ unguarded-baseline)
 healthy-host-untouched)
 	# Healthy bare metal, new kernel and old: the 5.4 worlds log no bit 48
 	# and list no slots, the Arrow Lake-U one clears bit 48 itself; the
-	# fleet must not guard any of them.  A fresh sandbox for each.
+	# fleet must not guard any of them.  A fresh sandbox for each, its
+	# world named by the host's policy (install, which locks, judges by
+	# the policy, and refuses a PMUGUARD_SNAPSHOT naming another: fleet
+	# install-refuses-a-snapshot-its-lock-would-ignore).
 	for world in icx-8375c-metal icx-metal-5.4 icx-metal-5.4-no-log arl-u-hybrid-metal-6.12; do
-		rm -rf "$tmp/sb" && mkdir -p "$tmp/sb"
-		sandbox env PMUGUARD_SNAPSHOT="$FIXTURES/$world" "$FLEET" install --lib "$LIB" --pmuguard "$PMUGUARD"
+		rm -rf "$tmp/sb" && mkdir -p "$tmp/sb" "$(etc)"
+		printf 'snapshot = %s\n' "$FIXTURES/$world" >"$(etc)/pmuguard.conf"
+		sandbox "$FLEET" install --lib "$LIB" --pmuguard "$PMUGUARD"
 		[ "$rc" = 0 ] || fail "$world: install on a healthy host failed ($rc)"
 		grep -q 'no hazard' "$tmp/out" || fail "$world: install did not say why it did nothing"
 		[ ! -e "$(etc)/ld.so.preload" ] || fail "$world: a healthy host's ld.so.preload was written"
+		grep -q "probe verdict: safe" "$tmp/out" || fail "$world: install did not judge the world (safe): $(cat "$tmp/out")"
 		ok "$world: healthy host: nothing written"
 	done
 	;;
