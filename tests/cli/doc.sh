@@ -27,35 +27,12 @@ same() {
 	[ "$r" = 77 ] || [ "$r" = 0 ] || fail "$2 --json is not what its schema says: $(cat "$tmp/schema.out")"
 	[ "$r" = 77 ] || grep -q '^schema-check: 1 document(s) checked, 0 error' "$tmp/schema.out" ||
 		fail "$2 --json was not checked: $(cat "$tmp/schema.out")"
-	python3 - "$1/$2.json" "$1/$2.keys" <<'PY' || fail "$2: --json flattened is not --keys"
-import json, sys
-doc = json.loads(open(sys.argv[1], encoding="utf-8").read())
-flat = []
-def value(v):
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    out = ""
-    for ch in v:
-        b = ch.encode("utf-8")
-        if ch == "\\" or ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f:
-            out += "".join("\\x%02x" % c for c in b)
-        else:
-            out += ch
-    return out
-def walk(path, v):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            walk(path + [k], x)
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            walk(path + [str(i)], x)
-    else:
-        flat.append(".".join(path) + "=" + value(v))
-walk([], doc)
+	HERE=$here python3 - "$1/$2.json" "$1/$2.keys" <<'PY' || fail "$2: --json flattened is not --keys"
+import json, os, sys
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.environ["HERE"])
+import doc_keys
+flat = doc_keys.flatten(json.loads(open(sys.argv[1], encoding="utf-8").read()))
 keys = open(sys.argv[2], encoding="utf-8").read().splitlines()
 if flat != keys:
     import difflib

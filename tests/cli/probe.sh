@@ -198,7 +198,8 @@ PY
 probe-keys)
 	# --keys: the JSON document flattened for shells, one KEY=VALUE a line:
 	# keys are JSON paths (array elements by index), strings raw with
-	# control characters and backslashes as \xHH, null empty; first schema=3.
+	# control characters and backslashes as \xHH, null empty (doc_keys.py,
+	# the one copy of that rule the cases hold); first schema=3.
 	export SOURCE_DATE_EPOCH=0 # two runs compared: the same generated_at
 	mkdir "$tmp/keys"
 	for w in "$FIXTURES"/*/; do
@@ -206,31 +207,16 @@ probe-keys)
 		"$PMUGUARD" probe --json --snapshot "$w" >"$tmp/keys/$name.json"
 		"$PMUGUARD" probe --keys --snapshot "$w" >"$tmp/keys/$name.keys"
 	done
-	python3 - "$tmp/keys" <<'PY' || fail "--keys is not the JSON flattened"
+	HERE=$(cd "$(dirname "$0")" && pwd) python3 - "$tmp/keys" <<'PY' || fail "--keys is not the JSON flattened"
 import json, os, sys
-def esc(s):
-    return "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7f or c == "\\" else c
-                   for c in s)
-def flat(v, p):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            yield from flat(x, f"{p}.{k}" if p else k)
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            yield from flat(x, f"{p}.{i}")
-    elif v is None:
-        yield f"{p}="
-    elif isinstance(v, bool):
-        yield f"{p}={'true' if v else 'false'}"
-    elif isinstance(v, int):
-        yield f"{p}={v}"
-    else:
-        yield f"{p}={esc(v)}"
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.environ["HERE"])
+from doc_keys import flatten
 d = sys.argv[1]
 names = sorted(n[:-5] for n in os.listdir(d) if n.endswith(".json"))
 assert len(names) > 10, "the fixtures folder looks empty"
 for name in names:
-    want = list(flat(json.load(open(f"{d}/{name}.json", encoding="utf-8")), ""))
+    want = flatten(json.load(open(f"{d}/{name}.json", encoding="utf-8")))
     text = open(f"{d}/{name}.keys", encoding="utf-8").read()
     assert text.endswith("\n"), f"{name}: no final newline"
     got = text[:-1].split("\n")

@@ -24,26 +24,15 @@ status-pinned)
 		diff -u --label "$name (pinned)" --label "$name (printed)" "$f" "$tmp/status/$name" ||
 			{ echo "FAIL: $name differs from its pin"; bad=1; }
 	done
-	python3 - "$tmp/status" <<'PY' || bad=1
-import glob, json, sys
+	HERE=$here python3 - "$tmp/status" <<'PY' || bad=1
+import glob, json, os, sys
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.environ["HERE"])
+import doc_keys
 for j in glob.glob(sys.argv[1] + "/*.one-line.json"):
     raw = open(j, encoding="utf-8").read()
     doc = json.loads(raw)
-    flat = []
-    def walk(p, v):
-        if isinstance(v, dict):
-            for k, x in v.items():
-                walk(p + [k], x)
-        elif isinstance(v, list):
-            for i, x in enumerate(v):
-                walk(p + [str(i)], x)
-        else:
-            s = "" if v is None else ("true" if v is True else "false" if v is False else str(v))
-            # --keys writes a backslash and a control character as \xHH.
-            s = "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7f or c == "\\" else c
-                        for c in s)
-            flat.append(".".join(p) + "=" + s)
-    walk([], doc)
+    flat = doc_keys.flatten(doc)
     keys = j.replace(".one-line.json", ".keys")
     want = [l.replace("host=HOST", "host=" + doc["host"]).replace("@VERSION@", doc["version"])
             for l in open(keys).read().splitlines()]
