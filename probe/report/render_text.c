@@ -100,24 +100,6 @@ static void wrap(FILE *o, const char *label, const char *raw)
 	free(text);
 }
 
-/* The verdict in a few words, beside its name (the finding says why). */
-static const char *verdict_words(const char *state)
-{
-	static const struct {
-		const char *state, *words;
-	} w[] = {
-		{"safe", "no advertised counter is missing: nothing to block"},
-		{"hazard", "an advertised counter is missing: perf must not reach it"},
-		{"not-intel", "not an Intel CPU: nothing to guard"},
-		{"no-pmu", "no hardware counters: perf counts software events only"},
-		{"unknown", "facts missing: the guard fails open, blocking nothing"},
-	};
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		if (!strcmp(state, w[i].state))
-			return w[i].words;
-	return "see the findings";
-}
-
 static void cpu(FILE *o, const struct report *r)
 {
 	if (r->machine.source)
@@ -340,7 +322,7 @@ void report_render_text(FILE *o, const struct report *r)
 		line(o, "Verdict: %s (fixed counter%s %s would fault this machine)", r->state,
 			r->fixed.hazard & (r->fixed.hazard - 1) ? "s" : "", words);
 	else
-		line(o, "Verdict: %s (%s)", r->state, verdict_words(r->state));
+		line(o, "Verdict: %s (%s)", r->state, r->state_words);
 	if (r->basis_klog)
 		line(o, "  from the kernel log alone: the guard acts only on CPUID and treats "
 			   "this machine as %s",

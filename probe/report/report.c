@@ -210,6 +210,22 @@ static void pmus(struct report *r, const struct report_input *in)
 	}
 }
 
+/* The state in a few words (the finding says why), by the verdict's own
+ * enum, so that a state added there is a state without words here only
+ * until this table names it. */
+static const char *state_words(enum probe_state s)
+{
+	static const char *const words[] = {
+		[PROBE_SAFE] = "no advertised counter is missing: nothing to block",
+		[PROBE_HAZARD] = "an advertised counter is missing: perf must not reach it",
+		[PROBE_NOT_INTEL] = "not an Intel CPU: nothing to guard",
+		[PROBE_NO_PMU] = "no hardware counters: perf counts software events only",
+		[PROBE_UNKNOWN] = "facts missing: the guard fails open, blocking nothing",
+	};
+	return (unsigned)s < sizeof(words) / sizeof(words[0]) && words[s] ? words[s]
+									   : "see the findings";
+}
+
 void report_build(struct report *r, const struct report_input *in)
 {
 	const struct probe_verdict *v = &in->v;
@@ -217,6 +233,7 @@ void report_build(struct report *r, const struct report_input *in)
 	r->schema = REPORT_SCHEMA;
 	r->hazard = v->hazard;
 	r->state = probe_state_name(v->state);
+	r->state_words = state_words(v->state);
 	r->reason = v->reason;
 	r->basis = basis_name(v->basis);
 	r->basis_klog = v->basis == PROBE_BASIS_KLOG;

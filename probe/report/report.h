@@ -97,6 +97,7 @@ struct report {
 	/* The verdict. */
 	bool hazard;
 	const char *state, *reason, *basis, *guard_state; /* basis NULL: none */
+	const char *state_words; /* the state in a few words, beside its name (the text's verdict line) */
 	bool basis_klog;                                  /* the log alone decided */
 	/* Where the facts came from. */
 	const char *source;   /* "live", "snapshot", "kernel-log" */
