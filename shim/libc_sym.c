@@ -130,6 +130,14 @@ enum { AUX_STACK_NEEDS = AUX_PHDR | AUX_PAGESZ | AUX_SECURE };
  * far beyond any. */
 #define INITIAL_STACK_SCAN (64u << 10)
 
+/* x86_64's ld.so starts with `mov %rsp, %rdi; call _dl_start` on the
+ * kernel's argc (RTLD_START, sysdeps/x86_64/dl-machine.h), so the word
+ * below argc is _dl_start_user's address: ld.so's code, as is the return
+ * address of the IFUNC resolver that scans (ld.so relocating the shim).
+ * A word this far from that return address is none of ld.so's code
+ * (its text is some 200 KiB), so the pair above it is no argc. */
+#define NEAR_SPAN ((uintptr_t)4 << 20)
+
 /* Bytes of tables a walk reads at most: the strings and their pointers
  * take at most 6 MiB (3/4 of _STK_LIM: bprm_stack_limits(), fs/exec.c),
  * so a start near ARG_MAX is found too. */
@@ -256,6 +264,11 @@ static void auxv_note(struct walk *w, struct auxv_want *f, uintptr_t t, uintptr_
 	}
 }
 
+/* The types auxv_note() keeps, each below 32. */
+#define AUX_NOTED                                                                        \
+	(1u << AT_PHDR | 1u << AT_PHNUM | 1u << AT_BASE | 1u << AT_PAGESZ | 1u << AT_SECURE | \
+	 1u << AT_RANDOM)
+
 /* The vector's pairs to AT_NULL, their types small numbers, with AT_PHDR,
  * a power-of-two AT_PAGESZ and AT_SECURE 0 or 1; what the shim needs of
  * it kept in f on the way (so it is never read again).  Ends at AT_NULL,
@@ -271,7 +284,9 @@ static bool walk_auxv(struct walk *w, struct auxv_want *f)
 		/* AT_NULL or no type: AT_MINSIGSTKSZ is 51. */
 		if (t - 1 >= 4096)
 			return t == AT_NULL && (f->found & AUX_STACK_NEEDS) == AUX_STACK_NEEDS;
-		auxv_note(w, f, t, w->q[1]);
+		/* Most types are none the shim keeps: one test, no switch. */
+		if (t < 32 && (AUX_NOTED >> t & 1))
+			auxv_note(w, f, t, w->q[1]);
 	}
 	return false;
 }
@@ -303,16 +318,23 @@ static const uintptr_t *walk_tables(struct walk *w, uintptr_t argc, struct auxv_
  * another, so no pair of ld.so's frames can end the search below A (each
  * such end cost a /proc read).
  */
-static const uintptr_t *scan_initial_stack(const void *frame, struct auxv_want *f)
+static const uintptr_t *scan_initial_stack(const void *frame, uintptr_t near,
+					   struct auxv_want *f)
 {
 	const uintptr_t *p = (const uintptr_t *)(((uintptr_t)frame + 15) & ~(uintptr_t)15);
 	const uintptr_t *end = p + INITIAL_STACK_SCAN / sizeof(*p);
 	for (;; p += 2) {
 		if (!(p = next_small(p, end)))
 			return NULL;
-		if (at_top(p))
-			return NULL;
-		if (p[0] > ARGC_MAX || !may_head_tables(p))
+		if (p[0] > ARGC_MAX) {
+			if (at_top(p))
+				return NULL;
+			continue;
+		}
+		/* Most small words of ld.so's frames end here (see below). */
+		if (near && p[-1] - (near - NEAR_SPAN) >= 2 * NEAR_SPAN)
+			continue;
+		if (!may_head_tables(p))
 			continue;
 		struct walk w = {.q = p + 1,
 				 .lim = p + (INITIAL_STACK_SCAN + INITIAL_TABLES_MAX) / sizeof(*p),
@@ -332,19 +354,30 @@ static const uintptr_t *scan_initial_stack(const void *frame, struct auxv_want *
 	}
 }
 
-void pmug_libc_note_initial_stack(const void *frame)
+/* The search, first for an argc right above ld.so's return address
+ * (near: 0 where none is known), then, where that finds none (a loader
+ * started some other way), for any. */
+static const uintptr_t *find_initial_stack(const void *frame, uintptr_t near,
+					   struct auxv_want *f)
+{
+	const uintptr_t *auxv = near ? scan_initial_stack(frame, near, f) : NULL;
+	return auxv ? auxv : scan_initial_stack(frame, 0, f);
+}
+
+void pmug_libc_note_initial_stack(const void *frame, uintptr_t near)
 {
 	struct auxv_want f;
-	if (scan_initial_stack(frame, &f)) {
+	if (find_initial_stack(frame, near, &f)) {
 		g_start_facts = f;
 		__atomic_store_n(&g_start_facts_set, true, __ATOMIC_RELEASE);
 	}
 }
 
-const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t *secure)
+const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t near,
+					      uintptr_t *secure)
 {
 	struct auxv_want f;
-	const uintptr_t *auxv = scan_initial_stack(frame, &f);
+	const uintptr_t *auxv = find_initial_stack(frame, near, &f);
 	*secure = auxv ? f.secure : 1;
 	return auxv;
 }

@@ -22,14 +22,16 @@ void pmug_libc_note_envp(char **envp);
  * From the IFUNC resolver, while the loader relocates the library at a
  * process's start (never from a dlopen(): the caller checks): the
  * auxiliary vector found on the initial stack above frame (an address in
- * the caller's frame), so that the claim reads no /proc file.
+ * the caller's frame), so that the claim reads no /proc file.  near: the
+ * resolver's return address, in ld.so's code (x86_64: the word below the
+ * kernel's argc is too), or 0.
  */
-void pmug_libc_note_initial_stack(const void *frame);
+void pmug_libc_note_initial_stack(const void *frame, uintptr_t near);
 
 /* That scan alone, nothing kept (tests/hostile/startsweep.c runs it over
  * stacks it builds): the vector found above frame, or NULL; *secure its
  * AT_SECURE (1 where none was found). */
-const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t *secure);
+const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t near, uintptr_t *secure);
 
 /* All of it, or false.  ours: the shim's syscall(), which libc's symbol
  * names once pmug_libc_claim() has run (libc's function is then the one

@@ -203,13 +203,21 @@ static bool at_process_start(void)
 	       (void *)pmug_syscall_entry;
 }
 
+/* The resolver's return address, in ld.so (see NEAR_SPAN in libc_sym.c):
+ * x86_64's only. */
+#if defined(__x86_64__)
+#define return_in_ldso() ((uintptr_t)__builtin_return_address(0))
+#else
+#define return_in_ldso() ((uintptr_t)0)
+#endif
+
 static void (*early_claim(void))(void)
 {
 	/* The auxiliary vector from memory the process already has (the
 	 * initial stack above this frame); where it is not found there,
 	 * pmug_libc_claim() reads /proc/self/auxv. */
 	if (at_process_start() && !on_valgrind())
-		pmug_libc_note_initial_stack(__builtin_frame_address(0));
+		pmug_libc_note_initial_stack(__builtin_frame_address(0), return_in_ldso());
 	if (pmug_libc_claim(pmug_syscall_entry))
 		__atomic_store_n(&g_claimed, true, __ATOMIC_RELAXED);
 	return early_nothing;

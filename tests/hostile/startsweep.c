@@ -451,6 +451,7 @@ struct built {
 	uintptr_t *auxv;   /* the vector planted */
 	uintptr_t secure;  /* its AT_SECURE */
 	const void *frame; /* where the scan starts */
+	uintptr_t near;    /* the resolver's return address: ld.so's code, or 0 */
 	int changed;       /* the tables changed as no loader is known to */
 	int early_top;     /* a pair of the frames looks like the stack's top */
 };
@@ -469,11 +470,23 @@ static char *down(char **at, size_t n, size_t a)
 	return *at;
 }
 
+/* ld.so's code, where the resolver returns to (x86_64: and the word below
+ * the kernel's argc, RTLD_START's return address). */
+#define LDSO_CODE 0x7ffff7fc5000ULL
+
+/* An address of ld.so's code, data or heap: within a MiB of the above. */
+static uintptr_t ldso_word(void)
+{
+	return LDSO_CODE - (1u << 20) + (rnd() & ((2u << 20) - 8));
+}
+
 /* A word of ld.so's frame, as random as frames are: addresses of ld.so,
  * of the stack around, of the tables; small numbers; zeros. */
 static uintptr_t frame_word(const uintptr_t *here, uintptr_t lo, uintptr_t hi)
 {
-	switch (below(10)) {
+	switch (below(12)) {
+	case 10:
+	case 11: return ldso_word();
 	case 0:
 	case 1:
 	case 2: return 0;
@@ -623,6 +636,9 @@ static void build_stack(uintptr_t *mem, size_t words, char *elsewhere, struct bu
 		if (r == 0 && i + 4 < fw) {
 			/* A count and pointers above, as a local array's. */
 			size_t n = 1 + below(3);
+			/* Often after an address of ld.so, as argc is. */
+			if (i && below(2))
+				w[-1] = ldso_word();
 			*w = n;
 			for (size_t j = 1; j <= n && i + j < fw; j++)
 				w[j] = (uintptr_t)(w + j + below(64));
@@ -635,6 +651,12 @@ static void build_stack(uintptr_t *mem, size_t words, char *elsewhere, struct bu
 			*w = frame_word(w, (uintptr_t)sp, strings);
 		}
 	}
+	/* RTLD_START's return address below argc, and the resolver's
+	 * (both ld.so's code): where either is not, the scan must still find
+	 * the vector, by its second search. */
+	b->near = below(8) ? LDSO_CODE + 8 * below(4096) : 0;
+	if (below(8))
+		sp[-1] = ldso_word();
 	b->frame = (const char *)f + below(16);
 	dirty = (char *)f;
 	/* The scan stops at a pair like the stack's last (the file name's
@@ -681,7 +703,7 @@ static int sweep_stacks(uint64_t seed, unsigned long count)
 					i, sig, b.changed ? " (tables changed)" : "");
 			continue;
 		}
-		got = pmug_libc_scan_initial_stack(b.frame, &secure);
+		got = pmug_libc_scan_initial_stack(b.frame, b.near, &secure);
 		if (got == b.auxv) {
 			found++;
 			if (secure != b.secure && ++wrong <= 5)
