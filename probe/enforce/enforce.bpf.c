@@ -150,7 +150,8 @@ static __always_inline int judge(struct perf_event *event)
 		 * event. */
 		if (event->attr.type != PMUG_ENF_CANARY_TYPE)
 			return 0;
-		if (event->attr.config != PMUG_ENF_CANARY_CONFIG || event->attr.config1 != cfg.canary)
+		if (event->attr.config != PMUG_ENF_CANARY_CONFIG ||
+		    event->attr.config1 != cfg.canary)
 			return 0;
 		__sync_fetch_and_add(&totals.canaries, 1);
 		totals.canary_ns = bpf_ktime_get_ns();

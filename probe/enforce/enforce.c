@@ -57,14 +57,15 @@ static int check_bpffs(const char *pin_dir, char *w, size_t ws, bool *mounted)
 	struct statfs sfs;
 	if (statfs(parent, &sfs) < 0) {
 		int err = errno;
-		why(w, ws, "%s: %s (is bpffs mounted? mount -t bpf bpf %s)", parent,
-		    strerror(err), parent);
+		why(w, ws, "%s: %s (is bpffs mounted? mount -t bpf bpf %s)", parent, strerror(err),
+		    parent);
 		return -err;
 	}
 	/* Only where nothing is mounted (sysfs's own directory): over another
 	 * file system someone mounted there, refuse as before. */
 	if ((unsigned long)sfs.f_type == SYSFS_MAGIC && !strcmp(parent, ENF_BPFFS)) {
-		if (mount("bpf", ENF_BPFFS, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0) {
+		if (mount("bpf", ENF_BPFFS, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") <
+		    0) {
 			int err = errno;
 			why(w, ws,
 			    "bpffs is not mounted at %s, and mounting it failed: %s, so the guard "
@@ -118,8 +119,8 @@ static int bpf_lsm_active(void)
 
 /* One attempt: open, configure, load, attach one program.  On success the
  * skeleton holds the (unpinned) link. */
-static int try_attach(const struct pmug_enf_config *cfg, unsigned attach,
-		      struct pmug_enforce **out, char *w, size_t ws)
+static int try_attach(const struct pmug_enf_config *cfg, unsigned attach, struct pmug_enforce **out,
+		      char *w, size_t ws)
 {
 	struct pmug_enforce *skel = pmug_enforce__open();
 	if (!skel) {
@@ -139,8 +140,8 @@ static int try_attach(const struct pmug_enf_config *cfg, unsigned attach,
 	err = pmug_enforce__load(skel);
 	if (err) {
 		err = err < 0 ? err : -EINVAL;
-		why(w, ws, "the kernel refused to load the %s program: %s",
-		    enf_attach_name(attach), strerror(-err));
+		why(w, ws, "the kernel refused to load the %s program: %s", enf_attach_name(attach),
+		    strerror(-err));
 		goto fail;
 	}
 	struct bpf_link *link = lsm ? bpf_program__attach_lsm(use) : bpf_program__attach_trace(use);
@@ -279,8 +280,8 @@ static int attached_before(const char *pin_dir, bool *had, struct enf_result *r)
  * attached is not running (lsm/ where bpf is not an active LSM loads and
  * attaches, and is never called).  The skeleton that passed (or, with
  * keep_unverified, the last that attached: *unverified), or NULL and why. */
-static struct pmug_enforce *attach_verified(const struct pmug_enf_config *cfg,
-					    struct enf_result *r, bool *unverified, int *errp)
+static struct pmug_enforce *attach_verified(const struct pmug_enf_config *cfg, struct enf_result *r,
+					    bool *unverified, int *errp)
 {
 	unsigned order[2] = {PMUG_ENF_ATTACH_FMOD_RET, PMUG_ENF_ATTACH_LSM};
 	int lsm = bpf_lsm_active();
@@ -327,7 +328,8 @@ static struct pmug_enforce *attach_verified(const struct pmug_enf_config *cfg,
 	if (lsm != 1) {
 		size_t l = strlen(r->why);
 		snprintf(r->why + l, sizeof(r->why) - l, " (BPF LSM %s)",
-			 lsm == 0 ? "is not active" : "status unknown: " ENF_LSM_LIST " unreadable");
+			 lsm == 0 ? "is not active"
+				  : "status unknown: " ENF_LSM_LIST " unreadable");
 	}
 	*errp = err ? err : -EINVAL;
 	return NULL;
@@ -414,8 +416,9 @@ static int start(const struct pmug_enf_config *cfg, const char *pin_dir, struct 
 		return err;
 	if (unverified) {
 		size_t l = strlen(r->why);
-		snprintf(r->why + l, sizeof(r->why) - l,
-			 "; pinned all the same (--keep-unverified): it does not protect this host");
+		snprintf(
+			r->why + l, sizeof(r->why) - l,
+			"; pinned all the same (--keep-unverified): it does not protect this host");
 		return -ENOEXEC;
 	}
 	return 0;

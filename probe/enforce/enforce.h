@@ -34,8 +34,8 @@
 /* Pure: the rodata for a policy (tests/unit/test_enforce.c): its effect,
  * and what it was decided on (the facts' state, the reason, the snapshot
  * directory facts_from or NULL for this machine), cut to fit. */
-void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
-		     unsigned probe_state, const char *facts_from, unsigned attach, time_t now);
+void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p, unsigned probe_state,
+		     const char *facts_from, unsigned attach, time_t now);
 /* Pure: does the text of /sys/kernel/security/lsm list "bpf"? */
 bool enf_lsm_listed(const char *list, size_t len);
 const char *enf_attach_name(unsigned attach);
@@ -45,28 +45,28 @@ bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_conf
 /* The self-test (enforce_abi.h, PMUG_ENF_CANARY_*): the canary opened
  * against the attached program, and what came back. */
 struct enf_verify {
-	bool ran;                  /* the canary was opened */
-	bool verified;             /* refused with the canary's errno, and counted by the program */
-	int open_errno;            /* what perf_event_open said; 0: the canary opened */
-	time_t at;                 /* CLOCK_REALTIME of this check */
+	bool ran;       /* the canary was opened */
+	bool verified;  /* refused with the canary's errno, and counted by the program */
+	int open_errno; /* what perf_event_open said; 0: the canary opened */
+	time_t at;      /* CLOCK_REALTIME of this check */
 	unsigned long long answered; /* canaries the program has refused since it was loaded */
-	char why[256];             /* not verified: why, in one line */
+	char why[256];               /* not verified: why, in one line */
 };
 
 /* What start did, or why it could not. */
 struct enf_result {
-	unsigned attach;          /* PMUG_ENF_ATTACH_* attached (or found) */
+	unsigned attach;            /* PMUG_ENF_ATTACH_* attached (or found) */
 	struct pmug_enf_config cfg; /* what is attached now: this start's, or (already)
 				       the earlier start's, with its reason and facts */
-	bool already;             /* the same configuration was already attached */
-	bool replaced;            /* a different configuration was replaced */
-	bool mounted_bpffs;       /* nothing was mounted at /sys/fs/bpf: this start mounted it */
-	bool keep_unverified;     /* asked: pin a program whose self-test failed (diagnosis) */
-	unsigned tried;           /* bit (1 << PMUG_ENF_ATTACH_*) per kind attached and tested */
-	struct enf_verify verify; /* the self-test of what is attached now (or of the last try) */
-	char refused[512];        /* an attach kind tried before the one kept, and why it was not */
-	char why[512];            /* on failure: one line, the reason */
-	char log[2048];           /* libbpf's last lines (for PMUGUARD_LOG=debug) */
+	bool already;               /* the same configuration was already attached */
+	bool replaced;              /* a different configuration was replaced */
+	bool mounted_bpffs;         /* nothing was mounted at /sys/fs/bpf: this start mounted it */
+	bool keep_unverified;       /* asked: pin a program whose self-test failed (diagnosis) */
+	unsigned tried;             /* bit (1 << PMUG_ENF_ATTACH_*) per kind attached and tested */
+	struct enf_verify verify;   /* the self-test of what is attached now (or of the last try) */
+	char refused[512]; /* an attach kind tried before the one kept, and why it was not */
+	char why[512];     /* on failure: one line, the reason */
+	char log[2048];    /* libbpf's last lines (for PMUGUARD_LOG=debug) */
 };
 
 /* Attach per cfg, prove it runs (the self-test), then pin it.
@@ -102,17 +102,17 @@ struct enf_count {
 
 struct enf_status {
 	bool attached;
-	unsigned attach;              /* from the link: lsm or fmod_ret */
+	unsigned attach; /* from the link: lsm or fmod_ret */
 	uint32_t link_id, prog_id;
-	struct pmug_enf_config cfg;   /* the program's rodata */
+	struct pmug_enf_config cfg;    /* the program's rodata */
 	struct pmug_enf_totals totals; /* its .bss */
 	uint64_t run_cnt, run_time_ns; /* with kernel.bpf_stats_enabled=1 */
 	uint32_t xlated_insns, jited_bytes;
 	struct enf_count counts[PMUG_ENF_COUNTS_MAX]; /* every key the map can hold */
 	unsigned n_counts, n_counts_total;
-	int events_fd;                /* the ring buffer, for --follow (or -1) */
-	struct enf_verify verify;     /* ENF_STATUS_VERIFY: the self-test, run now */
-	char why[512];                /* when not attached, or unreadable */
+	int events_fd;            /* the ring buffer, for --follow (or -1) */
+	struct enf_verify verify; /* ENF_STATUS_VERIFY: the self-test, run now */
+	char why[512];            /* when not attached, or unreadable */
 };
 
 enum {

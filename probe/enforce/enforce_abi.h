@@ -40,13 +40,16 @@
  * opener's tgid is not compared: in a container (a node agent's pod) the
  * pid the opener knows is its pid namespace's, not the one the program
  * sees (the agent's self-test failed in a pod of its own). */
+/* Left as written: clang-format 14 splits the last #define (its long comment). */
+/* clang-format off */
 #define PMUG_ENF_CANARY_TYPE 1u    /* PERF_TYPE_SOFTWARE */
 #define PMUG_ENF_CANARY_CONFIG 9u  /* PERF_COUNT_SW_DUMMY */
 #define PMUG_ENF_CANARY_ERRNO 57   /* EBADSLT on every Linux architecture but alpha, mips, parisc, sparc */
+/* clang-format on */
 
 enum pmug_enf_attach {
 	PMUG_ENF_ATTACH_NONE = 0,
-	PMUG_ENF_ATTACH_LSM = 1,     /* SEC("lsm/perf_event_alloc") */
+	PMUG_ENF_ATTACH_LSM = 1,      /* SEC("lsm/perf_event_alloc") */
 	PMUG_ENF_ATTACH_FMOD_RET = 2, /* SEC("fmod_ret/security_perf_event_alloc") */
 };
 
@@ -60,12 +63,13 @@ struct pmug_enf_config {
 	unsigned int state;   /* enum probe_state of the facts */
 	unsigned int n_core;  /* core_types[0..n_core) are judged */
 	unsigned int core_types[GUARD_RULE_MAX_CORE];
-	unsigned int core_hazard[GUARD_RULE_MAX_CORE]; /* each type's hazard set (bit n: fixed counter n) */
+	unsigned int core_hazard[GUARD_RULE_MAX_CORE]; /* each type's hazard set (bit n:
+							  fixed counter n) */
 	unsigned int core_table[GUARD_RULE_MAX_CORE];  /* each type's enum guard_table */
-	unsigned long long started; /* CLOCK_REALTIME seconds of the start */
-	unsigned long long object;  /* FNV-1a of the BPF object loaded: another
-				       build's program is not "already attached" */
-	unsigned long long canary;  /* the self-test's nonce (never 0) */
+	unsigned long long started;                    /* CLOCK_REALTIME seconds of the start */
+	unsigned long long object;                     /* FNV-1a of the BPF object loaded: another
+							  build's program is not "already attached" */
+	unsigned long long canary;                     /* the self-test's nonce (never 0) */
 	/* Read by user space only (status, follow): the policy's reason at the
 	 * start, and the snapshot directory its facts came from ("" for this
 	 * machine), NUL-terminated (cut to fit). */
@@ -155,9 +159,10 @@ enum pmug_enf_state {
  * program, then, as a second net, the attr as the caller gave it.
  * *judged is the encoding that was judged last (the one hit, if any). */
 GUARD_RULE_INLINE enum guard_hit pmug_enf_classify(const volatile struct pmug_enf_config *c,
-					       unsigned pmu_type, unsigned long long hw_config,
-					       unsigned attr_type, unsigned long long attr_config,
-					       unsigned long long *judged)
+						   unsigned pmu_type, unsigned long long hw_config,
+						   unsigned attr_type,
+						   unsigned long long attr_config,
+						   unsigned long long *judged)
 {
 	*judged = hw_config;
 	if (pmu_type == PMUG_ENF_NO_PMU)
@@ -190,7 +195,8 @@ GUARD_RULE_INLINE enum guard_hit pmug_enf_classify(const volatile struct pmug_en
  * while with no follower reading. */
 #define PMUG_ENF_RINGBUF_BYTES (256 * 1024)
 
-_Static_assert(sizeof(struct pmug_enf_config) == 112 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
+_Static_assert(sizeof(struct pmug_enf_config) ==
+		       112 + PMUG_ENF_REASON_LEN + PMUG_ENF_FACTS_FROM_LEN,
 	       "rodata layout");
 _Static_assert(sizeof(struct pmug_enf_totals) == 48, "bss layout");
 _Static_assert(sizeof(struct pmug_enf_count) == 40, "count layout");

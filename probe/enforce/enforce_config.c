@@ -18,8 +18,8 @@ static void copy_cut(char *dst, size_t size, const char *src)
 	memset(dst + n, 0, size - n);
 }
 
-void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p,
-		     unsigned probe_state, const char *facts_from, unsigned attach, time_t now)
+void enf_config_fill(struct pmug_enf_config *c, const struct guard_policy *p, unsigned probe_state,
+		     const char *facts_from, unsigned attach, time_t now)
 {
 	memset(c, 0, sizeof(*c));
 	c->magic = PMUG_ENF_MAGIC;
@@ -56,8 +56,8 @@ bool enf_config_same(const struct pmug_enf_config *a, const struct pmug_enf_conf
 	    a->mode != b->mode || a->n_core != b->n_core || a->object != b->object)
 		return false;
 	for (unsigned i = 0; i < a->n_core && i < GUARD_RULE_MAX_CORE; i++)
-		if (a->core_types[i] != b->core_types[i] || a->core_hazard[i] != b->core_hazard[i] ||
-		    a->core_table[i] != b->core_table[i])
+		if (a->core_types[i] != b->core_types[i] ||
+		    a->core_hazard[i] != b->core_hazard[i] || a->core_table[i] != b->core_table[i])
 			return false;
 	return true;
 }
@@ -81,12 +81,9 @@ bool enf_lsm_listed(const char *list, size_t len)
 const char *enf_attach_name(unsigned attach)
 {
 	switch (attach) {
-	case PMUG_ENF_ATTACH_LSM:
-		return "lsm";
-	case PMUG_ENF_ATTACH_FMOD_RET:
-		return "fmod_ret";
-	default:
-		return "none";
+	case PMUG_ENF_ATTACH_LSM: return "lsm";
+	case PMUG_ENF_ATTACH_FMOD_RET: return "fmod_ret";
+	default: return "none";
 	}
 }
 
@@ -105,8 +102,8 @@ int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cf
 	const size_t size = sizeof(struct pmug_enf_file);
 	if (len % size) {
 		snprintf(ex->why, sizeof(ex->why),
-			 "the iterator wrote %zu bytes, not a whole number of %zu-byte records", len,
-			 size);
+			 "the iterator wrote %zu bytes, not a whole number of %zu-byte records",
+			 len, size);
 		return -EPROTO;
 	}
 	size_t n = len / size;
@@ -136,8 +133,8 @@ int enf_existing_judge(struct enf_existing *ex, const struct pmug_enf_config *cf
 			continue;
 		ex->n_hits++;
 		if (ex->n_listed < ENF_EXISTING_LISTED)
-			ex->ev[ex->n_listed++] =
-				(struct enf_existing_event){.f = f[i], .hit = hit, .judged = judged};
+			ex->ev[ex->n_listed++] = (struct enf_existing_event){
+				.f = f[i], .hit = hit, .judged = judged};
 	}
 	free(f);
 	ex->known = true;
@@ -175,14 +172,15 @@ void enf_verify_judge(struct enf_verify *v, int open_ret, bool counted, unsigned
 	v->open_errno = open_ret >= 0 ? 0 : -open_ret;
 	v->answered = counted ? after : 0;
 	if (open_ret >= 0) {
-		snprintf(v->why, sizeof(v->why),
-			 "the self-test's canary event was opened: the %s program is attached but "
-			 "the kernel does not run it%s",
-			 enf_attach_name(attach),
-			 attach == PMUG_ENF_ATTACH_LSM
-				 ? " (bpf is not an active LSM: it is missing from lsm= on the kernel "
-				   "command line)"
-				 : "");
+		snprintf(
+			v->why, sizeof(v->why),
+			"the self-test's canary event was opened: the %s program is attached but "
+			"the kernel does not run it%s",
+			enf_attach_name(attach),
+			attach == PMUG_ENF_ATTACH_LSM
+				? " (bpf is not an active LSM: it is missing from lsm= on the kernel "
+				  "command line)"
+				: "");
 	} else if (open_ret != -PMUG_ENF_CANARY_ERRNO) {
 		snprintf(v->why, sizeof(v->why),
 			 "the self-test's canary event could not be opened (%s) before it reached "

@@ -119,8 +119,7 @@ int enf_existing_read(struct enf_existing *ex, const struct pmug_enf_config *cfg
 	}
 	err = read_iter(iter_fd, &buf, &len);
 	if (err) {
-		why(ex->why, sizeof(ex->why), "reading the task_file iterator: %s",
-		    strerror(-err));
+		why(ex->why, sizeof(ex->why), "reading the task_file iterator: %s", strerror(-err));
 		goto out;
 	}
 	err = enf_existing_judge(ex, cfg, buf, len);

@@ -100,9 +100,10 @@ int enf_status_read(const char *pin_dir, struct enf_status *st, unsigned flags)
 	st->link_id = li.id;
 	st->prog_id = li.prog_id;
 	if (li.type == BPF_LINK_TYPE_TRACING)
-		st->attach = li.tracing.attach_type == BPF_LSM_MAC	    ? PMUG_ENF_ATTACH_LSM
-			     : li.tracing.attach_type == BPF_MODIFY_RETURN ? PMUG_ENF_ATTACH_FMOD_RET
-									   : PMUG_ENF_ATTACH_NONE;
+		st->attach = li.tracing.attach_type == BPF_LSM_MAC ? PMUG_ENF_ATTACH_LSM
+			     : li.tracing.attach_type == BPF_MODIFY_RETURN
+				     ? PMUG_ENF_ATTACH_FMOD_RET
+				     : PMUG_ENF_ATTACH_NONE;
 	prog_fd = bpf_prog_get_fd_by_id(li.prog_id);
 	if (prog_fd < 0) {
 		err = -errno;
@@ -143,14 +144,12 @@ int enf_status_read(const char *pin_dir, struct enf_status *st, unsigned flags)
 			/* Our loader wrote them NUL-terminated; trust no more. */
 			st->cfg.reason[sizeof(st->cfg.reason) - 1] = '\0';
 			st->cfg.facts_from[sizeof(st->cfg.facts_from) - 1] = '\0';
-		}
-		else if (read_section(mfd, &mi, ".bss", &st->totals, sizeof(st->totals))) {
+		} else if (read_section(mfd, &mi, ".bss", &st->totals, sizeof(st->totals))) {
 			if (bss_fd < 0 && (flags & ENF_STATUS_VERIFY)) {
 				bss_fd = mfd;
 				continue;
 			}
-		}
-		else if (!strcmp(mi.name, "counts"))
+		} else if (!strcmp(mi.name, "counts"))
 			read_counts(mfd, st);
 		else if (!strcmp(mi.name, "events") && mi.type == BPF_MAP_TYPE_RINGBUF &&
 			 keep_events && st->events_fd < 0) {

@@ -73,8 +73,9 @@ static int range_readable(pid_t pid, uint64_t addr, size_t len)
 		}
 		for (long i = 0; i < r && answer == 0; i++) {
 			char c = chunk[i];
-			unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-				     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16u;
+			unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+				     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+							    : 16u;
 			if (c == '\n') {
 				field = 0, start = end = 0;
 			} else if (field == 0) {

@@ -79,7 +79,8 @@ unsigned guard_table_for(const struct probe_cpu *c, const char *pmu_name)
 	static const struct {
 		uint32_t family, model;
 	} etd[] = {
-		{6, 0xbd}, {6, 0xc5}, {6, 0xc6}, {6, 0xcc}, {6, 0xd5}, {6, 0xdd}, {18, 0x01}, {18, 0x03},
+		{6, 0xbd}, {6, 0xc5}, {6, 0xc6},  {6, 0xcc},
+		{6, 0xd5}, {6, 0xdd}, {18, 0x01}, {18, 0x03},
 	};
 	if (strcmp(pmu_name, "cpu_core") == 0)
 		return GUARD_TABLE_PSEUDO; /* the P-cores' tables */
@@ -109,18 +110,12 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 		       "(failing closed)";
 	if (hit == GUARD_HIT_FIXED) {
 		switch ((unsigned)(config & 0xffff)) {
-		case 0x0073:
-			return "TOPDOWN_BAD_SPECULATION.ALL (fixed counter 4)";
-		case 0x019c:
-			return "TOPDOWN_FE_BOUND.ALL (fixed counter 5)";
-		case 0x02c2:
-			return "TOPDOWN_RETIRING.ALL (fixed counter 6)";
-		case 0x0500:
-			return "fixed counter 4 (pseudo-encoding 0x0500)";
-		case 0x0600:
-			return "fixed counter 5 (pseudo-encoding 0x0600)";
-		case 0x0700:
-			return "fixed counter 6 (pseudo-encoding 0x0700)";
+		case 0x0073: return "TOPDOWN_BAD_SPECULATION.ALL (fixed counter 4)";
+		case 0x019c: return "TOPDOWN_FE_BOUND.ALL (fixed counter 5)";
+		case 0x02c2: return "TOPDOWN_RETIRING.ALL (fixed counter 6)";
+		case 0x0500: return "fixed counter 4 (pseudo-encoding 0x0500)";
+		case 0x0600: return "fixed counter 5 (pseudo-encoding 0x0600)";
+		case 0x0700: return "fixed counter 6 (pseudo-encoding 0x0700)";
 		}
 		return "an encoding on fixed counter 4, 5 or 6";
 	}

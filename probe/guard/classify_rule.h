@@ -58,10 +58,10 @@
 
 enum guard_hit {
 	GUARD_HIT_NONE = 0,
-	GUARD_HIT_SLOTS,  /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
-	GUARD_HIT_METRIC, /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
+	GUARD_HIT_SLOTS,      /* event 0x00 umask 0x04: TOPDOWN.SLOTS, fixed counter 3 */
+	GUARD_HIT_METRIC,     /* event 0x00 umask 0x80..0x87: metric read through counter 3 */
 	GUARD_HIT_UNREADABLE, /* the attr could not be read: fail closed */
-	GUARD_HIT_FIXED,  /* an encoding the PMU places on fixed counter 4, 5 or 6 */
+	GUARD_HIT_FIXED,      /* an encoding the PMU places on fixed counter 4, 5 or 6 */
 };
 
 /* How a core PMU's constraint table places encodings (above). */
@@ -91,7 +91,7 @@ enum guard_table {
 /* FIXED_EVENT_FLAGS (arch/x86/events/perf_event.h): INTEL_ARCH_EVENT_MASK
  * (event, umask), EDGE (bit 18), INV (23), CMASK (24-31), HSW_IN_TX (32),
  * HSW_IN_TX_CHECKPOINTED (33). */
-#define GUARD_RULE_FIXED_FLAGS                                                                  \
+#define GUARD_RULE_FIXED_FLAGS                                                                     \
 	(0xffffull | (1ull << 18) | (1ull << 23) | (0xffull << 24) | (1ull << 32) | (1ull << 33))
 
 /* The E-core topdown events' codes (event and umask), whatever else is set. */
@@ -127,19 +127,16 @@ GUARD_RULE_INLINE int guard_rule_counter(unsigned long long config, unsigned tab
 	if (table != GUARD_TABLE_ETD || (config & GUARD_RULE_FIXED_FLAGS) != (config & 0xffffull))
 		return GUARD_RULE_NO_COUNTER;
 	switch ((unsigned)(config & 0xffffu)) {
-	case 0x0073u:
-		return 4;
-	case 0x019cu:
-		return 5;
-	case 0x02c2u:
-		return 6;
+	case 0x0073u: return 4;
+	case 0x019cu: return 5;
+	case 0x02c2u: return 6;
 	}
 	return GUARD_RULE_NO_COUNTER;
 }
 
 /* The class of an encoding on a PMU of that table and hazard set. */
 GUARD_RULE_INLINE enum guard_hit guard_rule_config(unsigned long long config, unsigned table,
-					       unsigned hazard)
+						   unsigned hazard)
 {
 	/* The common case first, in a few instructions: an event code that
 	 * is no topdown event on this table lands on no fixed counter
@@ -174,7 +171,8 @@ GUARD_RULE_INLINE int guard_rule_generic_type(unsigned type)
  * generic types other than PERF_TYPE_RAW (software, tracepoint, a generic
  * id the kernel has not resolved yet) are answered at once; the loop has a
  * constant bound so that the BPF verifier accepts it. */
-GUARD_RULE_INLINE int guard_rule_core_index(unsigned type, const volatile unsigned *types, unsigned n)
+GUARD_RULE_INLINE int guard_rule_core_index(unsigned type, const volatile unsigned *types,
+					    unsigned n)
 {
 	if (guard_rule_generic_type(type))
 		return -1;
@@ -190,9 +188,9 @@ GUARD_RULE_INLINE int guard_rule_core_index(unsigned type, const volatile unsign
 /* Both together: the class of (type, config), GUARD_HIT_NONE off the core
  * PMUs.  hazards[i] and tables[i] are those of types[i]. */
 GUARD_RULE_INLINE enum guard_hit guard_rule_classify(unsigned type, unsigned long long config,
-						 const volatile unsigned *types,
-						 const volatile unsigned *hazards,
-						 const volatile unsigned *tables, unsigned n)
+						     const volatile unsigned *types,
+						     const volatile unsigned *hazards,
+						     const volatile unsigned *tables, unsigned n)
 {
 	int i = guard_rule_core_index(type, types, n);
 	if (i < 0 || i >= (int)GUARD_RULE_MAX_CORE)

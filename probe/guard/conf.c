@@ -127,7 +127,8 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 		c->more_bad[c->bad_lines - 1] = lineno;
 	} else if (describe && c->bad_lines > 0) {
 		/* The line described until now becomes the first of the others. */
-		memmove(&c->more_bad[1], &c->more_bad[0], sizeof(c->more_bad) - sizeof(c->more_bad[0]));
+		memmove(&c->more_bad[1], &c->more_bad[0],
+			sizeof(c->more_bad) - sizeof(c->more_bad[0]));
 		c->more_bad[0] = c->first_bad;
 	}
 	c->bad_lines++;
@@ -146,7 +147,7 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 			we = e;
 		}
 		size_t n = (size_t)(we - ws) < sizeof(c->bad_word) - 1 ? (size_t)(we - ws)
-									  : sizeof(c->bad_word) - 1;
+								       : sizeof(c->bad_word) - 1;
 		memcpy(c->bad_word, ws, n);
 		c->bad_word[n] = '\0';
 	}
@@ -170,11 +171,11 @@ static void say_bad(struct guard_conf *c, const char *path)
 	num[probe_utoa(num, (uint64_t)c->first_bad)] = '\0';
 	at = put(c->bad_where, at, sizeof(c->bad_where), num);
 	put(c->bad_where, at, sizeof(c->bad_where),
-	    c->bad_kind == GUARD_CONF_BAD_LOCK	? " (a lock line that says neither lock = yes nor "
-						  "lock = no: '"
+	    c->bad_kind == GUARD_CONF_BAD_LOCK ? " (a lock line that says neither lock = yes nor "
+						 "lock = no: '"
 	    : c->bad_kind == GUARD_CONF_BAD_VALUE ? " (a value it does not know, '"
-	    : c->bad_kind == GUARD_CONF_BAD_KEY	? " (unknown key '"
-						: " (no key = value: '");
+	    : c->bad_kind == GUARD_CONF_BAD_KEY   ? " (unknown key '"
+						  : " (no key = value: '");
 	at = put(c->bad_tail, 0, sizeof(c->bad_tail),
 		 c->bad_kind == GUARD_CONF_BAD_LOCK
 			 ? "'): read as lock = yes, the stricter reading; the rest applies"
@@ -184,11 +185,13 @@ static void say_bad(struct guard_conf *c, const char *path)
 	if (c->bad_lines > 1) {
 		int named = c->bad_lines - 1 < 4 ? c->bad_lines - 1 : 4;
 		at = put(c->bad_tail, at, sizeof(c->bad_tail),
-			 named > 1 ? "; not understood either: lines " : "; not understood either: line ");
+			 named > 1 ? "; not understood either: lines "
+				   : "; not understood either: line ");
 		for (int i = 0; i < named; i++) {
 			if (i)
 				at = put(c->bad_tail, at, sizeof(c->bad_tail),
-					 i == named - 1 && c->bad_lines - 1 == named ? " and " : ", ");
+					 i == named - 1 && c->bad_lines - 1 == named ? " and "
+										     : ", ");
 			num[probe_utoa(num, (uint64_t)c->more_bad[i])] = '\0';
 			at = put(c->bad_tail, at, sizeof(c->bad_tail), num);
 		}
@@ -225,7 +228,8 @@ static void distrust(struct guard_conf *c, const char *what, const struct stat *
 		at = put(c->trust_why, at, sizeof(c->trust_why), " is owned by uid ");
 		num[probe_utoa(num, st->st_uid)] = '\0';
 	} else {
-		at = put(c->trust_why, at, sizeof(c->trust_why), " is writable by other users (mode ");
+		at = put(c->trust_why, at, sizeof(c->trust_why),
+			 " is writable by other users (mode ");
 		unsigned m = st->st_mode & 07777;
 		for (int i = 3; i >= 0; i--)
 			num[3 - i] = (char)('0' + ((m >> (3 * i)) & 7));
@@ -269,7 +273,7 @@ void guard_conf_judge_trust(struct guard_conf *c, const char *path, const struct
 	memcpy(dir, path, n + 1);
 	while (n > 1) {
 		while (n > 0 && dir[n - 1] != '/')
-			n--; /* just past the last '/' */
+			n--;           /* just past the last '/' */
 		n = n > 1 ? n - 1 : 1; /* "/etc/x" -> "/etc", "/x" -> "/" */
 		dir[n] = '\0';
 		struct stat st;

@@ -30,14 +30,14 @@ enum guard_dest { GUARD_DEST_DEFAULT = 0, GUARD_DEST_SYSLOG, GUARD_DEST_STDERR, 
 enum guard_slots { GUARD_SLOTS_DENY = 0, GUARD_SLOTS_SUBSTITUTE };
 
 struct guard_conf {
-	bool present;   /* the file was read */
-	int mode;       /* enum guard_mode, or -1 when not set */
+	bool present; /* the file was read */
+	int mode;     /* enum guard_mode, or -1 when not set */
 	enum guard_dest dest;
 	bool lock;
-	int slots;      /* enum guard_slots, or -1 when not set */
+	int slots;          /* enum guard_slots, or -1 when not set */
 	char snapshot[256]; /* "" when not set */
-	int bad_lines;  /* lines that named no known key or value */
-	int first_bad;  /* line number of the first of them */
+	int bad_lines;      /* lines that named no known key or value */
+	int first_bad;      /* line number of the first of them */
 	/* The first of them said as systemd says it, for the one line that
 	 * reports it (settings.c): "PATH:N (unknown key '", the key or value
 	 * as written (cut at 31 bytes), and "'): that line only ..." with the

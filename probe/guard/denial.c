@@ -47,8 +47,8 @@ void guard_format_denial(struct logline *l, const struct guard_policy *p,
 	log_str_safe(l, p->reason);
 	log_str(l, d->substitute ? ". Counted as TOPDOWN.SLOTS_P (config 0x1a4) on a "
 				   "general-purpose counter instead (slots = substitute)."
-		   : d->deny ? ". Returned ENOENT: the tool sees the event as not supported."
-			     : ". Allowed (audit mode).");
+		   : d->deny     ? ". Returned ENOENT: the tool sees the event as not supported."
+				 : ". Allowed (audit mode).");
 }
 
 void guard_report_fields(struct log_report *r, const struct guard_decision *d,
@@ -60,12 +60,14 @@ void guard_report_fields(struct log_report *r, const struct guard_decision *d,
 		.layer = layer == GUARD_LAYER_KERNEL    ? "kernel"
 			 : layer == GUARD_LAYER_SECCOMP ? "seccomp"
 							: "preload",
-		.decision = d->substitute ? "substitute" : d->deny ? "deny" : "audit",
-		.hit = d->hit == GUARD_HIT_SLOTS	    ? "slots"
-		       : d->hit == GUARD_HIT_METRIC	    ? "metric"
-		       : d->hit == GUARD_HIT_FIXED	    ? "fixed"
+		.decision = d->substitute ? "substitute"
+			    : d->deny     ? "deny"
+					  : "audit",
+		.hit = d->hit == GUARD_HIT_SLOTS        ? "slots"
+		       : d->hit == GUARD_HIT_METRIC     ? "metric"
+		       : d->hit == GUARD_HIT_FIXED      ? "fixed"
 		       : d->hit == GUARD_HIT_UNREADABLE ? "unreadable"
-							    : "none",
+							: "none",
 		.program = prog,
 		.pid = (uint64_t)pid,
 		.uid = (uint64_t)uid,

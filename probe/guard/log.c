@@ -21,7 +21,10 @@ void log_str(struct logline *l, const char *s)
 size_t log_utf8_len(const unsigned char *p)
 {
 	unsigned c = p[0];
-	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+		   : c >= 0xe0 && c <= 0xef ? 3
+		   : c >= 0xf0 && c <= 0xf4 ? 4
+					    : 0;
 	for (size_t i = 1; i < n; i++) /* stops at the NUL: it is no continuation byte */
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
@@ -109,7 +112,8 @@ static long send_dgram(const char *path, size_t plen, struct iovec *iov, size_t 
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	__builtin_memcpy(a.sun_path, path, plen);
 	struct msghdr m = {.msg_name = &a,
-			   .msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen),
+			   .msg_namelen =
+				   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen),
 			   .msg_iov = iov,
 			   .msg_iovlen = n};
 	long r = pmug_sys3(SYS_sendmsg, fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -161,8 +165,8 @@ static long to_journal(const char *msg, size_t mlen, const char *note, size_t nl
 	}
 	if (f.len >= sizeof(f.buf) - 1)
 		return -EMSGSIZE; /* a field was cut: say nothing rather than half */
-	struct iovec iov[4] = {{(void *)"MESSAGE=", 8}, {(void *)msg, mlen},
-			       {(void *)note, nlen}, {f.buf, f.len}};
+	struct iovec iov[4] = {
+		{(void *)"MESSAGE=", 8}, {(void *)msg, mlen}, {(void *)note, nlen}, {f.buf, f.len}};
 	static const char sock[] = "/run/systemd/journal/socket";
 	return send_dgram(sock, sizeof(sock), iov, 4);
 }
@@ -201,7 +205,9 @@ static long to_syslog(const char *msg, size_t mlen, const char *note, size_t nle
 		}
 		log_str(&d, "]");
 	}
-	struct iovec iov[4] = {{head, hn}, {(void *)msg, mlen}, {(void *)note, nlen},
+	struct iovec iov[4] = {{head, hn},
+			       {(void *)msg, mlen},
+			       {(void *)note, nlen},
 			       {d.buf, d.len >= sizeof(d.buf) - 1 ? 0 : d.len}};
 	static const char sock[] = "/dev/log";
 	return send_dgram(sock, sizeof(sock), iov, 4);
@@ -221,7 +227,8 @@ bool log_system(const struct logline *l, size_t skip, const struct log_report *r
 	char note[80];
 	size_t nlen = 0;
 	if (missed) {
-		static const char a[] = " [", b[] = " earlier reports of this process were not delivered]";
+		static const char a[] = " [",
+				  b[] = " earlier reports of this process were not delivered]";
 		__builtin_memcpy(note, a, sizeof(a) - 1);
 		nlen = sizeof(a) - 1;
 		nlen += probe_utoa(note + nlen, missed);

@@ -32,8 +32,9 @@ enum guard_once_result guard_once_mark(struct guard_once *o, uint64_t key)
 		uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
 		/* An empty slot is claimed, or the racer that got there first
 		 * wrote cur: then look at what it wrote. */
-		if (cur == 0 && atomic_compare_exchange_strong_explicit(
-					slot, &cur, key, memory_order_relaxed, memory_order_relaxed))
+		if (cur == 0 &&
+		    atomic_compare_exchange_strong_explicit(slot, &cur, key, memory_order_relaxed,
+							    memory_order_relaxed))
 			return GUARD_ONCE_FIRST;
 		if (cur == key)
 			return GUARD_ONCE_AGAIN;

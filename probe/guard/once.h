@@ -29,7 +29,10 @@ struct guard_once {
 	unsigned n;
 };
 
+/* clang-format 14 spreads a braced macro body over four lines. */
+/* clang-format off */
 #define GUARD_ONCE_INIT(array) {(array), sizeof(array) / sizeof((array)[0])}
+/* clang-format on */
 
 enum guard_once_result {
 	GUARD_ONCE_FIRST, /* not seen before: now it is */

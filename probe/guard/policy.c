@@ -14,7 +14,9 @@
 #include "settings.h"
 
 static const char *const mode_names[] = {
-	[GUARD_AUTO] = "auto", [GUARD_ALWAYS] = "always", [GUARD_AUDIT] = "audit",
+	[GUARD_AUTO] = "auto",
+	[GUARD_ALWAYS] = "always",
+	[GUARD_AUDIT] = "audit",
 	[GUARD_OFF] = "off",
 };
 
@@ -43,8 +45,8 @@ static void hazard_all(struct guard_policy *p, uint32_t set)
 		p->core_hazard[i] = set;
 }
 
-void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
-		       const struct probe_facts *f, const struct probe_verdict *v)
+void guard_policy_init(struct guard_policy *p, enum guard_mode mode, const struct probe_facts *f,
+		       const struct probe_verdict *v)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
@@ -83,9 +85,7 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 	if (!hazard)
 		hazard_all(p, 0);
 	switch (mode) {
-	case GUARD_AUTO:
-		p->watch = p->enforce = hazard;
-		break;
+	case GUARD_AUTO: p->watch = p->enforce = hazard; break;
 	case GUARD_ALWAYS:
 		/* Every Intel core PMU, whatever the probe says; only a CPU
 		 * known not to be Intel is spared (on AMD event 0x00 umask
@@ -93,16 +93,15 @@ void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
 		p->watch = p->enforce = v->guard_state != PROBE_NOT_INTEL;
 		hazard_all(p, p->watch ? GUARD_RULE_HAZARD_ALL : 0);
 		if (p->watch)
-			p->reason = "mode always (the policy file, the environment or --mode) "
-				    "blocks what lands on fixed counters 3-6 on every Intel core PMU";
+			p->reason =
+				"mode always (the policy file, the environment or --mode) "
+				"blocks what lands on fixed counters 3-6 on every Intel core PMU";
 		break;
 	case GUARD_AUDIT:
 		p->watch = hazard;
 		p->enforce = false;
 		break;
-	case GUARD_OFF:
-		hazard_all(p, 0);
-		break;
+	case GUARD_OFF: hazard_all(p, 0); break;
 	}
 }
 

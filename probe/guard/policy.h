@@ -20,8 +20,8 @@ enum guard_mode { GUARD_OFF = 0, GUARD_AUDIT, GUARD_AUTO, GUARD_ALWAYS };
 
 struct guard_policy {
 	enum guard_mode mode;
-	bool watch;   /* classify perf_event_open at all */
-	bool enforce; /* deny what the classifier hits (false in audit mode) */
+	bool watch;      /* classify perf_event_open at all */
+	bool enforce;    /* deny what the classifier hits (false in audit mode) */
 	bool substitute; /* slots = substitute: count TOPDOWN.SLOTS as TOPDOWN.SLOTS_P
 			    instead of denying it (the preload alone can) */
 	/* Per core PMU type: the fixed counters whose encodings are denied
@@ -42,8 +42,8 @@ int guard_mode_parse_n(const char *s, size_t len);
 const char *guard_mode_name(enum guard_mode m);
 
 /* The policy for a mode from the probe's facts and verdict. */
-void guard_policy_init(struct guard_policy *p, enum guard_mode mode,
-		       const struct probe_facts *f, const struct probe_verdict *v);
+void guard_policy_init(struct guard_policy *p, enum guard_mode mode, const struct probe_facts *f,
+		       const struct probe_verdict *v);
 
 /* The guard could not read what it needs to decide (its policy file, for
  * a reason that passes): deny the class of every guarded counter (3-6) on

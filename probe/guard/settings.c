@@ -42,8 +42,7 @@ void guard_env_read(struct guard_env *env, char *const *envp)
 	env->preload = env_value(envp, "LD_PRELOAD");
 }
 
-static void ignore(struct guard_settings *s, const char *what, const char *value,
-		   const char *why)
+static void ignore(struct guard_settings *s, const char *what, const char *value, const char *why)
 {
 	if (s->n_ignored < GUARD_MAX_IGNORED)
 		s->ignored[s->n_ignored++] = (struct guard_ignored){what, value ? value : "", why};
@@ -88,19 +87,19 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	/* A lock line not understood is read as locked: a line that does not
 	 * parse never loosens the guard (lock = ye is a typo of yes, never
 	 * of no), from anyone's file, since it only tightens. */
-	int locked = conf_err < 0	     ? 2
-		     : conf->lock	     ? 1
+	int locked = conf_err < 0         ? 2
+		     : conf->lock         ? 1
 		     : conf->lock_unclear ? 4
-		     : cli->locking	     ? 3
-					     : 0;
+		     : cli->locking       ? 3
+					  : 0;
 	s->locked = locked != 0;
 	bool use = conf_err == 0 && !untrusted; /* the file's settings count */
 
 	/* Where lines go: the file, else stderr under LD_PRELOAD and syslog
 	 * under /etc/ld.so.preload, where fd 2 is never written. */
 	s->dest = use && conf->dest != GUARD_DEST_DEFAULT ? conf->dest
-		  : fleet					      ? GUARD_DEST_SYSLOG
-									      : GUARD_DEST_STDERR;
+		  : fleet                                 ? GUARD_DEST_SYSLOG
+							  : GUARD_DEST_STDERR;
 	if (fleet && s->dest == GUARD_DEST_STDERR)
 		s->dest = GUARD_DEST_SYSLOG;
 	s->log = s->dest == GUARD_DEST_QUIET ? GUARD_LOG_QUIET : GUARD_LOG_WARN;
@@ -123,7 +122,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	else if (conf->bad_lines)
 		ignore(s, conf->bad_where, conf->bad_word, conf->bad_tail);
 
-	const char *why = locked == 1	? lock_why
+	const char *why = locked == 1   ? lock_why
 			  : locked == 3 ? locking_why
 			  : locked == 4 ? unclear_why
 					: unreadable_why;
@@ -148,7 +147,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	 * operator's call what a tool sees). */
 	s->slots = use && conf->slots >= 0 ? (enum guard_slots)conf->slots : GUARD_SLOTS_DENY;
 	if (env->slots && *env->slots) {
-		int v = !strcmp(env->slots, "deny")	    ? GUARD_SLOTS_DENY
+		int v = !strcmp(env->slots, "deny")         ? GUARD_SLOTS_DENY
 			: !strcmp(env->slots, "substitute") ? GUARD_SLOTS_SUBSTITUTE
 							    : -1;
 		if (v < 0)
@@ -179,7 +178,6 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	 * facts are the file's (conf.c joins a NAME to the installed
 	 * reference snapshots), so it would change nothing, and it is not
 	 * taken. */
-	s->snapshot_dir = !s->locked && env->snapshot_dir && *env->snapshot_dir
-				  ? env->snapshot_dir
-				  : NULL;
+	s->snapshot_dir =
+		!s->locked && env->snapshot_dir && *env->snapshot_dir ? env->snapshot_dir : NULL;
 }

@@ -30,15 +30,15 @@ enum guard_log { GUARD_LOG_QUIET, GUARD_LOG_WARN, GUARD_LOG_DEBUG };
 
 /* What the environment says, read by guard_env_read() only. */
 struct guard_env {
-	bool visible;          /* the environment is set up (not in preinit) */
-	const char *mode;      /* PMUGUARD_MODE, or NULL */
-	const char *log;       /* PMUGUARD_LOG */
-	const char *snapshot;  /* PMUGUARD_SNAPSHOT */
+	bool visible;             /* the environment is set up (not in preinit) */
+	const char *mode;         /* PMUGUARD_MODE, or NULL */
+	const char *log;          /* PMUGUARD_LOG */
+	const char *snapshot;     /* PMUGUARD_SNAPSHOT */
 	const char *snapshot_dir; /* PMUGUARD_SNAPSHOT_DIR: where a snapshot NAME is looked up */
-	const char *slots;     /* PMUGUARD_SLOTS */
-	const char *cookie;    /* PMUGUARD_SECCOMP_COOKIE (pmuguard run's) */
-	const char *lib;       /* PMUGUARD_LIB (pmuguard run's library) */
-	const char *preload;   /* LD_PRELOAD: which way the shim was loaded */
+	const char *slots;        /* PMUGUARD_SLOTS */
+	const char *cookie;       /* PMUGUARD_SECCOMP_COOKIE (pmuguard run's) */
+	const char *lib;          /* PMUGUARD_LIB (pmuguard run's library) */
+	const char *preload;      /* LD_PRELOAD: which way the shim was loaded */
 };
 
 /*
@@ -58,11 +58,11 @@ extern const char guard_env_cookie_name[];
 extern const char guard_env_lib_name[];
 
 struct guard_cli {
-	int mode;              /* enum guard_mode, -1 when not given */
-	const char *snapshot;  /* --snapshot, or NULL */
-	bool locking;          /* judged as under lock = yes, which the caller is
-				  about to set (pmuguard-fleet install: its probe
-				  and the status after it then agree) */
+	int mode;             /* enum guard_mode, -1 when not given */
+	const char *snapshot; /* --snapshot, or NULL */
+	bool locking;         /* judged as under lock = yes, which the caller is
+				 about to set (pmuguard-fleet install: its probe
+				 and the status after it then agree) */
 };
 
 #define GUARD_MAX_IGNORED 6
@@ -75,19 +75,19 @@ struct guard_ignored {
 struct guard_settings {
 	enum guard_mode mode;
 	enum guard_log log;
-	enum guard_dest dest;  /* GUARD_DEST_SYSLOG, _STDERR or _QUIET */
-	const char *snapshot;  /* NULL: the live machine; a path or a NAME
-				  (probe_snapshot_find: the callers resolve it) */
+	enum guard_dest dest;     /* GUARD_DEST_SYSLOG, _STDERR or _QUIET */
+	const char *snapshot;     /* NULL: the live machine; a path or a NAME
+				     (probe_snapshot_find: the callers resolve it) */
 	const char *snapshot_dir; /* where a NAME is looked up; NULL: the installed
 				     reference snapshots (probe_snapshot_dir) */
 	enum guard_slots slots;
-	bool locked;           /* lock = yes, a lock line not understood
-				  (conf.h), or an unreadable policy file */
-	const char *lock_why;  /* why locked, ": PATH has lock = yes" ...;
-				  NULL where not locked */
+	bool locked;          /* lock = yes, a lock line not understood
+				 (conf.h), or an unreadable policy file */
+	const char *lock_why; /* why locked, ": PATH has lock = yes" ...;
+				 NULL where not locked */
 	bool cacheable;
-	bool conf_transient;   /* the policy file could not be read just now:
-				  fail closed (guard_policy_fail_closed) */
+	bool conf_transient; /* the policy file could not be read just now:
+				fail closed (guard_policy_fail_closed) */
 	struct guard_ignored ignored[GUARD_MAX_IGNORED];
 	unsigned n_ignored;
 };

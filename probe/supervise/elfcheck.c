@@ -33,11 +33,11 @@ static int open_regular(const char *path, struct stat *st, char *problem, size_t
 		return -1;
 	if (!S_ISREG(pre.st_mode)) {
 		snprintf(problem, size, "not a regular file (%s)",
-			 S_ISFIFO(pre.st_mode)  ? "a FIFO"
-			 : S_ISDIR(pre.st_mode) ? "a directory"
+			 S_ISFIFO(pre.st_mode)                          ? "a FIFO"
+			 : S_ISDIR(pre.st_mode)                         ? "a directory"
 			 : S_ISCHR(pre.st_mode) || S_ISBLK(pre.st_mode) ? "a device"
-			 : S_ISSOCK(pre.st_mode)			  ? "a socket"
-									  : "not a file");
+			 : S_ISSOCK(pre.st_mode)                        ? "a socket"
+									: "not a file");
 		errno = 0;
 		return -1;
 	}
@@ -192,21 +192,24 @@ static void decide(struct elf_report *r)
 	else if (r->problem[0])
 		snprintf(r->why, sizeof(r->why), "%s", r->problem);
 	else if (r->script)
-		snprintf(r->why, sizeof(r->why), "a script for %.120s: what it runs may be static or "
-						 "Go, and seccomp covers the whole tree",
+		snprintf(r->why, sizeof(r->why),
+			 "a script for %.120s: what it runs may be static or "
+			 "Go, and seccomp covers the whole tree",
 			 r->interp);
 	else if (!r->elf)
 		snprintf(r->why, sizeof(r->why), "not an ELF file");
 	else if (r->go)
-		snprintf(r->why, sizeof(r->why), "a Go binary: the Go runtime issues the syscall "
-						 "instruction itself");
+		snprintf(r->why, sizeof(r->why),
+			 "a Go binary: the Go runtime issues the syscall "
+			 "instruction itself");
 	else if (!r->dynamic)
 		snprintf(r->why, sizeof(r->why), "statically linked: LD_PRELOAD does not apply");
 	else if (r->setid)
 		snprintf(r->why, sizeof(r->why), "setuid/setgid: the loader ignores LD_PRELOAD");
 	else if (!r->imports_syscall)
-		snprintf(r->why, sizeof(r->why), "dynamically linked but does not import syscall(): "
-						 "it may reach the kernel another way");
+		snprintf(r->why, sizeof(r->why),
+			 "dynamically linked but does not import syscall(): "
+			 "it may reach the kernel another way");
 	else {
 		r->guard = ELF_GUARD_PRELOAD;
 		snprintf(r->why, sizeof(r->why), "dynamically linked and imports syscall()%s",
@@ -250,8 +253,9 @@ void elf_analyse(const char *cmd, struct elf_report *r)
 			GElf_Phdr ph;
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP) {
 				r->dynamic = true;
-				size_t len = ph.p_filesz < sizeof(r->interp) - 1 ? ph.p_filesz
-										  : sizeof(r->interp) - 1;
+				size_t len = ph.p_filesz < sizeof(r->interp) - 1
+						     ? ph.p_filesz
+						     : sizeof(r->interp) - 1;
 				if (pread(fd, r->interp, len, (off_t)ph.p_offset) == (ssize_t)len)
 					r->interp[len] = '\0';
 				else
@@ -329,8 +333,9 @@ int elf_check_preload_lib(const char *path, char *why, size_t size)
 		if (!dynamic)
 			snprintf(why, size, "a shared object without a dynamic section");
 		else if (!defines_syscall(e))
-			snprintf(why, size, "a shared object that does not define syscall(), "
-					    "which is what libpmuguard.so interposes");
+			snprintf(why, size,
+				 "a shared object that does not define syscall(), "
+				 "which is what libpmuguard.so interposes");
 	}
 	if (e)
 		elf_end(e);

@@ -11,17 +11,17 @@ enum elf_guard { ELF_GUARD_PRELOAD, ELF_GUARD_SECCOMP };
 
 struct elf_report {
 	char path[PATH_MAX];
-	int err;          /* errno when it could not be read; 0 otherwise */
+	int err;           /* errno when it could not be read; 0 otherwise */
 	char problem[160]; /* why it is not a usable program, when err is 0 */
-	bool elf;         /* an ELF file at all */
-	bool script;      /* starts with #! */
+	bool elf;          /* an ELF file at all */
+	bool script;       /* starts with #! */
 	char interp[PATH_MAX];
-	int elfclass;     /* 32 or 64 */
-	bool dynamic;     /* has PT_INTERP */
-	bool go;          /* .go.buildinfo or a Go build id note */
+	int elfclass; /* 32 or 64 */
+	bool dynamic; /* has PT_INTERP */
+	bool go;      /* .go.buildinfo or a Go build id note */
 	bool imports_syscall;
-	bool libc;        /* DT_NEEDED libc.so.6 */
-	bool setid;       /* setuid/setgid: the loader drops LD_PRELOAD */
+	bool libc;  /* DT_NEEDED libc.so.6 */
+	bool setid; /* setuid/setgid: the loader drops LD_PRELOAD */
 	enum elf_guard guard;
 	char why[256];
 };

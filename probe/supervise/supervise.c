@@ -169,8 +169,8 @@ static int install_filter(void)
 	return rc;
 }
 
-static void __attribute__((noreturn)) child_main(int sock, char *const argv[],
-						 const struct child_setup *cs)
+static void __attribute__((noreturn))
+child_main(int sock, char *const argv[], const struct child_setup *cs)
 {
 	/* The forwarded signals were only blocked (signalfd), never handled:
 	 * their dispositions are still the caller's (SIG_IGN under nohup
@@ -205,7 +205,9 @@ static int recv_fd(int sock, int *err)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {err, sizeof(*err)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf)};
 	*err = 0;
 	ssize_t n;
@@ -282,8 +284,7 @@ static void prog_name(pid_t pid, char *buf, size_t size)
 /* A call the preload in the process answered itself, told to us
  * (decide.h): a row of the audit, no line (the preload said it), and the
  * kernel's own EBADF for an answer. */
-static void handle_report(struct sup *s, struct seccomp_notif *req,
-			  struct seccomp_notif_resp *resp)
+static void handle_report(struct sup *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
 	struct guard_attr attr;
 	int read_rc = guard_read_attr((pid_t)req->pid, req->data.args[0], &attr);
@@ -491,8 +492,9 @@ static void serve(struct sup *s, int sfd, struct seccomp_notif *req,
 			/* We can no longer serve: close the listener, so that the
 			 * tree's perf_event_open fails with ENOSYS instead of
 			 * waiting on us, and wait for the tree as promised. */
-			fprintf(stderr, "pmuguard: supervisor: poll: %s; perf_event_open now fails "
-					"with ENOSYS in this tree\n",
+			fprintf(stderr,
+				"pmuguard: supervisor: poll: %s; perf_event_open now fails "
+				"with ENOSYS in this tree\n",
 				strerror(errno));
 			close(s->nfd);
 			s->nfd = -1;
@@ -510,7 +512,8 @@ static void serve(struct sup *s, int sfd, struct seccomp_notif *req,
 			if (seccomp_notify_receive(s->nfd, req) == 0)
 				handle(s, req, resp);
 			else if (errno != EINTR && errno != ENOENT)
-				fprintf(stderr, "pmuguard: supervisor: receive: %s\n", strerror(errno));
+				fprintf(stderr, "pmuguard: supervisor: receive: %s\n",
+					strerror(errno));
 		} else if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 			listening = false; /* no task holds the filter any more */
 		}
@@ -585,7 +588,8 @@ int sup_run(char *const argv[], const struct sup_options *o, struct sup_audit *a
 		audit->complete = true;
 	}
 	if (o->log == GUARD_LOG_DEBUG)
-		fprintf(stderr, "pmuguard: supervisor: %lu perf_event_open calls notified, %lu denied\n",
+		fprintf(stderr,
+			"pmuguard: supervisor: %lu perf_event_open calls notified, %lu denied\n",
 			s->notified, s->denied);
 	rc = child_alive ? -EPROTO : exit_status(status);
 	goto out;

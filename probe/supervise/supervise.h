@@ -24,9 +24,9 @@ struct sup_options {
 	 * --audit under lock = yes) the facts the command line named, while
 	 * the host's policy still answers. */
 	struct guard_policy view;
-	bool audit;            /* judge every call for the audit (sup_run's audit) */
-	enum guard_log log;    /* quiet, warn or debug (settings.h) */
-	enum guard_dest dest;  /* where block lines go: stderr, syslog or nowhere */
+	bool audit;           /* judge every call for the audit (sup_run's audit) */
+	enum guard_log log;   /* quiet, warn or debug (settings.h) */
+	enum guard_dest dest; /* where block lines go: stderr, syslog or nowhere */
 	/* The preload judges the tree's dynamic programs too (auto mode):
 	 * make a random cookie and export it as PMUGUARD_SECCOMP_COOKIE; the
 	 * preload passes it with the calls it forwards.  Every call is still
@@ -52,7 +52,7 @@ struct sup_audit_row {
 	unsigned long calls;
 	enum guard_hit hit; /* judged with sup_options.view, whatever the policy */
 	bool denied;
-	bool in_process;    /* answered by a guard inside the process (decide.h) */
+	bool in_process; /* answered by a guard inside the process (decide.h) */
 };
 struct sup_audit {
 	struct sup_audit_row rows[SUP_AUDIT_MAX];
@@ -61,7 +61,7 @@ struct sup_audit {
 	unsigned long unreadable;              /* EFAULT: the kernel's to answer */
 	unsigned long refused, refused_denied; /* reading refused: failed closed */
 	int refused_err;
-	bool complete;                         /* the tree was served to its end */
+	bool complete; /* the tree was served to its end */
 };
 
 /* Run argv under the supervisor, as a child subreaper: it serves the tree
