@@ -133,7 +133,8 @@ bool pmug_libc_claim(const void *ours)
 	struct auxv_want w = {.want = AUX_BASE | AUX_PHDR | AUX_PHNUM | AUX_PAGESZ};
 	const struct link_map *m = pmug_loaded_objects(&w);
 	/* The program (no name) and the shim itself are not libc. */
-	while (m && (m->l_ld == _DYNAMIC || !m->l_name || !m->l_name[0] || !pmug_is_libc(m->l_name)))
+	while (m &&
+	       (m->l_ld == _DYNAMIC || !m->l_name || !m->l_name[0] || !pmug_is_libc(m->l_name)))
 		m = m->l_next;
 	if (!m)
 		return false;
@@ -165,8 +166,7 @@ bool pmug_libc_claim(const void *ours)
 		return false;
 	pmug_libc_note_original((void *)(m->l_addr + was));
 	long after = prot & ~PROT_EXEC;
-	if (!(prot & PROT_WRITE) &&
-	    pmug_sys3(SYS_mprotect, page, pagesz, after | PROT_WRITE) != 0)
+	if (!(prot & PROT_WRITE) && pmug_sys3(SYS_mprotect, page, pagesz, after | PROT_WRITE) != 0)
 		return false;
 	/* One aligned word: a racing lookup sees the old value or the new. */
 	__atomic_store_n(&s->st_value, want, __ATOMIC_RELEASE);

@@ -240,15 +240,9 @@ static bool walk_env(struct walk *w)
 static void auxv_note(struct walk *w, struct auxv_want *f, uintptr_t t, uintptr_t v)
 {
 	switch (t) {
-	case AT_PHDR:
-		f->phdr = v, f->found |= AUX_PHDR;
-		break;
-	case AT_PHNUM:
-		f->phnum = v, f->found |= AUX_PHNUM;
-		break;
-	case AT_BASE:
-		f->base = v, f->found |= AUX_BASE;
-		break;
+	case AT_PHDR: f->phdr = v, f->found |= AUX_PHDR; break;
+	case AT_PHNUM: f->phnum = v, f->found |= AUX_PHNUM; break;
+	case AT_BASE: f->base = v, f->found |= AUX_BASE; break;
 	case AT_PAGESZ:
 		if (v >= 4096 && !(v & (v - 1)))
 			f->pagesz = v, f->found |= AUX_PAGESZ;
@@ -265,8 +259,8 @@ static void auxv_note(struct walk *w, struct auxv_want *f, uintptr_t t, uintptr_
 }
 
 /* The types auxv_note() keeps, each below 32. */
-#define AUX_NOTED                                                                        \
-	(1u << AT_PHDR | 1u << AT_PHNUM | 1u << AT_BASE | 1u << AT_PAGESZ | 1u << AT_SECURE | \
+#define AUX_NOTED                                                                                  \
+	(1u << AT_PHDR | 1u << AT_PHNUM | 1u << AT_BASE | 1u << AT_PAGESZ | 1u << AT_SECURE |      \
 	 1u << AT_RANDOM)
 
 /* The vector's pairs to AT_NULL, their types small numbers, with AT_PHDR,
@@ -318,8 +312,7 @@ static const uintptr_t *walk_tables(struct walk *w, uintptr_t argc, struct auxv_
  * another, so no pair of ld.so's frames can end the search below A (each
  * such end cost a /proc read).
  */
-static const uintptr_t *scan_initial_stack(const void *frame, uintptr_t near,
-					   struct auxv_want *f)
+static const uintptr_t *scan_initial_stack(const void *frame, uintptr_t near, struct auxv_want *f)
 {
 	const uintptr_t *p = (const uintptr_t *)(((uintptr_t)frame + 15) & ~(uintptr_t)15);
 	const uintptr_t *end = p + INITIAL_STACK_SCAN / sizeof(*p);
@@ -357,8 +350,7 @@ static const uintptr_t *scan_initial_stack(const void *frame, uintptr_t near,
 /* The search, first for an argc right above ld.so's return address
  * (near: 0 where none is known), then, where that finds none (a loader
  * started some other way), for any. */
-static const uintptr_t *find_initial_stack(const void *frame, uintptr_t near,
-					   struct auxv_want *f)
+static const uintptr_t *find_initial_stack(const void *frame, uintptr_t near, struct auxv_want *f)
 {
 	const uintptr_t *auxv = near ? scan_initial_stack(frame, near, f) : NULL;
 	return auxv ? auxv : scan_initial_stack(frame, 0, f);
@@ -373,8 +365,7 @@ void pmug_libc_note_initial_stack(const void *frame, uintptr_t near)
 	}
 }
 
-const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t near,
-					      uintptr_t *secure)
+const uintptr_t *pmug_libc_scan_initial_stack(const void *frame, uintptr_t near, uintptr_t *secure)
 {
 	struct auxv_want f;
 	const uintptr_t *auxv = find_initial_stack(frame, near, &f);
@@ -460,9 +451,11 @@ static int same(const char *a, const char *b)
  * factor of 1 past the end), so the expansion stays linear.
  */
 #define GH_IN(s, i) ((i) < sizeof(s) - 1)
-#define GH_STEP(s, i, h) \
-	((h) * (GH_IN(s, i) ? 33u : 1u) + (GH_IN(s, i) ? (uint32_t)(unsigned char)(s)[GH_IN(s, i) ? (i) : 0] : 0u))
-#define GH_4(s, i, h) GH_STEP(s, (i) + 3, GH_STEP(s, (i) + 2, GH_STEP(s, (i) + 1, GH_STEP(s, i, h))))
+#define GH_STEP(s, i, h)                                                                           \
+	((h) * (GH_IN(s, i) ? 33u : 1u) +                                                          \
+	 (GH_IN(s, i) ? (uint32_t)(unsigned char)(s)[GH_IN(s, i) ? (i) : 0] : 0u))
+#define GH_4(s, i, h)                                                                              \
+	GH_STEP(s, (i) + 3, GH_STEP(s, (i) + 2, GH_STEP(s, (i) + 1, GH_STEP(s, i, h))))
 #define GNU_HASH_LITERAL(s) GH_4(s, 12, GH_4(s, 8, GH_4(s, 4, GH_4(s, 0, 5381u))))
 #define GNU_HASH_MAX_LITERAL 16
 
@@ -517,10 +510,10 @@ static void *lookup_hashed(uintptr_t base, const ElfW(Dyn) *dyn, const char *nam
 }
 
 /* NAME: a string literal. */
-#define lookup(base, dyn, name)                                                         \
-	(__extension__({                                                                \
-		_Static_assert(sizeof(name) <= GNU_HASH_MAX_LITERAL + 1, "name too long"); \
-		lookup_hashed((base), (dyn), (name), GNU_HASH_LITERAL(name));           \
+#define lookup(base, dyn, name)                                                                    \
+	(__extension__({                                                                           \
+		_Static_assert(sizeof(name) <= GNU_HASH_MAX_LITERAL + 1, "name too long");         \
+		lookup_hashed((base), (dyn), (name), GNU_HASH_LITERAL(name));                      \
 	}))
 
 /* ld.so's dynamic section from its ELF header at base. */
@@ -555,8 +548,8 @@ static const struct r_debug *program_r_debug(const struct auxv_want *w)
 	}
 	if (!have_base || !dynamic)
 		return NULL;
-	for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(base + dynamic->p_vaddr);
-	     d->d_tag != DT_NULL; d++)
+	for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(base + dynamic->p_vaddr); d->d_tag != DT_NULL;
+	     d++)
 		if (d->d_tag == DT_DEBUG)
 			return (const struct r_debug *)d->d_un.d_ptr;
 	return NULL;
@@ -564,7 +557,8 @@ static const struct r_debug *program_r_debug(const struct auxv_want *w)
 
 /* The length of s, a word at a time (aligned loads never cross a page):
  * every process pays at start for the names it walks. */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "name_len reads the first zero from the low end");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "name_len reads the first zero from the low end");
 static size_t name_len(const char *s)
 {
 	const uintptr_t ones = (uintptr_t)-1 / 0xff, highs = ones << 7;

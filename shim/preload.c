@@ -49,14 +49,14 @@ syscall_fn pmug_next_syscall = bootstrap_syscall;
 /* ---- Finding the next syscall() ------------------------------------------ */
 
 /* The six arguments of a variadic syscall(), as musl reads them. */
-#define SIX_ARGS(n, a)                                                     \
-	long a[6];                                                         \
-	do {                                                               \
-		va_list ap_;                                               \
-		va_start(ap_, n);                                          \
-		for (int i_ = 0; i_ < 6; i_++)                             \
-			a[i_] = va_arg(ap_, long);                         \
-		va_end(ap_);                                               \
+#define SIX_ARGS(n, a)                                                                             \
+	long a[6];                                                                                 \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		va_start(ap_, n);                                                                  \
+		for (int i_ = 0; i_ < 6; i_++)                                                     \
+			a[i_] = va_arg(ap_, long);                                                 \
+		va_end(ap_);                                                                       \
 	} while (0)
 
 /* libc's errno and environment (libc_sym.c); each field is written with
@@ -272,8 +272,7 @@ __attribute__((constructor)) static void pmug_init(int argc, char **argv, char *
 static bool stderr_unchanged(void)
 {
 	uint64_t dev, ino;
-	return g_stderr.known && stat_fd2(&dev, &ino) && dev == g_stderr.dev &&
-	       ino == g_stderr.ino;
+	return g_stderr.known && stat_fd2(&dev, &ino) && dev == g_stderr.dev && ino == g_stderr.ino;
 }
 
 /* ---- The policy, probed once ----------------------------------------------- */
@@ -344,9 +343,10 @@ static void log_verdict(const struct shim_state *s, const struct probe_verdict *
 		log_str(&l, i ? "," : " ");
 		log_dec(&l, s->policy.core_types[i]);
 	}
-	log_str(&l, __atomic_load_n(&g_claimed, __ATOMIC_RELAXED)
-			    ? "; libc's syscall symbol: the shim's"
-			    : "; libc's syscall symbol: libc's own (lookups in libc's scope are not guarded)");
+	log_str(&l,
+		__atomic_load_n(&g_claimed, __ATOMIC_RELAXED)
+			? "; libc's syscall symbol: the shim's"
+			: "; libc's syscall symbol: libc's own (lookups in libc's scope are not guarded)");
 	log_str(&l, "): ");
 	log_str(&l, s->policy.reason);
 	emit(s, &l, NULL);
@@ -399,8 +399,8 @@ static void build_state(struct shim_state *s)
 	char **envp = ep ? *ep : NULL;
 	/* Before libc set up environ (a preinit_array function) nothing built
 	 * is kept; after a clearenv() the environment is known to be empty. */
-	struct guard_env env = {
-		.visible = envp || (ep && __atomic_load_n(&g_ctor_ran, __ATOMIC_ACQUIRE))};
+	struct guard_env env = {.visible = envp ||
+					   (ep && __atomic_load_n(&g_ctor_ran, __ATOMIC_ACQUIRE))};
 	/* A secure (setuid, file-capability) process reads nothing of it, as
 	 * secure_getenv() would answer. */
 	guard_env_read(&env, __atomic_load_n(&g_libc.secure, __ATOMIC_RELAXED) ? NULL : envp);
@@ -506,7 +506,7 @@ static void log_denial(const struct shim_state *s, const struct guard_decision *
 struct call {
 	long attr;
 	long group;
-	bool canary; /* decide.h: answered, never said (set by judge()) */
+	bool canary;                /* decide.h: answered, never said (set by judge()) */
 	const struct shim_state *s; /* in for a log; out of the first call */
 	struct shim_state local;    /* first call: the state, when not kept */
 	struct guard_decision d;
@@ -603,9 +603,8 @@ static void without_stack(struct call *c)
  */
 #define ATTR_COPY_MAX 512
 
-static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s, long n,
-						      long attr, long pid, long cpu, long group,
-						      long flags)
+static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s, long n, long attr,
+						      long pid, long cpu, long group, long flags)
 {
 	union {
 		struct guard_attr head;
@@ -626,7 +625,7 @@ static __attribute__((noinline)) long forward_slots_p(const struct shim_state *s
 	else if (hit != GUARD_HIT_NONE)
 		goto deny;
 	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, (long)&copy, pid, cpu,
-								      group, flags, (long)s->cookie);
+								     group, flags, (long)s->cookie);
 deny:
 	set_errno(ENOENT);
 	return -1;
@@ -684,5 +683,5 @@ long pmug_perf_event_open(long n, long attr, long pid, long cpu, long group, lon
 	 * argument (perf_event_open takes five) tells it a hit we let through
 	 * was reported here already, so it is not said twice. */
 	return __atomic_load_n(&pmug_next_syscall, __ATOMIC_ACQUIRE)(n, attr, pid, cpu, group,
-								      flags, (long)c.s->cookie);
+								     flags, (long)c.s->cookie);
 }
