@@ -122,7 +122,8 @@ const char *guard_hit_name(enum guard_hit hit, uint64_t config)
 	if (hit != GUARD_HIT_METRIC)
 		return "none";
 #define HIT_NAME(m) "topdown-" m " metric (read through fixed counter 3)",
-	static const char *const metric[8] = {PROBE_TOPDOWN_METRICS(HIT_NAME)};
+	/* Arrays, not pointers: no relocation at load. */
+	static const char metric[8][64] = {PROBE_TOPDOWN_METRICS(HIT_NAME)};
 #undef HIT_NAME
 	return metric[(UMASK(config) - GUARD_RULE_UMASK_METRIC_FIRST) & 7];
 }

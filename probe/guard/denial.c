@@ -5,9 +5,10 @@
 
 void guard_log_errno(struct logline *l, int err)
 {
+	/* A name in place, not a pointer: no relocation at load. */
 	static const struct {
 		int err;
-		const char *name;
+		char name[8];
 	} names[] = {
 		{EPERM, "EPERM"},   {EACCES, "EACCES"}, {ENOSYS, "ENOSYS"}, {EMFILE, "EMFILE"},
 		{ENFILE, "ENFILE"}, {ENOMEM, "ENOMEM"}, {ESRCH, "ESRCH"},   {ENOENT, "ENOENT"},

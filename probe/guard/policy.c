@@ -13,7 +13,9 @@
 #include "policy.h"
 #include "settings.h"
 
-static const char *const mode_names[] = {
+/* Arrays, not pointers: no relocation for the loader to make in every
+ * process the shim is preloaded into. */
+static const char mode_names[][8] = {
 	[GUARD_AUTO] = "auto",
 	[GUARD_ALWAYS] = "always",
 	[GUARD_AUDIT] = "audit",
