@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The .deb of this tree, for the suites that install it (tests/e2e/package.sh,
-# tests/vm/enforce.sh): built by scripts/build-deb once per content of the
+# tests/vm/enforce/deploy.sh): built by scripts/build-deb once per content of the
 # tree and kept in CACHE, so that two suites do not build it twice; the unit
 # suite, which dpkg-buildpackage would run, runs on its own.  Prints the
 # path of the .deb; exit 1 with the build's log on failure.

@@ -3,7 +3,7 @@
  * pmuguard enforce VERB: the verb table and its dispatch.  One file per
  * verb group: enforce_start.c (start, stop), enforce_status.c (status,
  * ready), enforce_follow.c (follow, agent); what they share (their
- * documents through ../report/'s writers too) in enforce_common.c.
+ * documents through ../doc/'s writers too) in enforce_common.c.
  *
  * The same facts, settings resolver and policy as the shim and `run`
  * decide whether anything is attached; probe/enforce/enforce.c attaches it.

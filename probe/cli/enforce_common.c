@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What the verbs of `pmuguard enforce` share: their documents, through the
- * report's writers (../report/), the policy for this machine, and the
+ * command's one writer (../doc/), the policy for this machine, and the
  * guard's configuration, self-test and the events that existed
  * before it, as text and as data.
  */
@@ -30,10 +30,10 @@ static void doc_walk(const struct doc_sink *doc, const void *arg)
 	doc_end(doc);
 }
 
-void enforce_doc_print(enum enforce_form form, doc_walker *walk, const void *arg)
+void enforce_doc_print(enum doc_form form, doc_walker *walk, const void *arg)
 {
 	const struct doc_head h = {walk, arg};
-	if (form == ENFORCE_FORM_KEYS)
+	if (form == DOC_FORM_KEYS)
 		doc_write_keys(stdout, doc_walk, &h);
 	else
 		doc_write_json(stdout, doc_walk, &h);
@@ -59,14 +59,7 @@ void enforce_life_json(const char *event, const char *key, const char *value)
 	char when[32];
 	doc_time_utc(when, sizeof(when), time(NULL), DOC_TIME_ISO);
 	const struct life_doc a = {event, when, key, value};
-	enforce_doc_print(ENFORCE_FORM_JSON, life_walk, &a);
-}
-
-void enforce_form_set(enum enforce_form *form, enum enforce_form want, const char *sub)
-{
-	if (*form != ENFORCE_FORM_TEXT && *form != want)
-		die_usage("enforce %s: --json and --keys exclude each other", sub);
-	*form = want;
+	enforce_doc_print(DOC_FORM_JSON, life_walk, &a);
 }
 
 /* ---- What the policy says ---------------------------------------------------- */

@@ -39,14 +39,10 @@ extern const char enforce_usage[];
 /* Raised when a key changes meaning or goes away (new keys do not raise it). */
 #define ENFORCE_OUTPUT_SCHEMA 1
 
-enum enforce_form { ENFORCE_FORM_TEXT, ENFORCE_FORM_JSON, ENFORCE_FORM_KEYS };
-
 /* A document on stdout as JSON or keys, through ../doc/'s writers (one
  * writer, one escaper for every document of the command), then flushed:
  * the object, schema, version and generated_at, then what walk gives. */
-void enforce_doc_print(enum enforce_form form, doc_walker *walk, const void *arg);
-/* --json / --keys, once: sub names the verb in the usage error. */
-void enforce_form_set(enum enforce_form *form, enum enforce_form want, const char *sub);
+void enforce_doc_print(enum doc_form form, doc_walker *walk, const void *arg);
 
 /* ---- What the policy says (enforce_common.c) ------------------------------ */
 
@@ -118,11 +114,11 @@ struct enforce_start_opts {
 void enforce_start_option(int ch, const char *arg, struct enforce_start_opts *o);
 void enforce_start_run(struct enforce_start_model *m, int mode, const char *snapshot, unsigned attach,
 	       bool keep_unverified);
-void enforce_start_data(const struct enforce_start_model *m, enum enforce_form form, const char *event);
+void enforce_start_data(const struct enforce_start_model *m, enum doc_form form, const char *event);
 /* Why a start was refused, on stderr, for people: the refusal itself where
  * the document went to stdout (repeat; not the agent's, whose pod log
  * holds stdout and stderr alike: said once there), then the hint. */
-void enforce_start_refused_say(const struct enforce_start_model *m, enum enforce_form form, bool repeat);
+void enforce_start_refused_say(const struct enforce_start_model *m, enum doc_form form, bool repeat);
 void enforce_start_free(struct enforce_start_model *m);
 
 /* ---- the agent (enforce_follow.c, enforce_textfile.c) ---------------------- */

@@ -94,7 +94,7 @@ static void event_json(const struct follow *fo, const struct pmug_enf_event *e,
 	memcpy(msg, l->buf, n);
 	msg[n] = '\0';
 	const struct event_doc a = {fo, e, d, comm, when, msg};
-	enforce_doc_print(ENFORCE_FORM_JSON, event_walk, &a);
+	enforce_doc_print(DOC_FORM_JSON, event_walk, &a);
 }
 
 /* systemd's JOURNAL_STREAM ("DEV:INODE" of the stream it connected to
@@ -314,10 +314,10 @@ int cmd_enforce_agent(int argc, char **argv)
 
 	struct enforce_start_model m;
 	enforce_start_run(&m, so.mode, so.snapshot, so.attach, false);
-	enforce_start_data(&m, ENFORCE_FORM_JSON, "start");
+	enforce_start_data(&m, DOC_FORM_JSON, "start");
 	/* The "start" event carries the refusal; the pod's log is stdout
 	 * and stderr together: not said a second time. */
-	enforce_start_refused_say(&m, ENFORCE_FORM_JSON, false);
+	enforce_start_refused_say(&m, DOC_FORM_JSON, false);
 	int rc = m.rc;
 	enum enforce_outcome outcome = m.outcome;
 	bool guarding = outcome != ENFORCE_OUT_NOTHING && outcome != ENFORCE_OUT_REFUSED;

@@ -137,7 +137,7 @@ static void start_walk(const struct doc_sink *doc, const void *arg)
 	}
 }
 
-void enforce_start_data(const struct enforce_start_model *m, enum enforce_form form, const char *event)
+void enforce_start_data(const struct enforce_start_model *m, enum doc_form form, const char *event)
 {
 	const struct start_doc a = {m, event};
 	enforce_doc_print(form, start_walk, &a);
@@ -194,15 +194,15 @@ void enforce_start_run(struct enforce_start_model *m, int mode, const char *snap
 	m->rc = enforce_existing_rc(m->ex, &m->r->cfg);
 }
 
-void enforce_start_refused_say(const struct enforce_start_model *m, enum enforce_form form, bool repeat)
+void enforce_start_refused_say(const struct enforce_start_model *m, enum doc_form form, bool repeat)
 {
 	if (m->outcome != ENFORCE_OUT_REFUSED)
 		return;
 	/* The text said the refusal, its cause and remedy first; the data
 	 * said the refusal on stdout, and people still read stderr. */
-	if (form != ENFORCE_FORM_TEXT)
+	if (form != DOC_FORM_TEXT)
 		(void)enforce_needs_root_say(m->err);
-	if (form != ENFORCE_FORM_TEXT && repeat)
+	if (form != DOC_FORM_TEXT && repeat)
 		cli_line(stderr, "pmuguard: enforce: could not attach the kernel guard: %s",
 			 m->r->why);
 	enforce_hint(m->err);
@@ -241,7 +241,7 @@ int cmd_enforce_start(int argc, char **argv)
 	int ch;
 	bool keep_unverified = false;
 	struct enforce_start_opts so = ENFORCE_START_OPTS_INIT;
-	enum enforce_form form = ENFORCE_FORM_TEXT;
+	enum doc_form form = DOC_FORM_TEXT;
 	while ((ch = getopt_long(argc, argv, "+m:s:a:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -253,10 +253,10 @@ int cmd_enforce_start(int argc, char **argv)
 			keep_unverified = true;
 			break;
 		case 'J':
-			enforce_form_set(&form, ENFORCE_FORM_JSON, "start");
+			cli_form_option(&form, DOC_FORM_JSON, "enforce start");
 			break;
 		case 'K':
-			enforce_form_set(&form, ENFORCE_FORM_KEYS, "start");
+			cli_form_option(&form, DOC_FORM_KEYS, "enforce start");
 			break;
 		case 'h':
 			fputs(enforce_usage, stdout);
@@ -270,7 +270,7 @@ int cmd_enforce_start(int argc, char **argv)
 
 	struct enforce_start_model m;
 	enforce_start_run(&m, so.mode, so.snapshot, so.attach, keep_unverified);
-	if (form == ENFORCE_FORM_TEXT)
+	if (form == DOC_FORM_TEXT)
 		start_text(&m);
 	else
 		enforce_start_data(&m, form, NULL);

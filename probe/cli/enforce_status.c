@@ -283,16 +283,16 @@ int cmd_enforce_status(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	enum enforce_form form = ENFORCE_FORM_TEXT;
+	enum doc_form form = DOC_FORM_TEXT;
 	const char *snapshot = NULL;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
 		if (ch == 's') {
 			snapshot = optarg;
 		} else if (ch == 'J') {
-			enforce_form_set(&form, ENFORCE_FORM_JSON, "status");
+			cli_form_option(&form, DOC_FORM_JSON, "enforce status");
 		} else if (ch == 'K') {
-			enforce_form_set(&form, ENFORCE_FORM_KEYS, "status");
+			cli_form_option(&form, DOC_FORM_KEYS, "enforce status");
 		} else if (ch == 'h') {
 			fputs(enforce_usage, stdout);
 			return EXIT_OK;
@@ -318,7 +318,7 @@ int cmd_enforce_status(int argc, char **argv)
 		m.ex = enforce_existing_list(&m.st->cfg);
 	}
 	m.rc = enforce_state_exit(m.state, m.ex, &m.st->cfg);
-	if (form == ENFORCE_FORM_TEXT) {
+	if (form == DOC_FORM_TEXT) {
 		view_text(&m);
 	} else {
 		enforce_doc_print(form, view_walk, &m);

@@ -4,7 +4,7 @@
 # allows, nothing of ours may stay attached, pinned or mounted.  Cases that
 # need bpffs mount a private one in a private mount namespace (unshare -m),
 # which goes away with the case; the host's /sys/fs/bpf is never touched.
-# The real attach is tested in the VM (tests/vm/enforce.sh).
+# The real attach is tested in the VM (tests/vm/enforce/).
 #   enforce.sh CASE; needs $PMUGUARD and $FIXTURES ($ENFORCE=0: built without).
 set -euo pipefail
 # JSON and keys of two runs are compared: one generated_at for all (cli_utc_now).
@@ -83,8 +83,12 @@ usage)
 	grep -q '^  9  status, ready: attached in audit mode: it blocks nothing' "$tmp/out" ||
 		fail "--help does not document exit 9 (audit mode)"
 	grep -q -- '--keys' "$tmp/out" || fail "--help does not document --keys"
-	run 2 "$PMUGUARD" enforce status --json --keys
-	run 2 "$PMUGUARD" enforce start --keys --json
+	# --json with --keys: the one message every subcommand gives (cli-doc-*)
+	for v in status start; do
+		run 2 "$PMUGUARD" enforce $v --keys --json
+		head -n 1 "$tmp/err" | grep -qx "pmuguard: enforce $v: --json and --keys print the same document: choose one" ||
+			fail "enforce $v --keys --json: $(head -n 1 "$tmp/err")"
+	done
 	run 2 "$PMUGUARD" enforce status --bogus
 	run 2 "$PMUGUARD" enforce status extra
 	ok "usage errors exit 2 (--json and --keys together too); --help and pmuguard(1) list the README's exit statuses; --help documents --keys"
@@ -364,7 +368,7 @@ documents-match-schema)
 	# enforce.schema.json: start (nothing to attach; refused, in a private
 	# namespace), status (not attached), and the agent's lines on a node
 	# that needs no guard (start's document, then exit at SIGTERM).  The
-	# attached ones are checked in the VM (tests/vm/enforce.sh).
+	# attached ones are checked in the VM (tests/vm/enforce/).
 	[ ! -e /sys/fs/bpf/pmuguard ] || skip "/sys/fs/bpf/pmuguard exists on this host"
 	docs=()
 	run 0 "$PMUGUARD" enforce start --json --snapshot "$FIXTURES/icx-8375c-metal"

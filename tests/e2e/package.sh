@@ -127,6 +127,19 @@ fleet_in_tree() {
 	grep -qx 'lock = yes' "$tmp/tree.out" || fail "install did not lock the policy: $(cat "$tmp/tree.out")"
 	grep -qx 'no preload file left' "$tmp/tree.out" || fail "uninstall left the preload file: $(cat "$tmp/tree.out")"
 }
+# play_check EXTRA-VAR...: the playbook in check mode on this machine, no
+# package, no become, no pmuguard-fleet (each -e given is one a refusal
+# must stop before the role does anything); its words in $tmp/out, its
+# exit in r.
+play_check() {
+	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
+	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp
+	r=0
+	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
+		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_fleet=/nonexistent/pmuguard-fleet \
+		"$@" >"$tmp/out" 2>&1 || r=$?
+}
 
 case $case_name in
 deb)
@@ -892,15 +905,7 @@ ansible-snapshot-in-the-environment-refused)
 	# install set, judge another.  The role refuses it, naming
 	# pmuguard_snapshot, before anything (check mode: nothing could be
 	# written in any case).
-	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
-	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
-		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp
-	set +e
-	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
-		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_fleet=/nonexistent/pmuguard-fleet \
-		-e "{\"pmuguard_environment\": {\"PMUGUARD_SNAPSHOT\": \"$M6I\"}}" >"$tmp/out" 2>&1
-	r=$?
-	set -e
+	play_check -e "{\"pmuguard_environment\": {\"PMUGUARD_SNAPSHOT\": \"$M6I\"}}"
 	[ "$r" != 0 ] || fail "the role took PMUGUARD_SNAPSHOT on a live host under its lock"
 	grep -q 'set pmuguard_snapshot instead' "$tmp/out" || fail "the refusal does not name pmuguard_snapshot: $(cat "$tmp/out")"
 	ok "PMUGUARD_SNAPSHOT in pmuguard_environment on a live host under the lock: refused, pmuguard_snapshot named"
@@ -911,15 +916,7 @@ ansible-typo-one-line)
 	# name was not seen at all (pmuguard_stat=absent rolled nothing back).
 	# The playbook checks both against the role's argument spec first,
 	# one line each, before the role does anything.
-	command -v ansible-playbook >/dev/null || skip "ansible-playbook is not installed (ansible-core)"
-	export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false \
-		ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$tmp/ansible ANSIBLE_REMOTE_TEMP=$tmp/ansible HOME=$tmp
-	set +e
-	ansible-playbook -i localhost, -c local "$SRCDIR/scripts/ansible/pmuguard.yml" --check \
-		-e pmuguard_manage_package=false -e ansible_become=false -e pmuguard_fleet=/nonexistent/pmuguard-fleet \
-		-e pmuguard_stat=absent -e pmuguard_layer=kernal >"$tmp/out" 2>&1
-	r=$?
-	set -e
+	play_check -e pmuguard_stat=absent -e pmuguard_layer=kernal
 	[ "$r" != 0 ] || fail "the play went on with a mistyped name and value: $(cat "$tmp/out")"
 	grep -q 'pmuguard_stat is not a variable of the pmuguard role (mistyped? its variables: .*pmuguard_state' "$tmp/out" ||
 		fail "the mistyped name is not said: $(cat "$tmp/out")"

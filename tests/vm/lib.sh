@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Sourced by the vm suite's drivers (cases.sh, enforce.sh): the TAP
-# output, the worlds, one boot, and the checks of a boot's steps, so that
-# each helper has one definition and one timeout.  Sourcing defines only;
-# vm_setup prepares the VM and the job's temporary directory.
+# Sourced by the vm suite's drivers (cases.sh, matrix.sh, enforce/lib.sh):
+# the TAP output, the worlds, one boot, and the checks of a boot's steps,
+# so that each helper has one definition and one timeout.  Sourcing
+# defines only; vm_setup prepares the VM and the job's temporary directory.
 # shellcheck shell=bash
 
 # shellcheck source=tests/lib.sh
@@ -174,7 +174,7 @@ fatal() {
 }
 
 # After a batch boot: the kernel survived and every step finished, or the
-# group ends here.  Where the driver sets survival_is_a_proof=1 (enforce.sh:
+# group ends here.  Where the driver sets survival_is_a_proof=1 (enforce/:
 # the kernel guard is what kept the kernel alive) the survival is a TAP
 # line of its own.
 survived() {
