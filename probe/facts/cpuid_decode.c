@@ -76,6 +76,7 @@ void probe_decode_cpu(const struct probe_facts *f, struct probe_cpu *cpu)
 		cpu->gp_counters = bits(la->eax, 8, 15);
 		cpu->fixed_counters = bits(la->edx, 0, 4);
 		cpu->fixed_bitmap = cpu->pmu_version >= 5 ? la->ecx : 0;
+		cpu->pmu_version_known = cpu->gp_counters_known = cpu->fixed_counters_known = true;
 	}
 	/* ARCH_PERFMON_EXT: CPUID.(7,1):EAX[8] says leaf 0x23 exists, 23H.0
 	 * EAX[1] that sub-leaf 1 holds the counter bitmaps; the kernel takes

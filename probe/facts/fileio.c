@@ -109,6 +109,19 @@ long probe_read_small(const char *path, char *buf, size_t size)
 	return (long)n; /* the length read: a NUL inside is the caller's to judge */
 }
 
+long probe_read_upto(const char *path, char *buf, size_t size)
+{
+	int fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	size_t n = 0;
+	long r = 0;
+	while (n < size && n < PROBE_READ_CAP && (r = read_some(fd, buf + n, size - n)) > 0)
+		n += (size_t)r;
+	pmug_close(fd);
+	return r < 0 ? r : (long)n;
+}
+
 int probe_read_lines(const char *path, probe_line_fn fn, void *ctx)
 {
 	return probe_read_lines_st(path, fn, ctx, NULL);

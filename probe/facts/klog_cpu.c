@@ -96,6 +96,9 @@ void probe_perfmon_from_klog(const struct probe_facts *f, struct probe_cpu *cpu)
 	cpu->fixed_counters = k->fixed_logged > 0 ? (uint32_t)k->fixed_logged : 0;
 	cpu->fixed_bitmap = k->fixed_bitmap_seen ? k->fixed_bitmap : 0;
 	cpu->fixed_unknown = !k->mask_seen;
+	cpu->pmu_version_known = k->version_logged >= 0;
+	cpu->gp_counters_known = k->gp_logged >= 0;
+	cpu->fixed_counters_known = k->fixed_logged >= 0;
 }
 
 /* "unchecked MSR access error: WRMSR to 0x38f (tried to write 0x...)":

@@ -6,9 +6,13 @@
  * (a pending block's opener once the block is the driver's).
  */
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "kmsg_parse.h"
+#include "kmsg_paste.h"
 #include "probe.h"
+#include "sys.h"
 
 /* Parse until the driver's block is over: everything the PMU driver prints
  * at boot follows its "Performance Events:" line within a few dozen records
@@ -106,6 +110,162 @@ static int klog_feed(struct klog_ctx *c, enum probe_klog_form form, const char *
 	return c->after_block >= KLOG_BLOCK_LINES;
 }
 
+/* A pasted text, held whole before it is read (only text: the live log is
+ * read as the kernel hands it over; issue 49):
+ *
+ *   `journalctl -r` prints the newest record first: where the stamps run
+ *     backwards more often than forwards, the text is read from its last
+ *     record to its first, each record's further lines after it, as they
+ *     were printed.  The stamps are the kernel's own "[ts]" of each line
+ *     once unwrapped (kmsg_paste.c), a journal's JSON one included; lines
+ *     before the first stamped one stay first.
+ *   RFC 5424 syslog pasted as one stream ("<6>1 2026-...T... host kernel -
+ *     - - [ts] ...<6>1 2026-..."): a line that starts with such a header
+ *     is cut before each header inside it.
+ *
+ * A line is read up to KLOG_LINE bytes, as fileio.c reads lines. */
+#define KLOG_TEXT_MAX (16u << 20) /* fileio.c's cap */
+#define KLOG_LINE 512
+
+struct klog_text {
+	const char *buf;
+	size_t len;
+	struct probe_klog_paste ps; /* the text's own decisions, for its stamps alone */
+	char clean[PROBE_KLOG_CLEAN];
+	uint64_t last;
+};
+
+static bool digits_at(const char *p, const char *end, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (p + i >= end || p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+/* RFC 5424's header at p: "<PRI>1 YYYY-MM-DDT" (the version, 1, and a
+ * full date: RFC 5424 section 6). */
+static bool rfc5424_at(const char *p, const char *end)
+{
+	const char *q = p + 1;
+	if (p >= end || *p != '<')
+		return false;
+	while (q < end && q - p <= 3 && *q >= '0' && *q <= '9')
+		q++;
+	if (q == p + 1 || end - q < 13 || memcmp(q, ">1 ", 3))
+		return false;
+	q += 3;
+	return digits_at(q, end, 4) && q[4] == '-' && digits_at(q + 5, end, 2) && q[7] == '-' &&
+	       digits_at(q + 8, end, 2) && q[10] == 'T';
+}
+
+/* The next line from *at: its start and length (at most KLOG_LINE); *at
+ * past it.  False at the text's end. */
+static bool text_line(const struct klog_text *t, size_t *at, const char **line, size_t *len)
+{
+	if (*at >= t->len)
+		return false;
+	const char *p = t->buf + *at, *end = t->buf + t->len;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *stop = nl ? nl : end, *next = nl ? nl + 1 : end;
+	if (rfc5424_at(p, stop)) {
+		for (const char *q = p + 1; q < stop; q++) {
+			if (*q == '<' && rfc5424_at(q, stop)) {
+				stop = next = q;
+				break;
+			}
+		}
+	}
+	*line = p;
+	*len = (size_t)(stop - p) < KLOG_LINE ? (size_t)(stop - p) : KLOG_LINE;
+	*at = (size_t)(next - t->buf);
+	return true;
+}
+
+static bool text_stamp(struct klog_text *t, const char *line, size_t len)
+{
+	const char *p;
+	uint64_t us;
+	size_t n = kmsg_paste_unwrap(&t->ps, line, len, t->clean, sizeof(t->clean), &p);
+	return kmsg_paste_stamp_us(p, p + n, &us) ? (t->last = us, true) : false;
+}
+
+/* Newest first?  Also where the first stamped line starts (*head). */
+static bool text_reversed(struct klog_text *t, size_t *head)
+{
+	unsigned forwards = 0, backwards = 0;
+	bool any = false;
+	size_t at = 0, start = 0, len;
+	const char *line;
+	*head = 0;
+	for (; text_line(t, &at, &line, &len); start = at) {
+		uint64_t before = t->last;
+		if (!text_stamp(t, line, len))
+			continue;
+		if (!any)
+			*head = start;
+		else if (t->last > before)
+			forwards++;
+		else if (t->last < before)
+			backwards++;
+		any = true;
+	}
+	return backwards > forwards;
+}
+
+/* The lines of the text's [from, to) in order, to the parser. */
+static int feed_span(struct klog_ctx *c, const struct klog_text *t, size_t from, size_t to)
+{
+	struct klog_text span = *t;
+	const char *line;
+	size_t len;
+	int rc = 0;
+	span.len = to;
+	while (rc == 0 && text_line(&span, &from, &line, &len))
+		rc = klog_cb(c, PROBE_KLOG_TEXT, line, len);
+	return rc;
+}
+
+/* Newest first: the head, then each record (a stamped line and the lines
+ * after it) from the last to the first. */
+static int feed_reversed(struct klog_ctx *c, struct klog_text *t, size_t head)
+{
+	int rc = feed_span(c, t, 0, head);
+	size_t group_end = t->len, at = t->len;
+	if (at > head && t->buf[at - 1] != '\n')
+		at++; /* the last line has no newline */
+	while (rc == 0 && at > head) {
+		size_t start = at - 1; /* at the line's newline */
+		while (start > head && t->buf[start - 1] != '\n')
+			start--;
+		size_t len = at - 1 - start;
+		if (text_stamp(t, t->buf + start, len < KLOG_LINE ? len : KLOG_LINE)) {
+			rc = feed_span(c, t, start, group_end);
+			group_end = start;
+		}
+		at = start;
+	}
+	return rc;
+}
+
+static int feed_text(struct klog_ctx *c, const char *path)
+{
+	long m = pmug_sys6(SYS_mmap, 0, KLOG_TEXT_MAX, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if ((unsigned long)m > -4096UL)
+		return probe_klog_each_line(path, klog_cb, c); /* read as it comes */
+	long n = probe_read_upto(path, (char *)m, KLOG_TEXT_MAX);
+	int rc = n < 0 ? (int)n : 0;
+	if (rc == 0) {
+		struct klog_text t = {.buf = (const char *)m, .len = (size_t)n};
+		size_t head;
+		rc = text_reversed(&t, &head) ? feed_reversed(c, &t, head)
+					      : feed_span(c, &t, 0, t.len);
+	}
+	pmug_sys2(SYS_munmap, m, KLOG_TEXT_MAX);
+	return rc < 0 ? rc : 0;
+}
+
 /* path NULL: the live kernel log. */
 void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
 		       const struct probe_klog_sink *sink)
@@ -115,7 +275,7 @@ void probe_klog_gather(struct probe_facts *f, const char *path, bool whole,
 	/* A file may hold several boots: read it whole. */
 	struct klog_ctx c = {
 		.k = &f->klog, .after_block = -1, .stop_early = !whole && !path, .sink = sink};
-	int rc = probe_klog_each_line(path, klog_cb, &c);
+	int rc = path ? feed_text(&c, path) : probe_klog_each_line(NULL, klog_cb, &c);
 	if (rc == 0 && c.fold_len)
 		klog_feed(&c, PROBE_KLOG_TEXT, c.fold, c.fold_len); /* the text ended folded */
 	f->klog.parse.text = NULL; /* pointed into the reader's buffer */

@@ -76,6 +76,34 @@ bool kmsg_paste_stamp(const char *p, const char *end, const char **after)
 	return true;
 }
 
+bool kmsg_paste_stamp_us(const char *p, const char *end, uint64_t *us)
+{
+	if (p < end && *p == '<') {
+		const char *q = p + 1;
+		while (q < end && digit(*q) && q - p < 5)
+			q++;
+		if (q > p + 1 && q < end && *q == '>')
+			p = q + 1;
+	}
+	if (!kmsg_paste_stamp(p, end, NULL))
+		return false;
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+	for (p++; *p == ' '; p++)
+		;
+	for (; digit(*p); p++)
+		if (digits++ < 12)
+			sec = sec * 10 + (uint64_t)(*p - '0');
+	digits = 0;
+	for (p++; digit(*p); p++)
+		if (digits++ < 6)
+			frac = frac * 10 + (uint64_t)(*p - '0');
+	for (; digits < 6; digits++)
+		frac *= 10;
+	*us = sec * 1000000 + frac;
+	return true;
+}
+
 const char *kmsg_paste_delta(const char *p, const char *end)
 {
 	/* dmesg -d: "[    0.352933 <    0.000902>]", the time since the
@@ -346,7 +374,7 @@ size_t kmsg_paste_json(struct probe_klog_paste *ps, const char *line, size_t len
 	/* The kernel's own time of the record, where the journal kept it
 	 * (not __MONOTONIC_TIMESTAMP: when the journal received it). */
 	const char *mono = json_member(p, end, "_SOURCE_MONOTONIC_TIMESTAMP");
-	size_t n = mono && !(v < end && *v == '[') ? json_stamp(mono, end, buf) : 0;
+	size_t n = mono && !kmsg_paste_stamp(v, end, NULL) ? json_stamp(mono, end, buf) : 0;
 	long t = json_text(v, end, buf + n, size - n);
 	if (t < 0)
 		return 0;
@@ -354,9 +382,35 @@ size_t kmsg_paste_json(struct probe_klog_paste *ps, const char *line, size_t len
 	return n ? n : (buf[0] = ' ', 1);
 }
 
-/* `cat -n`'s line numbers ("     1\t"): a kernel record never starts with
- * a number and a tab. */
-static void skip_line_number(const char **p, const char *end)
+/* A line number's separator at p: "\t" (`cat -n`, "     1\t"), ": "
+ * ("12: ", pastebins, `grep -n`'s "12:"), " | " ("  12 | ", a pastebin's
+ * gutter); its length, 0 if none.  A line a pastebin left empty keeps
+ * only "12:" or "12 |". */
+static size_t number_sep(const char *p, const char *end, char *sep)
+{
+	if (p < end && *p == '\t') {
+		*sep = '\t';
+		return 1;
+	}
+	*sep = ':';
+	if (p < end && *p == ':')
+		return p + 1 == end ? 1 : p[1] == ' ' ? 2 : 0;
+	*sep = '|';
+	const char *q = p;
+	if (q < end && *q == ' ')
+		q++;
+	if (q >= end || *q++ != '|')
+		return 0;
+	if (q < end && *q == ' ')
+		q++;
+	return (size_t)(q - p);
+}
+
+/* Line numbers before each line: `cat -n`'s ("     1\t": a kernel record
+ * never starts with a number and a tab) on any line; a pastebin's ("12: ",
+ * "12 | ") only where the text's first line has one, so a record or a
+ * user's text that starts with a number and a colon keeps it. */
+static void skip_line_number(struct probe_klog_paste *ps, const char **p, const char *end)
 {
 	const char *q = *p;
 	while (q < end && *q == ' ')
@@ -364,8 +418,17 @@ static void skip_line_number(const char **p, const char *end)
 	const char *d = q;
 	while (q < end && digit(*q) && q - d < 9)
 		q++;
-	if (q > d && q < end && *q == '\t')
-		*p = q + 1;
+	char sep = 0;
+	size_t n = q > d ? number_sep(q, end, &sep) : 0;
+	const char *c = *p;
+	while (c < end && blank(*c))
+		c++;
+	if (!ps->numbered_known && c < end) {
+		ps->numbered_known = true;
+		ps->number_sep = n && sep != '\t' ? sep : 0;
+	}
+	if (n && (sep == '\t' || sep == ps->number_sep))
+		*p = q + n;
 }
 
 /* Any prefix before the kernel's stamp ("2024-12-06T10:15:01.123Z ",
@@ -513,7 +576,7 @@ size_t kmsg_paste_unwrap(struct probe_klog_paste *ps, const char *line, size_t l
 	char *nb = n ? buf + n : buf; /* the JSON's text, if any, stays where it is */
 	size_t m = normalize(line, len, nb, size - (size_t)(nb - buf));
 	const char *p = m ? nb : line, *end = p + (m ? m : len);
-	skip_line_number(&p, end);
+	skip_line_number(ps, &p, end);
 	if (!strip_fields(&p, &end))
 		strip_prefix(ps, &p, end);
 	*out = p;

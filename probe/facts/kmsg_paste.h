@@ -10,12 +10,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* "[    0.352933]", "[ 0.123 ]" at p: the kernel's timestamp (print_time()),
  * blanks allowed on both sides of the number; *after is past the ']'. */
 bool kmsg_paste_stamp(const char *p, const char *end, const char **after);
 
 struct probe_klog_paste;
+
+/* The kernel's stamp that starts a line, after a "<pri>" if any, in
+ * microseconds; false where the line has none. */
+bool kmsg_paste_stamp_us(const char *p, const char *end, uint64_t *us);
 
 /* dmesg -d's "<    0.000902>" at p, inside a stamp: past it, else p. */
 const char *kmsg_paste_delta(const char *p, const char *end);

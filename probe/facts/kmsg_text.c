@@ -235,6 +235,54 @@ static bool skip_iso_stamp(struct text *t)
 	return true;
 }
 
+/* A token up to the next space, and that space. */
+static bool skip_token(struct text *t)
+{
+	const char *sp = memchr(t->p, ' ', (size_t)(t->end - t->p));
+	if (!sp || sp == t->p)
+		return false;
+	t->p = sp + 1;
+	return true;
+}
+
+/* RFC 5424's structured data: "-", or "[id k=\"v\"]" elements (a value may
+ * hold "]" or a space, escaped or quoted: section 6.3). */
+static bool skip_sd(struct text *t)
+{
+	if (text_lit(t, "-"))
+		return true;
+	bool any = false;
+	while (t->p < t->end && *t->p == '[') {
+		bool quoted = false;
+		for (t->p++; t->p < t->end && (quoted || *t->p != ']'); t->p++) {
+			if (*t->p == '\\' && t->p + 1 < t->end)
+				t->p++;
+			else if (*t->p == '"')
+				quoted = !quoted;
+		}
+		if (!text_lit(t, "]"))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* RFC 5424 after its "<pri>": "1 TIMESTAMP HOST APP PROCID MSGID SD MSG"
+ * (section 6): 1 the kernel's record follows (APP "kernel"), -1 another
+ * program's, 0 no such header. */
+static int skip_rfc5424(struct text *t)
+{
+	struct text s = *t;
+	if (!text_lit(&s, "1 ") || !skip_token(&s) || !skip_token(&s))
+		return 0;
+	bool kernel = s.end - s.p > 7 && !memcmp(s.p, "kernel ", 7);
+	if (!skip_token(&s) || !skip_token(&s) || !skip_token(&s) || !skip_sd(&s))
+		return 0;
+	text_lit(&s, " ");
+	*t = s;
+	return kernel ? 1 : -1;
+}
+
 /* dmesg -x: "kern  :info  : " ("%-6s:%-6s: "): 1 the kernel's, -1 another
  * facility's, 0 none. */
 static int skip_decode(struct text *t)
@@ -389,8 +437,9 @@ void kmsg_rec_text(struct probe_klog_parse *ps, const char *line, size_t len, st
 		t.p++;
 		text_lit(&t, " ");
 	}
-	skip_pri(&t, r);
-	int h = skip_iso_stamp(&t) ? 0 : skip_header(&t);
+	int h = skip_pri(&t, r) ? skip_rfc5424(&t) : 0;
+	if (!h)
+		h = skip_iso_stamp(&t) ? 0 : skip_header(&t);
 	int d = skip_decode(&t);
 	if (h < 0 || d < 0)
 		r->kernel = false;

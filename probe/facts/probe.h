@@ -166,6 +166,8 @@ struct probe_klog_paste {
 	bool foreign;      /* this line: a JSON entry another program wrote */
 	bool prefix_known; /* the first stamped line said whether a prefix comes first */
 	bool prefixed;     /* ... it did: every line's text before its first stamp goes */
+	bool numbered_known; /* the text's first line said whether a pastebin numbered it */
+	char number_sep;     /* ... with "12: " (':') or "12 | " ('|'); 0 not numbered */
 };
 
 /* The parser's own state (kmsg.c); not facts. */
@@ -284,6 +286,10 @@ struct probe_cpu {
 	bool leaf_a_known;              /* perfmon facts known (CPUID.0AH, or the PMU block) */
 	enum probe_basis perfmon_basis; /* of the perfmon facts */
 	uint32_t pmu_version, gp_counters, fixed_counters, fixed_bitmap;
+	/* Each of the three read: CPUID.0AH gives all of them, the PMU
+	 * driver's block only the lines it has (issue 49: a line not seen is
+	 * unknown, never 0). */
+	bool pmu_version_known, gp_counters_known, fixed_counters_known;
 	uint32_t fixed_ext;             /* CPUID.23H.1:EBX, the fixed bitmap of ARCH_PERFMON_EXT */
 	bool fixed_ext_known;           /* CPUID.(7,1):EAX[8] and 23H.0:EAX[1] say it is valid */
 	bool pmu_off;                   /* the log: the PMU driver did not load */
@@ -460,6 +466,9 @@ bool probe_kmsg_record(const char *rec, size_t n, unsigned *pri, uint64_t *usec,
  * Lines longer than the buffer are cut.  Returns 0 or -errno. */
 typedef int (*probe_line_fn)(void *ctx, const char *line, size_t len);
 int probe_read_lines(const char *path, probe_line_fn fn, void *ctx);
+/* A regular file's first bytes, at most size (and 16 MiB) of them: their
+ * length, or -errno. */
+long probe_read_upto(const char *path, char *buf, size_t size);
 /* The same, and the file's status as opened (st may be NULL). */
 struct stat;
 int probe_read_lines_st(const char *path, probe_line_fn fn, void *ctx, struct stat *st);

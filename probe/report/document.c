@@ -82,9 +82,10 @@ static void cpu(const struct doc_sink *d, const struct report *r)
 	doc_open(d, "perfmon", false);
 	doc_bool(d, "known", r->perfmon.known);
 	doc_str(d, "source", r->perfmon.source);
-	doc_uint(d, "version", r->perfmon.version);
-	doc_uint(d, "gp_counters", r->perfmon.gp_counters);
-	doc_uint(d, "fixed_counters", r->perfmon.fixed_counters);
+	uint_or_null(d, "version", r->perfmon.version_known, r->perfmon.version);
+	uint_or_null(d, "gp_counters", r->perfmon.gp_counters_known, r->perfmon.gp_counters);
+	uint_or_null(d, "fixed_counters", r->perfmon.fixed_counters_known,
+		     r->perfmon.fixed_counters);
 	uint_or_null(d, "fixed_bitmap", r->perfmon.fixed_bitmap_known, r->perfmon.fixed_bitmap);
 	doc_end(d);
 }

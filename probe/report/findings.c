@@ -323,7 +323,10 @@ static void fixed3(const struct probe_facts *f, const struct probe_verdict *v,
 	struct finding *x = next(out, n, "fixed3-unimplemented", SEVERITY_CRITICAL,
 				 "Fixed counter 3 (TOPDOWN.SLOTS) is advertised but not implemented");
 	if (c->perfmon_basis == PROBE_BASIS_KLOG) {
-		ADD(x->evidence, "The kernel log's PMU block (perfmon version %u) shows ", c->pmu_version);
+		ADD(x->evidence, "The kernel log's PMU block ");
+		if (c->pmu_version_known)
+			ADD(x->evidence, "(perfmon version %u) ", c->pmu_version);
+		ADD(x->evidence, "shows ");
 		if (f->klog.fixed_bitmap_seen)
 			ADD(x->evidence, "the fixed-counter bitmap 0x%x", f->klog.fixed_bitmap);
 		else if (f->klog.fixed_logged >= 0)

@@ -133,13 +133,30 @@ static void cpu(FILE *o, const struct report *r)
 		line(o, "  Hypervisor      none (bare metal)");
 }
 
+/* "8 general-purpose", or "general-purpose unknown" where the fact was
+ * not seen (a line the log's excerpt lacks: issue 49), never 0. */
+static const char *count_words(char *buf, size_t size, bool known, uint32_t n, const char *what)
+{
+	if (known)
+		snprintf(buf, size, "%u %s", n, what);
+	else
+		snprintf(buf, size, "%s unknown", what);
+	return buf;
+}
+
 static void perfmon(FILE *o, const struct report *r)
 {
+	char version[24] = "version unknown", gp[40], fixed[40];
+	if (r->perfmon.version_known)
+		snprintf(version, sizeof(version), "version %u", r->perfmon.version);
 	if (r->perfmon.known && r->perfmon.pmu_off)
 		line(o, "  Perfmon         no PMU driver (from the kernel log)");
 	else if (r->perfmon.known)
-		line(o, "  Perfmon         version %u, %u general-purpose, %u fixed counters%s",
-			r->perfmon.version, r->perfmon.gp_counters, r->perfmon.fixed_counters,
+		line(o, "  Perfmon         %s, %s, %s%s", version,
+			count_words(gp, sizeof(gp), r->perfmon.gp_counters_known,
+				    r->perfmon.gp_counters, "general-purpose"),
+			count_words(fixed, sizeof(fixed), r->perfmon.fixed_counters_known,
+				    r->perfmon.fixed_counters, "fixed counters"),
 			from(r->perfmon.from_log));
 	else if (r->cpu.known)
 		line(o, "  Perfmon         unknown (CPUID leaf 0xA not available)");

@@ -61,6 +61,9 @@ static void cpu(struct report *r, const struct report_input *in)
 	r->perfmon.version = c->pmu_version;
 	r->perfmon.gp_counters = c->gp_counters;
 	r->perfmon.fixed_counters = c->fixed_counters;
+	r->perfmon.version_known = c->leaf_a_known && c->pmu_version_known;
+	r->perfmon.gp_counters_known = c->leaf_a_known && c->gp_counters_known;
+	r->perfmon.fixed_counters_known = c->leaf_a_known && c->fixed_counters_known;
 	/* A bitmap exists only where it was read: CPUID.0AH ECX from version
 	 * 5 on (below, ECX is reserved), or the log's "fixed-purpose bitmap"
 	 * line (6.17+).  Elsewhere it is null, not 0. */
@@ -163,8 +166,8 @@ static void pmu_facts(struct report_pmu *x, unsigned i, bool only, const struct 
 		fixed3_known = s->fixed_logged >= 0 || s->fixed_bitmap_seen || s->mask_seen;
 	} else if (only) {
 		x->source = r->perfmon.known ? r->perfmon.source : NULL;
-		x->fixed_known = r->perfmon.known;
-		x->fixed_counters = r->perfmon.known ? r->perfmon.fixed_counters : 0;
+		x->fixed_known = r->perfmon.fixed_counters_known;
+		x->fixed_counters = x->fixed_known ? r->perfmon.fixed_counters : 0;
 		x->fixed_bitmap_known = r->perfmon.fixed_bitmap_known;
 		x->fixed_bitmap = r->perfmon.fixed_bitmap;
 		x->perf_metrics = v->perf_metrics_proven ? REPORT_TRUE : REPORT_FALSE;

@@ -27,7 +27,7 @@
 
 /* The JSON's and the keys' schema: raised when a key changes meaning or
  * goes away (README); new keys do not raise it. */
-#define REPORT_SCHEMA 3
+#define REPORT_SCHEMA 4
 
 /* A fact that may be unknown: false, true, or null. */
 enum report_tri { REPORT_FALSE = 0, REPORT_TRUE = 1, REPORT_NULL = -1 };
@@ -128,6 +128,9 @@ struct report {
 		bool from_log;
 		bool pmu_off;       /* the log: no PMU driver */
 		uint32_t version, gp_counters, fixed_counters;
+		/* each seen (CPUID.0AH, or its line in the driver's block):
+		 * else null, never 0 (issue 49) */
+		bool version_known, gp_counters_known, fixed_counters_known;
 		bool fixed_bitmap_known; /* CPUID.0AH ECX (version 5+), or the log's bitmap line */
 		uint32_t fixed_bitmap;
 	} perfmon;

@@ -199,7 +199,7 @@ probe-keys)
 	# --keys: the JSON document flattened for shells, one KEY=VALUE a line:
 	# keys are JSON paths (array elements by index), strings raw with
 	# control characters and backslashes as \xHH, null empty (doc_keys.py,
-	# the one copy of that rule the cases hold); first schema=3.
+	# the one copy of that rule the cases hold); first schema=4.
 	export SOURCE_DATE_EPOCH=0 # two runs compared: the same generated_at
 	mkdir "$tmp/keys"
 	for w in "$FIXTURES"/*/; do
@@ -220,7 +220,7 @@ for name in names:
     text = open(f"{d}/{name}.keys", encoding="utf-8").read()
     assert text.endswith("\n"), f"{name}: no final newline"
     got = text[:-1].split("\n")
-    assert got[0] == "schema=3", f"{name}: first line {got[0]!r}"
+    assert got[0] == "schema=4", f"{name}: first line {got[0]!r}"
     for i, (g, x) in enumerate(zip(got, want)):
         assert g == x, f"{name}: line {i + 1}: {g!r}, the JSON says {x!r}"
     assert len(got) == len(want), f"{name}: {len(got)} lines, the JSON has {len(want)} values"

@@ -118,6 +118,34 @@ def glued(head, tail):
             out[stamped_at[-1]] = out[stamped_at[-1]] + tail
         return out
     return form
+def newest_first(lines):
+    """journalctl -r: the records newest first, each record's further lines
+    still after it; the lines before the first record (a fixture's notes)
+    stay first."""
+    starts = [i for i, line in enumerate(lines) if STAMP.match(line)]
+    if not starts:
+        return list(lines)
+    groups = [lines[a:b] for a, b in zip(starts, starts[1:] + [len(lines)])]
+    return lines[:starts[0]] + [line for g in reversed(groups) for line in g]
+
+
+def rfc5424(line, m):
+    """An RFC 5424 record of a log line: the kernel's, its stamp kept
+    (rsyslog's RSYSLOG_SyslogProtocol23Format)."""
+    frac = m.group(2).ljust(6, "0")[:6] if m else "000000"
+    return f"<6>1 2024-12-06T10:15:01.{frac}+00:00 host kernel - - - {line}"
+
+
+def syslog_stream(lines):
+    """RFC 5424 records pasted as one stream, without newlines; the lines
+    before the first stamped one (a fixture's notes) stay lines."""
+    starts = [i for i, line in enumerate(lines) if STAMP.match(line)]
+    if not starts:
+        return list(lines)
+    return lines[:starts[0]] + ["".join(rfc5424(line, STAMP.match(line))
+                                        for line in lines[starts[0]:] if line)]
+
+
 FORMS = {
     # Section 1 of issue 41.
     "color": stamped(color),
@@ -155,6 +183,19 @@ FORMS = {
     "noformat": glued("{noformat}", "{noformat}"),
     "ec2-console": stamped(lambda st, text, m: f"i-0123456789abcdef0\t{st}{text}"),
     "stamp-pad-dots": stamped(lambda st, text, m: f"[{int(m.group(1)):5d}.{m.group(2)} ]  {text}"),
+    # Issue 49's leftovers: a pastebin's line numbers.
+    "pastebin-colon": lambda lines: [f"{i + 1}:" + (" " + line if line else "")
+                                     for i, line in enumerate(lines)],
+    "pastebin-bar": lambda lines: [f"{i + 1:4d} |" + (" " + line if line else "")
+                                   for i, line in enumerate(lines)],
+    "numbered-tab": lambda lines: [f"{i + 1}\t{line}" for i, line in enumerate(lines)],
+    # journalctl -r -o short-monotonic, and -o json: the newest record first.
+    "reverse": lambda lines: newest_first(
+        stamped(lambda st, text, m: f"{st}host kernel: {text}")(lines)),
+    "reverse-json": lambda lines: stamped(journal_json)(newest_first(lines)),
+    # RFC 5424 syslog, a record a line, and as one stream without newlines.
+    "rfc5424": stamped(lambda st, text, m: rfc5424(st + text, m)),
+    "rfc5424-stream": syslog_stream,
 }
 
 def unquoted(lines):

@@ -194,7 +194,7 @@ Test(keys, a_value_never_starts_a_line)
 	build("m6i-16xlarge");
 	r.snapshot = "a\nb=1\\c\x7f" "d";
 	char *k = render(report_render_keys);
-	cr_assert(!strncmp(k, "schema=3\n", 9), "%.40s", k);
+	cr_assert(!strncmp(k, "schema=4\n", 9), "%.40s", k);
 	cr_assert(strstr(k, "\nsnapshot=a\\x0ab=1\\x5cc\\x7fd\n"), "%s", k);
 	cr_assert(strstr(k, "\nstate=hazard\nreason="));
 	cr_assert(strstr(k, "\nguard_state=hazard\n"));
@@ -208,8 +208,46 @@ Test(keys, a_value_never_starts_a_line)
 	free(k);
 	char *j = render(report_render_json);
 	cr_assert(strstr(j, "\"snapshot\":\"a\\u000ab=1\\\\c\\u007fd\""), "%s", j);
-	cr_assert(!strncmp(j, "{\"schema\":3,", 12));
+	cr_assert(!strncmp(j, "{\"schema\":4,", 12));
 	free(j);
+}
+
+/* An excerpt of the m6i's block without its counter lines (issue 49): the
+ * version it shows is known, the general-purpose and fixed counts it does
+ * not show are unknown (null, "unknown"), never 0. */
+Test(perfmon, a_count_the_log_does_not_show_is_null_not_0)
+{
+	static const char *const lines[] = {
+		"[    0.352933] Performance Events: Icelake events, full-width counters, Intel PMU "
+		"driver.",
+		"[    0.352933] ... version:                2",
+		"[    0.352933] ... bit width:              48",
+	};
+	memset(&in, 0, sizeof(in));
+	probe_klog_reset(&in.f.klog);
+	in.f.known = in.f.tried = PROBE_KNOWN_KLOG;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		probe_klog_line(&in.f.klog, lines[i], strlen(lines[i]));
+	probe_evaluate(&in.f, &in.v);
+	report_build(&r, &in);
+	cr_assert(r.perfmon.known);
+	cr_assert(r.perfmon.version_known);
+	cr_assert_eq(r.perfmon.version, 2u);
+	cr_assert_not(r.perfmon.gp_counters_known);
+	cr_assert_not(r.perfmon.fixed_counters_known);
+	char *j = render(report_render_json);
+	cr_assert(strstr(j, "\"version\":2,\"gp_counters\":null,\"fixed_counters\":null,"), "%s",
+		  j);
+	free(j);
+	char *k = render(report_render_keys);
+	cr_assert(strstr(k, "\nperfmon.version=2\nperfmon.gp_counters=\nperfmon.fixed_counters=\n"),
+		  "%s", k);
+	free(k);
+	char *t = render(report_render_text);
+	cr_assert(strstr(t, "Perfmon         version 2, general-purpose unknown, fixed counters "
+			    "unknown (from the kernel log)"),
+		  "%s", t);
+	free(t);
 }
 
 Test(text, hybrid_pmus_say_their_own_counters)
