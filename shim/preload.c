@@ -227,20 +227,30 @@ __attribute__((visibility("hidden"), ifunc("early_claim"))) void pmug_early(void
 /* The relocation that makes the loader call it. */
 __attribute__((visibility("hidden"), used)) void (*const pmug_early_ref)(void) = pmug_early;
 
+/* s begins with the literal lit: compared byte by byte, stopping at the
+ * first difference, so a NUL in s (lit has none) ends it within s.  Inline,
+ * with a literal: the compiler unrolls it into compares with constants. */
+#define has_prefix(s, lit) has_prefix_n((s), (lit), sizeof(lit) - 1)
+static inline __attribute__((always_inline)) bool has_prefix_n(const char *s, const char *lit,
+							       size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != lit[i])
+			return false;
+	return true;
+}
+
 /* LD_PRELOAD in the initial environment names this library (the test
  * fleet_loaded() makes of the environment read at the first call). */
 static bool named_in_ld_preload(char **envp)
 {
-	static const char key[] = "LD_PRELOAD=", name[] = "libpmuguard";
 	for (; envp && *envp; envp++) {
 		const char *e = *envp;
 		/* Every process pays this loop: one compare per variable. */
-		if (e[0] != 'L' || __builtin_strncmp(e, key, sizeof(key) - 1))
+		if (e[0] != 'L' || !has_prefix(e, "LD_PRELOAD="))
 			continue;
-		for (e += sizeof(key) - 1; *e; e++)
-			/* strncmp stops at the string's end: e[3] could be
-			 * past it. */
-			if (e[0] == 'l' && !__builtin_strncmp(e, name, sizeof(name) - 1))
+		for (e += sizeof("LD_PRELOAD=") - 1; *e; e++)
+			if (e[0] == 'l' && has_prefix(e, "libpmuguard"))
 				return true;
 		return false;
 	}

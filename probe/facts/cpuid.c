@@ -55,7 +55,7 @@ int probe_cpuid_parse_line(const char *line, size_t len, struct probe_cpuid_leaf
 {
 	struct text t = {line, line + len};
 	uint64_t v[6];
-	static const char *const regs[4] = {"eax=", "ebx=", "ecx=", "edx="};
+	static const char regs[4][8] = {"eax=", "ebx=", "ecx=", "edx="};
 
 	text_skip_space(&t);
 	if (!text_hex(&t, &v[0], 8))

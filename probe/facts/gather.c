@@ -51,7 +51,7 @@ static void get(struct probe_facts *f, const char *snapshot, enum probe_known wh
 {
 	static const struct {
 		enum probe_known what;
-		const char *rel;
+		char rel[32]; /* an array: no relocation at load */
 	} files[] = {
 		{PROBE_KNOWN_CPUID, "cpuid.txt"},
 		{PROBE_KNOWN_SYSFS, "sys/bus/event_source/devices"},

@@ -21,8 +21,10 @@ static void copy_str(char *dst, size_t size, const char *src)
 /* CPUID hypervisor signatures and what to call them.  A signature as
  * cpuid_decode.c keeps it: without its trailing blanks and NULs
  * ("bhyve bhyve ", "KVMKVMKVM\0\0\0"); a leading blank stays. */
+/* Arrays, not pointers, here and in the tables below: the loader makes
+ * no relocation for them in every process the shim is preloaded into. */
 static const struct {
-	const char *signature, *name;
+	char signature[16], name[24];
 } hv_names[] = {
 	{"KVMKVMKVM", "KVM"},		{"Microsoft Hv", "Microsoft Hyper-V"},
 	{"VMwareVMware", "VMware"},	{"XenVMMXenVMM", "Xen"},
@@ -87,7 +89,7 @@ void probe_hv_words(const char *name, const char *signature, char *buf, size_t s
 /* DMI system strings ("sys_vendor product_name") only a virtual machine
  * carries, and its hypervisor.  Amazon EC2 names bare metal ".metal". */
 static const struct {
-	const char *needle, *hypervisor;
+	char needle[40], hypervisor[24];
 } dmi_guests[] = {
 	{"QEMU", "KVM or QEMU"},
 	{"VirtualBox", "VirtualBox"},

@@ -16,7 +16,7 @@
  * printed unless the model string holds it already) and the PMU drivers'
  * banners, to the CPUID vendor strings. */
 static const struct {
-	const char *word, *vendor;
+	char word[8], vendor[13]; /* arrays: no relocation at load */
 } vendor_words[] = {
 	{"Intel", "GenuineIntel"},   {"AMD", "AuthenticAMD"},     {"Hygon", "HygonGenuine"},
 	{"Zhaoxin", "  Shanghai  "}, {"Centaur", "CentaurHauls"},

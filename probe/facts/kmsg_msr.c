@@ -11,7 +11,7 @@
 /* The PMU's MSRs (Intel SDM vol. 4; arch/x86/include/asm/msr-index.h). */
 static const struct {
 	uint32_t lo, hi;
-	const char *name;
+	char name[48]; /* an array: no relocation at load */
 } pmu_msrs[] = {
 	{0xc1, 0xc8, "IA32_PMCx (general counter)"},
 	{0x186, 0x18d, "IA32_PERFEVTSELx (event select)"},

@@ -550,6 +550,6 @@ int probe_event_config(const struct probe_event *ev, const struct probe_named_fo
 		X("br-mispredict") X("fetch-lat") X("mem-bound")
 
 /* "topdown-retiring", ...: the sysfs event names. */
-extern const char *const probe_topdown_names[8];
+extern const char probe_topdown_names[8][24];
 
 #endif

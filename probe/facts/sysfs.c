@@ -15,11 +15,11 @@
 #include "sys.h"
 #include "text.h"
 
-static const char *const core_names[PROBE_MAX_PMUS] = {"cpu", "cpu_core", "cpu_atom",
-						       "cpu_lowpower"};
+/* Arrays, not pointers, here and below: no relocation at load. */
+static const char core_names[PROBE_MAX_PMUS][16] = {"cpu", "cpu_core", "cpu_atom", "cpu_lowpower"};
 
 #define SYSFS_NAME(m) "topdown-" m,
-const char *const probe_topdown_names[8] = {PROBE_TOPDOWN_METRICS(SYSFS_NAME)};
+const char probe_topdown_names[8][24] = {PROBE_TOPDOWN_METRICS(SYSFS_NAME)};
 #undef SYSFS_NAME
 
 /* A readable regular file (its value may be longer than we care to read). */
@@ -69,13 +69,15 @@ void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 		if (!probe_join(dir, sizeof(dir), devices_dir, core_names[i]) ||
 		    !read_type(dir, &p->type))
 			continue;
-		strncpy(p->name, core_names[i], sizeof(p->name) - 1);
-		p->name[sizeof(p->name) - 1] = '\0';
+		_Static_assert(sizeof(p->name) >= sizeof(core_names[i]), "a core PMU's name fits");
+		memcpy(p->name, core_names[i], sizeof(core_names[i]));
 		p->slots_listed = events && file_exists(dir, "events/slots");
 		p->topdown_listed = 0;
 		for (unsigned m = 0; events && m < 8; m++) {
 			char rel[64] = "events/";
-			strncat(rel, probe_topdown_names[m], sizeof(rel) - strlen(rel) - 1);
+			_Static_assert(sizeof(rel) >= 7 + sizeof(probe_topdown_names[m]),
+				       "events/ and a metric's name fit");
+			memcpy(rel + 7, probe_topdown_names[m], sizeof(probe_topdown_names[m]));
 			if (file_exists(dir, rel))
 				p->topdown_listed |= (uint16_t)(1u << m);
 		}
@@ -89,7 +91,7 @@ void probe_sysfs(struct probe_facts *f, const char *devices_dir, bool events)
 void probe_dmi(struct probe_facts *f, const char *dir)
 {
 	static const struct {
-		const char *name;
+		char name[16];
 		size_t off;
 	} files[] = {
 		{"sys_vendor", offsetof(struct probe_dmi, sys_vendor)},

@@ -31,7 +31,8 @@
 
 const char *probe_state_name(enum probe_state s)
 {
-	static const char *const names[] = {
+	/* Arrays, not pointers: no relocation at load. */
+	static const char names[][12] = {
 		[PROBE_SAFE] = "safe",	       [PROBE_HAZARD] = "hazard",
 		[PROBE_NOT_INTEL] = "not-intel", [PROBE_NO_PMU] = "no-pmu",
 		[PROBE_UNKNOWN] = "unknown",
