@@ -229,14 +229,10 @@ static void status_textfile(const char *textfile, const struct status_model *m,
 			 note.previous_age);
 }
 
-/* Words, or the document (--json, --keys). */
+/* Words, or the document (--json, --keys): one walk. */
 static void status_print(const struct status_args *a, const struct status_model *m,
 			 const struct status_decision *d)
 {
-	if (a->form == DOC_FORM_TEXT) {
-		status_render_text(stdout, a->prefix, m, d);
-		return;
-	}
 	char now[32];
 	struct utsname u;
 	doc_utc_now(now, sizeof(now));
@@ -244,7 +240,9 @@ static void status_print(const struct status_args *a, const struct status_model 
 		u.nodename[0] = '\0';
 	struct walk_arg w = {m, d, now, u.nodename};
 	/* The status document has always been printed spaced. */
-	if (a->form == DOC_FORM_JSON)
+	if (a->form == DOC_FORM_TEXT)
+		doc_write_text(stdout, a->prefix, walk, &w);
+	else if (a->form == DOC_FORM_JSON)
 		doc_write_json_spaced(stdout, walk, &w);
 	else
 		doc_write_keys(stdout, walk, &w);

@@ -19,7 +19,10 @@
 
 /* The document behind --json and --keys: each node in order.  key is the
  * node's name in its object, NULL in an array; DOC_NODE_OBJECT and
- * DOC_NODE_ARRAY open a container that DOC_NODE_END closes. */
+ * DOC_NODE_ARRAY open a container that DOC_NODE_END closes.
+ * DOC_NODE_WORDS is a line for people (s, no key), written beside the keys
+ * it says, as iproute2's print_*() give the text and the JSON member in one
+ * call: the text writer prints it, the JSON and KEYS writers skip it. */
 enum doc_node {
 	DOC_NODE_NULL,
 	DOC_NODE_BOOL,
@@ -28,6 +31,7 @@ enum doc_node {
 	DOC_NODE_OBJECT,
 	DOC_NODE_ARRAY,
 	DOC_NODE_END,
+	DOC_NODE_WORDS,
 };
 struct doc_sink {
 	void (*node)(void *ctx, const char *key, enum doc_node kind, const char *s, uint64_t n);
@@ -45,14 +49,20 @@ void doc_write_json(FILE *out, doc_walker *walk, const void *arg);
  * has always been printed. */
 void doc_write_json_spaced(FILE *out, doc_walker *walk, const void *arg);
 void doc_write_keys(FILE *out, doc_walker *walk, const void *arg);
+/* The document's words: each DOC_NODE_WORDS a line, "PREFIX: " first
+ * (prefix NULL: none), every other node skipped.  A line's bytes by the
+ * one rule (log_plain_len()), but a backslash passes: the words carry
+ * values other documents escaped already (\xHH kept as text). */
+void doc_write_text(FILE *out, const char *prefix, doc_walker *walk, const void *arg);
 
 /* The forms a command prints a document in: its words for people (the
  * command's own), or the document as --json or --keys asks.  The one
  * enum: every subcommand's --json and --keys set it (../cli/:
  * cli_form_option()). */
 enum doc_form { DOC_FORM_TEXT, DOC_FORM_JSON, DOC_FORM_KEYS };
-/* The document in form: doc_write_json() or doc_write_keys(); nothing
- * for DOC_FORM_TEXT, whose words are the caller's. */
+/* The document in form: doc_write_json(), doc_write_keys(), or for
+ * DOC_FORM_TEXT its words (doc_write_text(), no prefix): nothing from a
+ * walker that gives none, whose words are the caller's. */
 void doc_write(FILE *out, enum doc_form form, doc_walker *walk, const void *arg);
 
 /* The nodes a walker gives, as ../report/document.c gives the report's:
@@ -73,6 +83,11 @@ void doc_end(const struct doc_sink *s);
  * generated_at (now, doc_utc_now()), the first three keys of every
  * document a command of its own writes (enforce's, run --audit's). */
 void doc_open_head(const struct doc_sink *s, uint64_t schema, const char *version);
+/* A line of words (DOC_NODE_WORDS), printf's format: at most
+ * DOC_WORDS_MAX - 1 bytes, the rest cut. */
+#define DOC_WORDS_MAX 4096
+__attribute__((format(printf, 2, 3))) void doc_words(const struct doc_sink *s, const char *fmt,
+						     ...);
 
 /* A JSON string (NULL: null), by the one rule (log_plain_len()): what
  * passes is written as it is, '"' and '\\' as \" and \\, control

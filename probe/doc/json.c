@@ -57,6 +57,8 @@ void doc_json_str(FILE *out, const char *s)
 static void json_node(void *ctx, const char *key, enum doc_node kind, const char *s, uint64_t n)
 {
 	struct json *j = ctx;
+	if (kind == DOC_NODE_WORDS) /* words are the text's */
+		return;
 	if (kind == DOC_NODE_END) {
 		if (j->depth == 0)
 			return;
@@ -87,7 +89,8 @@ static void json_node(void *ctx, const char *key, enum doc_node kind, const char
 			j->depth++;
 		}
 		break;
-	case DOC_NODE_END: break;
+	case DOC_NODE_END:
+	case DOC_NODE_WORDS: break;
 	}
 }
 

@@ -78,6 +78,8 @@ static size_t keys_path(struct keys *k, const char *key)
 static void keys_node(void *ctx, const char *key, enum doc_node kind, const char *s, uint64_t n)
 {
 	struct keys *k = ctx;
+	if (kind == DOC_NODE_WORDS) /* words are the text's */
+		return;
 	if (kind == DOC_NODE_END) {
 		if (k->depth)
 			k->depth--;

@@ -3,9 +3,11 @@
  * The nodes a document's walker gives its sink (doc.h): one function a
  * kind, so that every document (the report, the status, enforce's, run
  * --audit's, tree's, canary's) says each value the same way; and
- * doc_write(), a document in the form the command line asked.
+ * doc_words(), a line for people beside them; doc_write(), a document in
+ * the form the command line asked.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "doc.h"
@@ -65,10 +67,22 @@ void doc_open_head(const struct doc_sink *s, uint64_t schema, const char *versio
 	doc_str(s, "generated_at", now);
 }
 
+void doc_words(const struct doc_sink *s, const char *fmt, ...)
+{
+	char line[DOC_WORDS_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	s->node(s->ctx, NULL, DOC_NODE_WORDS, line, 0);
+}
+
 void doc_write(FILE *out, enum doc_form form, doc_walker *walk, const void *arg)
 {
 	if (form == DOC_FORM_JSON)
 		doc_write_json(out, walk, arg);
 	else if (form == DOC_FORM_KEYS)
 		doc_write_keys(out, walk, arg);
+	else
+		doc_write_text(out, NULL, walk, arg);
 }

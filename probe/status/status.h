@@ -5,10 +5,10 @@
 /*
  * `pmuguard status`: the host's protection, observed.  The facts are
  * gathered once into struct status_model (status_gather.c, status_log.c),
- * one pure function decides from them (status_decide()), and the
- * renderers print the model and the decision (status_text.c; the document
- * behind --json and --keys, status_doc.c; the node_exporter textfile,
- * status_prom.c).
+ * one pure function decides from them (status_decide()), and two
+ * writers print the model and the decision: one walk for the words and
+ * the document behind --json and --keys (status_doc.c), and the
+ * node_exporter textfile's table of series (status_prom.c).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,16 +58,12 @@ struct status_opts {
 };
 
 enum status_verdict { STATUS_HAZARD, STATUS_SAFE, STATUS_UNKNOWN };
-/* The kernel guard's state is named once, with its words and its exits,
- * in ../enforce/enforce_state.h; status's names for its values. */
-enum status_kernel {
-	STATUS_K_UNAVAILABLE = ENF_GUARD_UNAVAILABLE,
-	STATUS_K_ATTACHED = ENF_GUARD_ATTACHED,
-	STATUS_K_AUDIT = ENF_GUARD_AUDIT,
-	STATUS_K_UNVERIFIED = ENF_GUARD_UNVERIFIED,
-	STATUS_K_DETACHED = ENF_GUARD_DETACHED,
-	STATUS_K_UNKNOWN = ENF_GUARD_UNKNOWN,
-};
+/* The kernel guard's state is enum enf_guard, named once, with its words
+ * and its exits, in ../enforce/enforce_state.h. */
+/* The layers seen to guard the host, as bits: none is 0. */
+enum status_layer { STATUS_LAYER_KERNEL = 1, STATUS_LAYER_PRELOAD = 2 };
+/* The layers' word: none, kernel, preload, kernel+preload. */
+const char *status_layer_word(unsigned layers);
 enum status_canary { STATUS_C_NONE, STATUS_C_REFUSED, STATUS_C_REACHED, STATUS_C_UNKNOWN };
 
 /* A KEY=VALUE document as another pmuguard printed it (values raw, with
@@ -123,6 +119,14 @@ struct status_kprog {
 	uint64_t calls;
 };
 
+/* A count another document gives, read once: said where its key has a
+ * value, known where that value is a number (decimal digits, fewer than
+ * 20), n then.  Every reader says n, or unknown; none reads the text. */
+struct status_count {
+	bool said, known;
+	uint64_t n;
+};
+
 /* An event of the hazard class that existed before the guard, as enforce
  * status lists it (each NULL where its key is absent). */
 struct status_enf_event {
@@ -135,31 +139,32 @@ struct status_enf_event {
  * The document's fields are filled only where it was read past its exit
  * and schema (attached, audit, unverified, detached); else absent.  A
  * string points into text, its value as given (\xHH escapes kept), NULL
- * where its key is absent; a count is its text (a number only where it is
- * digits, as each reader checks). */
+ * where its key is absent; a count is a struct status_count. */
 struct status_kernel_layer {
-	bool asked;                /* not under --root, unless --layer asked */
-	int exit;                  /* enforce status's exit (exit_codes.h), or -errno */
-	enum status_kernel state;  /* its document's state (an older pmuguard's: its exit),
-				      checked against the exit and the schema */
-	char err[STATUS_WHY];      /* why unknown: the exit, the error, the schema */
-	char *text;                /* the document (malloc'd), its lines split */
-	bool protects;             /* protects=true: verified and denying */
-	bool verified;             /* verified=true */
-	bool verified_said;        /* verified is true or false (else unknown) */
-	const char *verified_utc;  /* verification.checked_utc */
-	const char *verified_secs; /* verification.checked_at: seconds, as text */
-	const char *verify_why;    /* verification.why */
-	const char *since;         /* started_utc */
+	bool asked;               /* not under --root, unless --layer asked */
+	int exit;                 /* enforce status's exit (exit_codes.h), or -errno */
+	enum enf_guard state;     /* its document's state (an older pmuguard's: its exit),
+				     checked against the exit and the schema */
+	char err[STATUS_WHY];     /* why unknown: the exit, the error, the schema */
+	char *text;               /* the document (malloc'd), its lines split */
+	bool protects;            /* protects=true: verified and denying */
+	bool verified;            /* verified=true */
+	bool verified_said;       /* verified is true or false (else unknown) */
+	const char *verified_utc; /* verification.checked_utc */
+	/* verification.checked_at: seconds */
+	struct status_count verified_secs;
+	const char *verify_why; /* verification.why */
+	const char *since;      /* started_utc */
 	const char *attach, *mode;
-	const char *why;                             /* why nothing is attached */
-	bool policy_would_attach;                    /* policy.would_attach=true */
-	const char *policy_reason;                   /* policy.reason */
-	const char *denied, *audited, *reports_lost; /* totals.* */
+	const char *why;           /* why nothing is attached */
+	bool policy_would_attach;  /* policy.would_attach=true */
+	const char *policy_reason; /* policy.reason */
+	/* totals.* */
+	struct status_count denied, audited, reports_lost;
 	/* The events of the class opened before the guard. */
 	bool existing_known;     /* existing.known=true */
 	bool existing_unguarded; /* existing.unguarded=true */
-	const char *existing_hits;
+	struct status_count existing_hits;
 	struct status_enf_event *events; /* existing.events (highest index + 1) */
 	unsigned n_events;
 	/* The guard's own map, where attached (audit and unverified too):
@@ -261,7 +266,7 @@ struct status_model {
 /* What the model means: decided once, by status_decide() alone. */
 struct status_decision {
 	enum status_verdict verdict;
-	enum status_kernel kernel;
+	enum enf_guard kernel;
 	const char *kernel_err; /* why not attached / unknown; NULL: none */
 	char kernel_why[STATUS_WHY];
 	const char *verify_why;
@@ -269,8 +274,8 @@ struct status_decision {
 	/* The preload is listed and the policy is not locked: any user can
 	 * switch it off in their own processes. */
 	bool unlocked;
-	bool pre_unknown;  /* under --root: listed and loadable, the policy unknown */
-	const char *layer; /* none | kernel | preload | kernel+preload */
+	bool pre_unknown; /* under --root: listed and loadable, the policy unknown */
+	unsigned layers;  /* enum status_layer's bits: status_layer_word() */
 	bool guarded;
 	bool partly; /* a layer guards, and events of the class escape it */
 	bool protected_;
@@ -401,10 +406,10 @@ void status_free(struct status_model *m);
 /* The one decision: a pure function of the model. */
 void status_decide(struct status_decision *d, const struct status_model *m);
 
-/* The renderers. */
-void status_render_text(FILE *out, const char *prefix, const struct status_model *m,
-			const struct status_decision *d);
-/* The document (schema 2): its walker, which ../doc/'s writers print. */
+/* Every form of status from one walk (status_doc.c): each fact's key (the
+ * document, schema 2) and its words side by side, which ../doc/'s writers
+ * print: doc_write_text() the words, doc_write_json_spaced() and
+ * doc_write_keys() the document. */
 void status_walk(const struct status_model *m, const struct status_decision *d,
 		 const char *generated_at, const char *host, const struct doc_sink *sink);
 /* The reprobe's result for the textfile: exit < 0 keeps the last

@@ -15,6 +15,17 @@ bool status_digits(const char *s)
 	return s && *s && strspn(s, "0123456789") == strlen(s);
 }
 
+const char *status_layer_word(unsigned layers)
+{
+	static const char *const words[] = {
+		[0] = "none",
+		[STATUS_LAYER_KERNEL] = "kernel",
+		[STATUS_LAYER_PRELOAD] = "preload",
+		[STATUS_LAYER_KERNEL | STATUS_LAYER_PRELOAD] = "kernel+preload",
+	};
+	return layers < sizeof(words) / sizeof(*words) ? words[layers] : "none";
+}
+
 void status_decide(struct status_decision *d, const struct status_model *m)
 {
 	memset(d, 0, sizeof(*d));
@@ -29,7 +40,7 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 	 * (audit mode counts and allows), never the pin alone. */
 	d->kernel = k->state;
 	d->kernel_err = *k->err ? k->err : NULL;
-	if (d->kernel == STATUS_K_DETACHED) {
+	if (d->kernel == ENF_GUARD_DETACHED) {
 		const char *why = k->why;
 		const char *w = k->policy_reason;
 		if (k->policy_would_attach)
@@ -57,11 +68,9 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 	 * unless the policy is locked: said wherever it is listed, whatever
 	 * made it so (a typo is locked: conf.h; install --no-lock is not). */
 	d->unlocked = m->listed && m->policy_locked == 0;
-	bool attached = d->kernel == STATUS_K_ATTACHED;
-	d->layer = attached && d->pre_guards ? "kernel+preload"
-		   : attached                ? "kernel"
-		   : d->pre_guards           ? "preload"
-					     : "none";
+	bool attached = d->kernel == ENF_GUARD_ATTACHED;
+	d->layers =
+		(attached ? STATUS_LAYER_KERNEL : 0) | (d->pre_guards ? STATUS_LAYER_PRELOAD : 0);
 
 	/* A denying, verified guard cannot stop the events of the class that
 	 * were allocated before it (the kernel judges an event once, at its
@@ -69,10 +78,9 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 	 * PARTLY until their processes restart.  On a host without the hazard
 	 * they are harmless, and none escapes. */
 	if (d->verdict == STATUS_HAZARD && attached && k->existing_unguarded && k->existing_known) {
-		const char *hits = k->existing_hits;
-		d->partly = hits && *hits;
-		d->escaped_known = status_digits(hits);
-		d->escaped = d->escaped_known ? strtoull(hits, NULL, 10) : 0;
+		d->partly = k->existing_hits.said;
+		d->escaped_known = k->existing_hits.known;
+		d->escaped = k->existing_hits.n;
 		unsigned n = k->n_events;
 		/* The events in order while they fit, room kept for the count of
 		 * the rest: an entry that does not fit ends the list (none is
@@ -100,7 +108,7 @@ void status_decide(struct status_decision *d, const struct status_model *m)
 				 named ? ", " : "", rest);
 	}
 	d->containers_covered = attached;
-	d->guarded = strcmp(d->layer, "none") != 0;
+	d->guarded = d->layers != 0;
 	d->protected_ = d->guarded && !d->partly;
 	/* 3: the hazard and nothing guards, or events escape the guard; 4
 	 * (LSB's "status unknown"): no verdict, so nothing can say the host is

@@ -192,7 +192,7 @@ static void gather_kernel(struct status_model *m)
 {
 	const struct status_opts *o = m->o;
 	struct status_kernel_layer *k = &m->kernel;
-	k->state = STATUS_K_UNAVAILABLE;
+	k->state = ENF_GUARD_UNAVAILABLE;
 	k->asked = !(o->root && *o->root) || o->layer_given || o->kernel_only;
 	if (!k->asked || !o->pmuguard || !*o->pmuguard)
 		return;

@@ -19,6 +19,16 @@ static bool is(const char *v, const char *want)
 	return v && strcmp(v, want) == 0;
 }
 
+/* A count: a number where the value is one (fewer than 20 digits, so it
+ * fits), else said but not known. */
+static struct status_count count(const char *v)
+{
+	struct status_count c = {.said = v && *v};
+	c.known = status_digits(v) && strlen(v) < 20;
+	c.n = c.known ? strtoull(v, NULL, 10) : 0;
+	return c;
+}
+
 /* An encoding as enforce status writes it: 0x and at most 16 hex digits. */
 static bool hex_config(const char *s)
 {
@@ -133,7 +143,7 @@ static void kernel_fields(struct status_kernel_layer *k, const struct status_kv 
 	k->verified = is(v, "true");
 	k->verified_said = is(v, "true") || is(v, "false");
 	k->verified_utc = status_kv_get(kv, "verification.checked_utc");
-	k->verified_secs = status_kv_get(kv, "verification.checked_at");
+	k->verified_secs = count(status_kv_get(kv, "verification.checked_at"));
 	k->verify_why = status_kv_get(kv, "verification.why");
 	k->since = status_kv_get(kv, "started_utc");
 	k->attach = status_kv_get(kv, "attach");
@@ -141,12 +151,12 @@ static void kernel_fields(struct status_kernel_layer *k, const struct status_kv 
 	k->why = status_kv_get(kv, "why");
 	k->policy_would_attach = is(status_kv_get(kv, "policy.would_attach"), "true");
 	k->policy_reason = status_kv_get(kv, "policy.reason");
-	k->denied = status_kv_get(kv, "totals.denied");
-	k->audited = status_kv_get(kv, "totals.audited");
-	k->reports_lost = status_kv_get(kv, "totals.reports_lost");
+	k->denied = count(status_kv_get(kv, "totals.denied"));
+	k->audited = count(status_kv_get(kv, "totals.audited"));
+	k->reports_lost = count(status_kv_get(kv, "totals.reports_lost"));
 	k->existing_known = is(status_kv_get(kv, "existing.known"), "true");
 	k->existing_unguarded = is(status_kv_get(kv, "existing.unguarded"), "true");
-	k->existing_hits = status_kv_get(kv, "existing.hits");
+	k->existing_hits = count(status_kv_get(kv, "existing.hits"));
 	unsigned n = status_kv_count(kv, "existing.events");
 	static const char *const event_fields[] = {"pid", "comm"};
 	const char **ev = calloc(n ? (size_t)n * 2 : 1, sizeof(*ev));
@@ -159,8 +169,8 @@ static void kernel_fields(struct status_kernel_layer *k, const struct status_kv 
 	}
 	free(ev);
 	/* Counted by the guard where it is attached, in any mode. */
-	if (k->state == STATUS_K_ATTACHED || k->state == STATUS_K_AUDIT ||
-	    k->state == STATUS_K_UNVERIFIED)
+	if (k->state == ENF_GUARD_ATTACHED || k->state == ENF_GUARD_AUDIT ||
+	    k->state == ENF_GUARD_UNVERIFIED)
 		kernel_map(k, kv);
 }
 
@@ -175,10 +185,10 @@ void status_kernel_read(struct status_kernel_layer *k, int exit, char *text)
 	status_kv_parse(&kv, text);
 	k->text = text;
 	k->exit = exit;
-	k->state = (enum status_kernel)enf_guard_of_exit(exit);
-	if (k->state == STATUS_K_UNAVAILABLE) /* built without the guard: no document */
+	k->state = enf_guard_of_exit(exit);
+	if (k->state == ENF_GUARD_UNAVAILABLE) /* built without the guard: no document */
 		return;
-	if (k->state == STATUS_K_UNKNOWN) {
+	if (k->state == ENF_GUARD_UNKNOWN) {
 		const char *e = status_kv_get(&kv, "error");
 		snprintf(k->err, sizeof(k->err), "pmuguard enforce status %s%s%s",
 			 status_run_words(exit, (char[64]){0}, 64), e && *e ? ": " : "",
@@ -189,7 +199,7 @@ void status_kernel_read(struct status_kernel_layer *k, int exit, char *text)
 	char want[16];
 	snprintf(want, sizeof(want), "%d", STATUS_ENF_SCHEMA);
 	if (!schema || strcmp(schema, want) != 0) {
-		k->state = STATUS_K_UNKNOWN;
+		k->state = ENF_GUARD_UNKNOWN;
 		snprintf(
 			k->err, sizeof(k->err),
 			"pmuguard enforce status --keys gave schema '%s', pmuguard status reads %d",
@@ -198,15 +208,15 @@ void status_kernel_read(struct status_kernel_layer *k, int exit, char *text)
 	}
 	const char *word = status_kv_get(&kv, "state");
 	if (word && enf_guard_parse(word) != (int)k->state) {
-		k->state = STATUS_K_UNKNOWN;
+		k->state = ENF_GUARD_UNKNOWN;
 		snprintf(k->err, sizeof(k->err),
 			 "pmuguard enforce status said state '%.32s' and exited %d, which disagree",
 			 word, exit);
 		return;
 	}
 	kernel_fields(k, &kv);
-	if (k->state == STATUS_K_ATTACHED && !k->protects)
-		k->state = k->verified ? STATUS_K_AUDIT : STATUS_K_UNVERIFIED;
+	if (k->state == ENF_GUARD_ATTACHED && !k->protects)
+		k->state = k->verified ? ENF_GUARD_AUDIT : ENF_GUARD_UNVERIFIED;
 }
 
 void status_kernel_free(struct status_kernel_layer *k)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * `pmuguard status --textfile FILE`: the node_exporter textfile-collector
- * metrics, from the same model and decision as the words and the document.
+ * metrics, from the same model and decision as the words and the document:
+ * the model's series one row each (rows[]: name, type, help, when it is
+ * written, the field it reads), after the file's own (the build, when,
+ * the reprobe, the writer).
  * Written through a temporary in FILE's directory, mode 0644, renamed over
  * it: the collector reads the old file or the new one, never a torn one.
  * The README's alerts ("Metrics and alerts") select these series.
@@ -198,126 +201,272 @@ static void metrics_head(FILE *out, const char *path, const struct status_model 
 	writer_lines(out, m, note);
 }
 
-static void metrics(FILE *out, const struct status_model *m, const struct status_decision *d)
+/* --- The model's series: one row each, in the file's order ------------------ */
+
+/* What a row reads. */
+struct prom_of {
+	const struct status_model *m;
+	const struct status_decision *d;
+};
+
+/* A series of the textfile: its name, type and help, whether it is
+ * written for this model (NULL: always), and what it reads: one sample's
+ * value (value), or its labelled samples (samples). */
+struct prom_row {
+	const char *name, *type, *help;
+	bool (*present)(const struct prom_of *o);
+	uint64_t (*value)(const struct prom_of *o);
+	void (*samples)(FILE *out, const char *name, const struct prom_of *o);
+};
+
+/* A 0/1 gauge is written only where it was checked: an unknown verdict
+ * has its own series, never "hazard 0" or "unguarded 0". */
+static bool verdict_known(const struct prom_of *o)
+{
+	return o->d->verdict != STATUS_UNKNOWN;
+}
+
+static void verdict_samples(FILE *out, const char *name, const struct prom_of *o)
 {
 	static const char *const states[] = {"hazard", "safe", "unknown"};
-	/* A 0/1 gauge is written only where it was checked: an unknown verdict
-	 * has its own series, never "hazard 0" or "unguarded 0". */
-	head(out, "pmuguard_verdict", "gauge",
-	     "The probe's verdict: 1 for the state it gave (hazard, safe or unknown).");
 	for (unsigned i = 0; i < 3; i++)
-		fprintf(out, "pmuguard_verdict{state=\"%s\"} %d\n", states[i],
-			(unsigned)d->verdict == i);
-	if (d->verdict != STATUS_UNKNOWN)
-		gauge(out, "pmuguard_hazard",
-		      "1 if pmuguard probe finds the fixed-counter-3 hazard, 0 if not (absent when "
-		      "the verdict is unknown).",
-		      d->verdict == STATUS_HAZARD);
-	gauge(out, "pmuguard_protected",
-	      "1 if a layer was seen to guard the host (the kernel guard's self-test passed; the "
-	      "preload refused a canary started as nobody) and no perf event of the class opened "
-	      "before the kernel guard escapes it, else 0.",
-	      d->protected_);
-	head(out, "pmuguard_layer_installed", "gauge",
-	     "1 for each layer that was seen to guard the host (kernel: pmuguard enforce, "
-	     "verified; preload: /etc/ld.so.preload, loadable).");
-	/* Kernel-only (a pod's view): the preload's series are not the
-	 * node's, so they are left out, never written as 0. */
-	bool preload = !m->o->kernel_only;
-	static const char *const layers[] = {"kernel", "preload"};
-	for (unsigned i = 0; i < (preload ? 2U : 1U); i++) {
-		fputs("pmuguard_layer_installed{layer=\"", out);
-		label(out, layers[i]);
-		fprintf(out, "\"} %d\n", strstr(d->layer, layers[i]) != NULL);
+		fprintf(out, "%s{state=\"%s\"} %d\n", name, states[i],
+			(unsigned)o->d->verdict == i);
+}
+
+static uint64_t hazard(const struct prom_of *o)
+{
+	return o->d->verdict == STATUS_HAZARD;
+}
+
+static uint64_t protected_(const struct prom_of *o)
+{
+	return o->d->protected_;
+}
+
+/* Kernel-only (a pod's view): the preload's series are not the node's,
+ * so they are left out, never written as 0. */
+static bool preload_series(const struct prom_of *o)
+{
+	return !o->m->o->kernel_only;
+}
+
+static void layer_samples(FILE *out, const char *name, const struct prom_of *o)
+{
+	static const unsigned layers[] = {STATUS_LAYER_KERNEL, STATUS_LAYER_PRELOAD};
+	for (unsigned i = 0; i < (preload_series(o) ? 2U : 1U); i++) {
+		fprintf(out, "%s{layer=\"", name);
+		label(out, status_layer_word(layers[i]));
+		fprintf(out, "\"} %d\n", (o->d->layers & layers[i]) != 0);
 	}
-	/* Not from a pod (kernel_only): its policy file is not the node's. */
-	if (!m->o->kernel_only && m->policy_locked >= 0)
-		gauge(out, "pmuguard_policy_locked",
-		      "1 if the policy locks the guard (lock = yes in /etc/pmuguard.conf, a lock line "
-		      "not understood, an unreadable file): no user can switch the preload off; 0 if "
-		      "any user's PMUGUARD_MODE=off can, in their own processes.",
-		      m->policy_locked == 1);
-	if (d->verdict != STATUS_UNKNOWN || d->guarded)
-		gauge(out, "pmuguard_unguarded",
-		      "1 if the host has the hazard and is not guarded: no layer guards it, or perf "
-		      "events opened before the kernel guard escape it (absent when the verdict is "
-		      "unknown and nothing guards).",
-		      d->exit == STATUS_EXIT_NOT_GUARDED);
-	/* The kernel layer's document, where it was read past its exit and
-	 * schema; its values a sample only where they are numbers (one bad
-	 * line makes the collector drop the file). */
-	const struct status_kernel_layer *k = &m->kernel;
-	const char *checked = k->verified_utc, *at = k->verified_secs;
-	if (k->verified && checked && *checked && status_digits(at)) {
-		head(out, "pmuguard_kernel_verified_timestamp_seconds", "gauge",
-		     "When the kernel guard's self-test last passed (this run's check).");
-		fprintf(out, "pmuguard_kernel_verified_timestamp_seconds %s\n", at);
-	}
-	const char *hits = k->existing_hits;
-	if (d->kernel == STATUS_K_ATTACHED && k->existing_known && status_digits(hits)) {
-		head(out, "pmuguard_kernel_existing_events", "gauge",
-		     "Perf events of the hazardous class opened before the kernel guard, which it "
-		     "does not guard (restart their processes).");
-		fprintf(out, "pmuguard_kernel_existing_events %s\n", d->partly ? hits : "0");
-	}
-	if (m->procs_scanned && m->listed && (m->unreadable == 0 || m->o->me == 0)) {
-		gauge(out, "pmuguard_preload_unmapped_processes",
-		      "Running processes that do not map the preloaded library (started before the "
-		      "install, or static).",
-		      m->unmapped);
-		gauge(out, "pmuguard_preload_at_risk_processes",
-		      "Of them, those holding perf event files now.", m->n_risk);
-		gauge(out, "pmuguard_preload_unread_processes",
-		      "Running processes whose maps were not read whole (past the scan's bounds): "
-		      "whether they map the preloaded library is unknown.",
-		      m->not_read);
-	}
-	if (m->o && m->o->kernel_refusal) {
-		/* The node whose kernel refuses the guard is the one that needs
-		 * an alert: its reason, by the one rule for a label. */
-		head(out, "pmuguard_kernel_refused_info", "gauge",
-		     "The node agent could not attach the kernel guard: why.");
-		fputs("pmuguard_kernel_refused_info{error=\"", out);
-		label_max(out, m->o->kernel_refusal, PROM_ERROR_MAX);
-		fputs("\"} 1\n", out);
-	}
-	head(out, "pmuguard_kernel_calls_total", "counter",
-	     "perf_event_open calls the kernel guard denied or audited, by encoding (exact).");
+}
+
+/* Not from a pod (kernel_only): its policy file is not the node's. */
+static bool policy_known(const struct prom_of *o)
+{
+	return preload_series(o) && o->m->policy_locked >= 0;
+}
+
+static uint64_t policy_locked(const struct prom_of *o)
+{
+	return o->m->policy_locked == 1;
+}
+
+static bool unguarded_known(const struct prom_of *o)
+{
+	return verdict_known(o) || o->d->guarded;
+}
+
+static uint64_t unguarded(const struct prom_of *o)
+{
+	return o->d->exit == STATUS_EXIT_NOT_GUARDED;
+}
+
+/* The kernel layer's document, where it was read past its exit and
+ * schema; its counts a sample only where they are numbers (one bad line
+ * makes the collector drop the file). */
+static bool verified_known(const struct prom_of *o)
+{
+	const struct status_kernel_layer *k = &o->m->kernel;
+	return k->verified && k->verified_utc && *k->verified_utc && k->verified_secs.known;
+}
+
+static uint64_t verified_at(const struct prom_of *o)
+{
+	return o->m->kernel.verified_secs.n;
+}
+
+static bool existing_known(const struct prom_of *o)
+{
+	const struct status_kernel_layer *k = &o->m->kernel;
+	return o->d->kernel == ENF_GUARD_ATTACHED && k->existing_known && k->existing_hits.known;
+}
+
+static uint64_t existing_unguarded(const struct prom_of *o)
+{
+	return o->d->partly ? o->m->kernel.existing_hits.n : 0;
+}
+
+static bool procs_counted(const struct prom_of *o)
+{
+	const struct status_model *m = o->m;
+	return m->procs_scanned && m->listed && (m->unreadable == 0 || m->o->me == 0);
+}
+
+static uint64_t unmapped(const struct prom_of *o)
+{
+	return o->m->unmapped;
+}
+
+static uint64_t at_risk(const struct prom_of *o)
+{
+	return o->m->n_risk;
+}
+
+static uint64_t not_read(const struct prom_of *o)
+{
+	return o->m->not_read;
+}
+
+/* The node whose kernel refuses the guard is the one that needs an
+ * alert: its reason, by the one rule for a label. */
+static bool refused(const struct prom_of *o)
+{
+	return o->m->o && o->m->o->kernel_refusal;
+}
+
+static void refused_samples(FILE *out, const char *name, const struct prom_of *o)
+{
+	fprintf(out, "%s{error=\"", name);
+	label_max(out, o->m->o->kernel_refusal, PROM_ERROR_MAX);
+	fputs("\"} 1\n", out);
+}
+
+static void kernel_calls_samples(FILE *out, const char *name, const struct prom_of *o)
+{
+	const struct status_kernel_layer *k = &o->m->kernel;
 	for (unsigned i = 0; i < k->n_kenc; i++) {
-		fputs("pmuguard_kernel_calls_total{decision=\"", out);
+		fprintf(out, "%s{decision=\"", name);
 		label(out, k->kenc[i].decision);
 		fprintf(out, "\",pmu_type=\"%" PRIu32 "\",config=\"", k->kenc[i].pmu_type);
 		label(out, k->kenc[i].config);
 		fprintf(out, "\"} %" PRIu64 "\n", k->kenc[i].calls);
 	}
-	if (!preload)
-		return;
-	head(out, "pmuguard_preload_reports", "gauge",
-	     "Block reports of the preload this boot (one per encoding per process), by "
-	     "encoding.");
+}
+
+static void reports_samples(FILE *out, const char *name, const struct prom_of *o)
+{
+	const struct status_model *m = o->m;
 	for (unsigned i = 0; i < m->n_lenc; i++) {
-		fputs("pmuguard_preload_reports{pmu_type=\"", out);
+		fprintf(out, "%s{pmu_type=\"", name);
 		label(out, m->lenc[i].pmu_type);
 		fputs("\",config=\"", out);
 		label(out, m->lenc[i].config);
 		fprintf(out, "\"} %" PRIu64 "\n", m->lenc[i].reports);
 	}
-	if (m->log_counted)
-		gauge(out, "pmuguard_preload_reports_undelivered",
-		      "Block reports of the preload this boot that could not be delivered, as later "
-		      "reports of the same process say.",
-		      m->undelivered);
-	/* Whether the preload's reports can be counted matters where it is
-	 * listed or the host needs a guard: a 0 on a healthy host with no
-	 * preload would be an alarm about nothing. */
-	if (!m->listed && d->verdict == STATUS_SAFE)
-		return;
-	head(out, "pmuguard_preload_reports_countable", "gauge",
-	     "1 if the preload's reports reach a log this host can count, 0 if they are dropped "
-	     "or unreadable.");
-	fputs("pmuguard_preload_reports_countable{source=\"", out);
-	label(out, m->log_src);
-	fprintf(out, "\"} %d\n", m->log_counted);
+}
+
+static bool log_counted(const struct prom_of *o)
+{
+	return preload_series(o) && o->m->log_counted;
+}
+
+static uint64_t undelivered(const struct prom_of *o)
+{
+	return o->m->undelivered;
+}
+
+/* Whether the preload's reports can be counted matters where it is
+ * listed or the host needs a guard: a 0 on a healthy host with no
+ * preload would be an alarm about nothing. */
+static bool countable_matters(const struct prom_of *o)
+{
+	return preload_series(o) && (o->m->listed || o->d->verdict != STATUS_SAFE);
+}
+
+static void countable_samples(FILE *out, const char *name, const struct prom_of *o)
+{
+	fprintf(out, "%s{source=\"", name);
+	label(out, o->m->log_src);
+	fprintf(out, "\"} %d\n", o->m->log_counted);
+}
+
+static const struct prom_row rows[] = {
+	{"pmuguard_verdict", "gauge",
+	 "The probe's verdict: 1 for the state it gave (hazard, safe or unknown).", NULL, NULL,
+	 verdict_samples},
+	{"pmuguard_hazard", "gauge",
+	 "1 if pmuguard probe finds the fixed-counter-3 hazard, 0 if not (absent when the verdict "
+	 "is unknown).",
+	 verdict_known, hazard, NULL},
+	{"pmuguard_protected", "gauge",
+	 "1 if a layer was seen to guard the host (the kernel guard's self-test passed; the "
+	 "preload refused a canary started as nobody) and no perf event of the class opened "
+	 "before the kernel guard escapes it, else 0.",
+	 NULL, protected_, NULL},
+	{"pmuguard_layer_installed", "gauge",
+	 "1 for each layer that was seen to guard the host (kernel: pmuguard enforce, verified; "
+	 "preload: /etc/ld.so.preload, loadable).",
+	 NULL, NULL, layer_samples},
+	{"pmuguard_policy_locked", "gauge",
+	 "1 if the policy locks the guard (lock = yes in /etc/pmuguard.conf, a lock line not "
+	 "understood, an unreadable file): no user can switch the preload off; 0 if any user's "
+	 "PMUGUARD_MODE=off can, in their own processes.",
+	 policy_known, policy_locked, NULL},
+	{"pmuguard_unguarded", "gauge",
+	 "1 if the host has the hazard and is not guarded: no layer guards it, or perf events "
+	 "opened before the kernel guard escape it (absent when the verdict is unknown and "
+	 "nothing guards).",
+	 unguarded_known, unguarded, NULL},
+	{"pmuguard_kernel_verified_timestamp_seconds", "gauge",
+	 "When the kernel guard's self-test last passed (this run's check).", verified_known,
+	 verified_at, NULL},
+	{"pmuguard_kernel_existing_events", "gauge",
+	 "Perf events of the hazardous class opened before the kernel guard, which it does not "
+	 "guard (restart their processes).",
+	 existing_known, existing_unguarded, NULL},
+	{"pmuguard_preload_unmapped_processes", "gauge",
+	 "Running processes that do not map the preloaded library (started before the install, "
+	 "or static).",
+	 procs_counted, unmapped, NULL},
+	{"pmuguard_preload_at_risk_processes", "gauge",
+	 "Of them, those holding perf event files now.", procs_counted, at_risk, NULL},
+	{"pmuguard_preload_unread_processes", "gauge",
+	 "Running processes whose maps were not read whole (past the scan's bounds): whether "
+	 "they map the preloaded library is unknown.",
+	 procs_counted, not_read, NULL},
+	{"pmuguard_kernel_refused_info", "gauge",
+	 "The node agent could not attach the kernel guard: why.", refused, NULL, refused_samples},
+	{"pmuguard_kernel_calls_total", "counter",
+	 "perf_event_open calls the kernel guard denied or audited, by encoding (exact).", NULL,
+	 NULL, kernel_calls_samples},
+	{"pmuguard_preload_reports", "gauge",
+	 "Block reports of the preload this boot (one per encoding per process), by encoding.",
+	 preload_series, NULL, reports_samples},
+	{"pmuguard_preload_reports_undelivered", "gauge",
+	 "Block reports of the preload this boot that could not be delivered, as later reports "
+	 "of the same process say.",
+	 log_counted, undelivered, NULL},
+	{"pmuguard_preload_reports_countable", "gauge",
+	 "1 if the preload's reports reach a log this host can count, 0 if they are dropped or "
+	 "unreadable.",
+	 countable_matters, NULL, countable_samples},
+};
+
+/* The model's series, row by row. */
+static void metrics(FILE *out, const struct status_model *m, const struct status_decision *d)
+{
+	const struct prom_of o = {m, d};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		const struct prom_row *r = &rows[i];
+		if (r->present && !r->present(&o))
+			continue;
+		head(out, r->name, r->type, r->help);
+		if (r->value)
+			fprintf(out, "%s %" PRIu64 "\n", r->name, r->value(&o));
+		else
+			r->samples(out, r->name, &o);
+	}
 }
 
 int status_textfile_dir_check(const char *path, char *why, size_t size)

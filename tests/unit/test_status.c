@@ -45,7 +45,7 @@ Test(status, hazard_and_nothing_guards_is_3)
 	model(&m, 3, 6, "schema=1\nwhy=nothing is pinned\npolicy.would_attach=true\n");
 	status_decide(&d, &m);
 	cr_assert_eq(d.verdict, STATUS_HAZARD);
-	cr_assert_str_eq(d.layer, "none");
+	cr_assert_str_eq(status_layer_word(d.layers), "none");
 	cr_assert_eq(d.exit, 3);
 	cr_assert_str_eq(d.kernel_err, "nothing is pinned");
 	status_free(&m);
@@ -58,15 +58,17 @@ Test(status, preload_counts_only_where_the_canary_was_refused)
 	model(&m, 3, 5, NULL);
 	m.listed = m.loads = true;
 	status_decide(&d, &m);
-	cr_assert_str_eq(d.layer, "none", "a canary that was not refused guards nothing");
+	cr_assert_str_eq(status_layer_word(d.layers), "none",
+			 "a canary that was not refused guards nothing");
 	cr_assert_eq(d.exit, 3);
 	m.canary = STATUS_C_REFUSED;
 	status_decide(&d, &m);
-	cr_assert_str_eq(d.layer, "preload");
+	cr_assert_str_eq(status_layer_word(d.layers), "preload");
 	cr_assert_eq(d.exit, 0);
 	m.loads = false;
 	status_decide(&d, &m);
-	cr_assert_str_eq(d.layer, "none", "a library the loader refuses guards nothing");
+	cr_assert_str_eq(status_layer_word(d.layers), "none",
+			 "a library the loader refuses guards nothing");
 	status_free(&m);
 }
 
@@ -80,7 +82,7 @@ Test(status, under_root_listed_and_loadable_is_the_preload)
 	m.listed = m.loads = true;
 	m.canary = STATUS_C_UNKNOWN; /* not run under --root */
 	status_decide(&d, &m);
-	cr_assert_str_eq(d.layer, "preload");
+	cr_assert_str_eq(status_layer_word(d.layers), "preload");
 	cr_assert_eq(d.exit, 0);
 	status_free(&m);
 }
@@ -91,19 +93,19 @@ Test(status, the_kernel_counts_only_verified_and_denying)
 	struct status_decision d;
 	model(&m, 3, 0, attached);
 	status_decide(&d, &m);
-	cr_assert_str_eq(d.layer, "kernel");
+	cr_assert_str_eq(status_layer_word(d.layers), "kernel");
 	cr_assert_eq(d.exit, 0);
 	cr_assert(d.containers_covered);
 	status_free(&m);
 	model(&m, 3, 0, "schema=1\nprotects=false\nverified=true\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_AUDIT);
-	cr_assert_str_eq(d.layer, "none");
+	cr_assert_eq(d.kernel, ENF_GUARD_AUDIT);
+	cr_assert_str_eq(status_layer_word(d.layers), "none");
 	cr_assert_eq(d.exit, 3);
 	status_free(&m);
 	model(&m, 3, 0, "schema=1\nprotects=false\nverified=false\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_UNVERIFIED);
+	cr_assert_eq(d.kernel, ENF_GUARD_UNVERIFIED);
 	status_free(&m);
 }
 
@@ -116,33 +118,33 @@ Test(status, the_kernel_state_is_the_documents_word_held_to_its_exit)
 	struct status_decision d;
 	model(&m, 3, 0, "schema=1\nstate=attached\nprotects=true\nverified=true\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_ATTACHED);
-	cr_assert_str_eq(d.layer, "kernel");
+	cr_assert_eq(d.kernel, ENF_GUARD_ATTACHED);
+	cr_assert_str_eq(status_layer_word(d.layers), "kernel");
 	status_free(&m);
 	model(&m, 3, 9, "schema=1\nstate=audit\nprotects=false\nverified=true\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_AUDIT);
+	cr_assert_eq(d.kernel, ENF_GUARD_AUDIT);
 	status_free(&m);
 	model(&m, 3, 6, "schema=1\nstate=detached\nwhy=nothing is pinned\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_DETACHED);
+	cr_assert_eq(d.kernel, ENF_GUARD_DETACHED);
 	status_free(&m);
 	/* A word the exit does not give, or none of the table's: unknown,
 	 * never attached. */
 	model(&m, 3, 0, "schema=1\nstate=detached\nprotects=true\nverified=true\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_UNKNOWN);
-	cr_assert_str_eq(d.layer, "none");
+	cr_assert_eq(d.kernel, ENF_GUARD_UNKNOWN);
+	cr_assert_str_eq(status_layer_word(d.layers), "none");
 	cr_assert(strstr(d.kernel_err, "state 'detached' and exited 0"), "%s", d.kernel_err);
 	status_free(&m);
 	model(&m, 3, 0, "schema=1\nstate=attached\\x0a\nprotects=true\nverified=true\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_UNKNOWN);
+	cr_assert_eq(d.kernel, ENF_GUARD_UNKNOWN);
 	status_free(&m);
 	/* Exit 1: unknown whatever the word. */
 	model(&m, 3, 1, "schema=1\nstate=attached\nerror=bpf: Operation not permitted\n");
 	status_decide(&d, &m);
-	cr_assert_eq(d.kernel, STATUS_K_UNKNOWN);
+	cr_assert_eq(d.kernel, ENF_GUARD_UNKNOWN);
 	cr_assert(strstr(d.kernel_err, "Operation not permitted"), "%s", d.kernel_err);
 	status_free(&m);
 }
@@ -540,7 +542,7 @@ Test(status, under_root_the_trees_policy_decides)
 	m.canary = STATUS_C_UNKNOWN;
 	m.tree_policy.state = STATUS_POLICY_LETS_THROUGH;
 	status_decide(&d, &m);
-	cr_assert_str_eq(d.layer, "none");
+	cr_assert_str_eq(status_layer_word(d.layers), "none");
 	cr_assert_not(d.protected_);
 	cr_assert_eq(d.exit, 3);
 	status_free(&m);
@@ -706,4 +708,36 @@ Test(status, kv_rows_in_one_pass_read_what_kv_row_reads)
 	cr_assert_str_eq(out[0], "first");
 	cr_assert_str_eq(out[2], "late");
 	cr_assert_null(out[6]);
+}
+
+/* The schema enumerates the layer's words: exactly status_layer_word()'s
+ * (issue 51: the words named once, the schema checked against them). */
+Test(status, the_schema_lists_the_layers_words)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/../../probe/doc/schema/status.schema.json",
+		 PMUGUARD_FIXTURES);
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	static char text[1 << 20];
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	const char *at = strstr(text, "\n  \"layer\": {");
+	cr_assert(at, "the top-level layer key");
+	const char *list = strstr(at, "\"enum\": [");
+	const char *end = list ? strchr(list, ']') : NULL;
+	cr_assert(list && end);
+	unsigned listed = 0;
+	for (const char *q = strchr(list + 9, '"'); q && q < end; q = strchr(q + 1, '"')) {
+		const char *e = strchr(q + 1, '"');
+		char word[32];
+		snprintf(word, sizeof(word), "%.*s", (int)(e - q - 1), q + 1);
+		bool ours = false;
+		for (unsigned b = 0; b < 4; b++)
+			ours |= !strcmp(word, status_layer_word(b));
+		cr_assert(ours, "'%s' is not a word of status_layer_word()", word);
+		listed++;
+		q = e;
+	}
+	cr_assert_eq(listed, 4, "the schema lists every layer word once");
 }

@@ -47,7 +47,7 @@ SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".
 with open(SCHEMA, encoding="utf-8") as f:
     STATES = json.load(f)["properties"]["kernel"]["properties"]["state"]["enum"]
 
-# The kernel line's words for each state (status_text.c): a state the
+# The kernel line's words for each state (status_doc.c, kernel_words()): a state the
 # table gains without its words here fails every world.
 KERNEL_WORDS = {
     "attached": "attached and verified",
