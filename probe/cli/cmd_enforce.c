@@ -109,9 +109,9 @@ const char enforce_usage[] =
 
 /* In the order the usage errors name them. */
 static const struct cli_verb verbs[] = {
-	{"start", cmd_enforce_start},	{"stop", cmd_enforce_stop},
+	{"start", cmd_enforce_start},   {"stop", cmd_enforce_stop},
 	{"status", cmd_enforce_status}, {"follow", cmd_enforce_follow},
-	{"agent", cmd_enforce_agent},	{"ready", cmd_enforce_ready},
+	{"agent", cmd_enforce_agent},   {"ready", cmd_enforce_ready},
 };
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
 

@@ -157,7 +157,8 @@ const char *cli_snapshot_path(const char *name, const char *dir)
 		if (m)
 			fclose(m);
 		if (n > 0)
-			fprintf(stderr, "pmuguard: the reference snapshots (pmuguard snapshot --list):\n%s",
+			fprintf(stderr,
+				"pmuguard: the reference snapshots (pmuguard snapshot --list):\n%s",
 				list);
 		else if (n == 0)
 			warn_msg("%s holds no reference snapshots", dir);

@@ -15,7 +15,6 @@
 #include "sys.h"
 #include "text.h"
 
-
 int probe_msr_read(unsigned cpu, uint32_t msr, uint64_t *val)
 {
 	char path[48] = "/dev/cpu/";

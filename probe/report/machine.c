@@ -58,7 +58,8 @@ static void words(struct probe_machine *m)
 	}
 	const char *v = say(m->sys_vendor);
 	if (!strncmp(m->product_name, v, strlen(v)) || !m->product_name[0])
-		snprintf(m->words, sizeof(m->words), "%s", m->product_name[0] ? m->product_name : v);
+		snprintf(m->words, sizeof(m->words), "%s",
+			 m->product_name[0] ? m->product_name : v);
 	else
 		snprintf(m->words, sizeof(m->words), "%s %s", v, m->product_name);
 }
