@@ -101,11 +101,25 @@ void cli_settings(struct guard_settings *set, const struct guard_cli *cli, bool 
 void cli_settings_audit(struct guard_settings *guard, struct guard_settings *view,
 			const char *snapshot, struct guard_env *env);
 
-/* --json or --keys (want) given to cmd: into *form (DOC_FORM_TEXT until
- * one is given), the one reading of both options for every subcommand
- * (settings_cli.c); the other one given too is a usage error (exit 2):
- * "CMD: --json and --keys print the same document: choose one". */
-void cli_form_option(enum doc_form *form, enum doc_form want, const char *cmd);
+/* --json and --keys, the same two rows in every subcommand's getopt_long
+ * table, with fixed codes: -j and -k too where a subcommand's short
+ * options name them (probe, status); long only elsewhere.  Then --help and
+ * the end row, last in every table (clang-format would split each row's
+ * braces over lines). */
+#define CLI_OPT_JSON 'j'
+#define CLI_OPT_KEYS 'k'
+/* clang-format off */
+#define CLI_FORM_OPTIONS \
+	{"json", no_argument, NULL, CLI_OPT_JSON}, {"keys", no_argument, NULL, CLI_OPT_KEYS}
+#define CLI_HELP_OPTION_END {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}
+/* clang-format on */
+
+/* --json or --keys (opt: CLI_OPT_JSON or CLI_OPT_KEYS) given to cmd: into
+ * *form (DOC_FORM_TEXT until one is given), the one reading of both
+ * options for every subcommand (settings_cli.c); the other one given too
+ * is a usage error (exit 2): "CMD: --json and --keys print the same
+ * document: choose one". */
+void cli_form_option(enum doc_form *form, int opt, const char *cmd);
 
 /* run --audit's report (run_audit.c): the table for people, or the
  * document as JSON or KEY=VALUE lines, on stderr (stdout is the command's). */

@@ -220,17 +220,15 @@ static void canary_walk(const struct doc_sink *d, const void *arg)
 int cmd_canary(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'J'},
-		{"keys", no_argument, NULL, 'K'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_FORM_OPTIONS,
+		CLI_HELP_OPTION_END,
 	};
 	enum doc_form form = DOC_FORM_TEXT;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'J': cli_form_option(&form, DOC_FORM_JSON, "canary"); break;
-		case 'K': cli_form_option(&form, DOC_FORM_KEYS, "canary"); break;
+		case CLI_OPT_JSON:
+		case CLI_OPT_KEYS: cli_form_option(&form, ch, "canary"); break;
 		case 'h':
 			fputs("Usage: pmuguard canary [--json|--keys]\n"
 			      "\n"

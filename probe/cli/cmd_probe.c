@@ -72,22 +72,20 @@ static const char probe_usage[] =
 static bool probe_parse(int argc, char **argv, struct probe_args *a, struct report_input *in)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"keys", no_argument, NULL, 'k'},
+		CLI_FORM_OPTIONS,
 		{"check", no_argument, NULL, 'c'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"msr", no_argument, NULL, 'm'},
 		{"snapshot", required_argument, NULL, 's'},
 		{"dmesg", required_argument, NULL, 'd'},
 		{"as-locked", no_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_HELP_OPTION_END,
 	};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jkcqms:d:Lh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': cli_form_option(&a->form, DOC_FORM_JSON, "probe"); break;
-		case 'k': cli_form_option(&a->form, DOC_FORM_KEYS, "probe"); break;
+		case CLI_OPT_JSON:
+		case CLI_OPT_KEYS: cli_form_option(&a->form, ch, "probe"); break;
 		case 'c': a->check = true; break;
 		case 'q': a->quiet = true; break;
 		case 'm': in->msr_asked = true; break;

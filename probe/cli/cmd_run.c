@@ -219,11 +219,9 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},
 		{"audit", no_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'J'},
-		{"keys", no_argument, NULL, 'K'},
+		CLI_FORM_OPTIONS,
 		{"snapshot", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_HELP_OPTION_END,
 	};
 	enum run_mode mode = RUN_AUTO;
 	bool audit = false;
@@ -245,9 +243,9 @@ int cmd_run(int argc, char **argv)
 		case 'a':
 			audit = true;
 			break;
-		case 'J':
-		case 'K':
-			cli_form_option(&form, ch == 'J' ? DOC_FORM_JSON : DOC_FORM_KEYS, "run");
+		case CLI_OPT_JSON:
+		case CLI_OPT_KEYS:
+			cli_form_option(&form, ch, "run");
 			break;
 		case 's':
 			snapshot = optarg;

@@ -91,8 +91,7 @@ static int reprobe_exit(const char *arg)
 static bool status_parse(int argc, char **argv, struct status_opts *o, struct status_args *a)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"keys", no_argument, NULL, 'k'},
+		CLI_FORM_OPTIONS,
 		{"quiet", no_argument, NULL, 'q'},
 		{"textfile", required_argument, NULL, 't'},
 		{"syslog-file", required_argument, NULL, 's'},
@@ -109,14 +108,13 @@ static bool status_parse(int argc, char **argv, struct status_opts *o, struct st
 		{"preload-insane", required_argument, NULL, O_INSANE},
 		{"reprobe-exit", required_argument, NULL, O_REPROBE_EXIT},
 		{"reprobe-error", required_argument, NULL, O_REPROBE_ERROR},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_HELP_OPTION_END,
 	};
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+jkqh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j': cli_form_option(&a->form, DOC_FORM_JSON, "status"); break;
-		case 'k': cli_form_option(&a->form, DOC_FORM_KEYS, "status"); break;
+		case CLI_OPT_JSON:
+		case CLI_OPT_KEYS: cli_form_option(&a->form, ch, "status"); break;
 		case 'q': a->quiet = true; break;
 		case 't': a->textfile = optarg; break;
 		case 's': o->syslog_file = optarg; break;

@@ -282,12 +282,10 @@ int cmd_tree(int argc, char **argv)
 		{"policy-drop-created", no_argument, NULL, 'D'},
 		{"file", required_argument, NULL, 'f'},
 		{"backup", required_argument, NULL, 'b'},
-		{"keep-empty", no_argument, NULL, 'k'},
+		{"keep-empty", no_argument, NULL, 'e'},
 		{"dry-run", no_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'J'},
-		{"keys", no_argument, NULL, 'K'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_FORM_OPTIONS,
+		CLI_HELP_OPTION_END,
 	};
 	const char *root = NULL, *lib_given = NULL;
 	bool check = false;
@@ -305,10 +303,10 @@ int cmd_tree(int argc, char **argv)
 		case 'D': edit = ch, ed.drop_created = true; break;
 		case 'f': ed.file = optarg; break;
 		case 'b': ed.backup = optarg; break;
-		case 'k': ed.keep_empty = true; break;
+		case 'e': ed.keep_empty = true; break;
 		case 'n': ed.dry_run = true; break;
-		case 'J': cli_form_option(&form, DOC_FORM_JSON, "tree"); break;
-		case 'K': cli_form_option(&form, DOC_FORM_KEYS, "tree"); break;
+		case CLI_OPT_JSON:
+		case CLI_OPT_KEYS: cli_form_option(&form, ch, "tree"); break;
 		case 'h': usage(); return EXIT_OK;
 		default: die_bad_option("tree", argv, "h");
 		}

@@ -111,6 +111,11 @@ struct enforce_start_opts {
 };
 #define ENFORCE_START_OPTS_INIT {.mode = -1, .attach = PMUG_ENF_ATTACH_NONE}
 
+/* --mode, --snapshot and --attach: the rows of start's and agent's getopt_long
+ * tables that enforce_start_option() reads (short codes m, s, a). */
+#define ENFORCE_START_OPTIONS \
+	{"mode", required_argument, NULL, 'm'}, {"snapshot", required_argument, NULL, 's'}, \
+	{"attach", required_argument, NULL, 'a'}
 void enforce_start_option(int ch, const char *arg, struct enforce_start_opts *o);
 void enforce_start_run(struct enforce_start_model *m, int mode, const char *snapshot, unsigned attach,
 	       bool keep_unverified);

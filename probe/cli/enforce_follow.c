@@ -262,14 +262,11 @@ int cmd_enforce_follow(int argc, char **argv)
 int cmd_enforce_agent(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"snapshot", required_argument, NULL, 's'},
-		{"attach", required_argument, NULL, 'a'},
+		ENFORCE_START_OPTIONS,
 		{"remove-on-exit", no_argument, NULL, 'R'},
 		{"textfile", required_argument, NULL, 'T'},
 		{"textfile-interval", required_argument, NULL, 'I'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_HELP_OPTION_END,
 	};
 	int ch;
 	struct enforce_start_opts so = ENFORCE_START_OPTS_INIT;

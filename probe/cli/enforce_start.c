@@ -229,14 +229,10 @@ void enforce_start_free(struct enforce_start_model *m)
 int cmd_enforce_start(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"snapshot", required_argument, NULL, 's'},
-		{"attach", required_argument, NULL, 'a'},
+		ENFORCE_START_OPTIONS,
 		{"keep-unverified", no_argument, NULL, 'U'},
-		{"json", no_argument, NULL, 'J'},
-		{"keys", no_argument, NULL, 'K'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_FORM_OPTIONS,
+		CLI_HELP_OPTION_END,
 	};
 	int ch;
 	bool keep_unverified = false;
@@ -252,11 +248,9 @@ int cmd_enforce_start(int argc, char **argv)
 		case 'U':
 			keep_unverified = true;
 			break;
-		case 'J':
-			cli_form_option(&form, DOC_FORM_JSON, "enforce start");
-			break;
-		case 'K':
-			cli_form_option(&form, DOC_FORM_KEYS, "enforce start");
+		case CLI_OPT_JSON:
+		case CLI_OPT_KEYS:
+			cli_form_option(&form, ch, "enforce start");
 			break;
 		case 'h':
 			fputs(enforce_usage, stdout);

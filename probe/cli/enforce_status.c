@@ -277,11 +277,9 @@ static void view_walk(const struct doc_sink *doc, const void *arg)
 int cmd_enforce_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'J'},
-		{"keys", no_argument, NULL, 'K'},
+		CLI_FORM_OPTIONS,
 		{"snapshot", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CLI_HELP_OPTION_END,
 	};
 	enum doc_form form = DOC_FORM_TEXT;
 	const char *snapshot = NULL;
@@ -289,10 +287,8 @@ int cmd_enforce_status(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
 		if (ch == 's') {
 			snapshot = optarg;
-		} else if (ch == 'J') {
-			cli_form_option(&form, DOC_FORM_JSON, "enforce status");
-		} else if (ch == 'K') {
-			cli_form_option(&form, DOC_FORM_KEYS, "enforce status");
+		} else if (ch == CLI_OPT_JSON || ch == CLI_OPT_KEYS) {
+			cli_form_option(&form, ch, "enforce status");
 		} else if (ch == 'h') {
 			fputs(enforce_usage, stdout);
 			return EXIT_OK;

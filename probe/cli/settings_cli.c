@@ -178,8 +178,9 @@ const char *cli_snapshot_path(const char *name, const char *dir)
 /* One reading of --json and --keys for every subcommand: the same
  * document in two forms, so asking for both is a mistake with one
  * message, wherever it is made. */
-void cli_form_option(enum doc_form *form, enum doc_form want, const char *cmd)
+void cli_form_option(enum doc_form *form, int opt, const char *cmd)
 {
+	enum doc_form want = opt == CLI_OPT_JSON ? DOC_FORM_JSON : DOC_FORM_KEYS;
 	if (*form != DOC_FORM_TEXT && *form != want)
 		die_usage("%s: --json and --keys print the same document: choose one", cmd);
 	*form = want;

@@ -316,6 +316,12 @@ int status_log_programs_export(struct status_model *m, char *block, size_t block
  * file's status.  0 or -errno. */
 int status_tree_read(const char *root, const char *path, size_t cap, char **out, size_t *len,
 		     struct stat *st);
+/* The same from fd, an open file (closed here), for both of the tree's
+ * readers: the checks, *out and *len as status_tree_read's, st filled in.
+ * exact: the file read to its end must be the size fstat saw (-EAGAIN where
+ * it grew or shrank: an edit never writes back a torn copy); else one that
+ * shrank is read as far as it goes. */
+int status_read_fd(int fd, size_t cap, bool exact, struct stat *st, char **out, size_t *len);
 /* The library where a package puts it (the first of the one list that is
  * a regular file in the tree): its path as the loader reads it into lib,
  * where that is on this host into at; false (both "") where none is. */

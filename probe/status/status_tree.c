@@ -134,8 +134,11 @@ int status_tree_read(const char *root, const char *path, size_t cap, char **out,
 	if (fd < 0)
 		return live(root) ? -errno : fd;
 	struct stat own;
-	if (!st)
-		st = &own;
+	return status_read_fd(fd, cap, false, st ? st : &own, out, len);
+}
+
+int status_read_fd(int fd, size_t cap, bool exact, struct stat *st, char **out, size_t *len)
+{
 	int err = 0;
 	if (fstat(fd, st) != 0)
 		err = -errno;
@@ -147,15 +150,33 @@ int status_tree_read(const char *root, const char *path, size_t cap, char **out,
 	if (!err && !buf)
 		err = -ENOMEM;
 	size_t n = 0;
-	while (!err && n < (size_t)st->st_size) {
+	while (!err) {
+		if (n == (size_t)st->st_size) {
+			if (!exact)
+				break;
+			/* Read to the end, not to the size seen: a file that
+			 * grew is kept whole or refused. */
+			char extra;
+			ssize_t k = read(fd, &extra, 1);
+			if (k > 0)
+				err = -EAGAIN;
+			else if (k < 0 && errno == EINTR)
+				continue;
+			else if (k < 0)
+				err = -errno;
+			break;
+		}
 		ssize_t k = read(fd, buf + n, (size_t)st->st_size - n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
 			err = -errno;
-		if (k <= 0)
+		else if (k == 0 && exact)
+			err = -EAGAIN; /* it shrank while read */
+		else if (k == 0)
 			break; /* the end: a file that shrank */
-		n += (size_t)k;
+		else
+			n += (size_t)k;
 	}
 	close(fd);
 	if (err) {

@@ -141,50 +141,7 @@ static int file_read(int dir, const char *name, char **out, size_t *len, struct 
 	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -ELOOP : -errno;
-	int err = 0;
-	if (fstat(fd, st) != 0)
-		err = -errno;
-	else if (!S_ISREG(st->st_mode))
-		err = -EINVAL;
-	else if ((uint64_t)st->st_size > EDIT_CAP)
-		err = -EFBIG;
-	char *buf = err ? NULL : malloc((size_t)st->st_size + 1);
-	if (!err && !buf)
-		err = -ENOMEM;
-	size_t n = 0;
-	while (!err) {
-		/* Read to the end, not to the size seen: a file that grew is
-		 * kept whole or refused. */
-		if (n == (size_t)st->st_size) {
-			char extra;
-			ssize_t k = read(fd, &extra, 1);
-			if (k > 0)
-				err = -EAGAIN;
-			else if (k < 0 && errno == EINTR)
-				continue;
-			else if (k < 0)
-				err = -errno;
-			break;
-		}
-		ssize_t k = read(fd, buf + n, (size_t)st->st_size - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			err = -errno;
-		else if (k == 0)
-			err = -EAGAIN; /* it shrank while read */
-		else
-			n += (size_t)k;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
+	return status_read_fd(fd, EDIT_CAP, true, st, out, len);
 }
 
 static const char *read_words(int err)
