@@ -30,7 +30,8 @@
  * that left hw.config empty must not let the class through).  The rule
  * itself is classify_rule.h, shared with the shim.
  *
- * Types.  Only the four structs and fields below are read, declared here by
+ * Types.  Only the four structs and fields below (pmu and hw_perf_event in
+ * enforce_kernel.bpf.h, shared with the iterator) are read, declared by
  * hand with preserve_access_index: libbpf relocates each access against the
  * running kernel's BTF (/sys/kernel/btf/vmlinux) at load time (CO-RE), so
  * the object does not depend on the build machine's kernel, and hw.config's
@@ -42,17 +43,10 @@
 #include <bpf/bpf_tracing.h>
 
 #include "enforce_abi.h"
+#include "enforce_kernel.bpf.h"
 
 #define ENOENT 2 /* include/uapi/asm-generic/errno-base.h */
 #define E2BIG 7
-
-struct pmu {
-	int type;
-} __attribute__((preserve_access_index));
-
-struct hw_perf_event {
-	__u64 config;
-} __attribute__((preserve_access_index));
 
 struct perf_event_attr {
 	__u32 type;

@@ -46,6 +46,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "enforce_abi.h"
+#include "enforce_kernel.bpf.h"
 
 struct seq_file;
 
@@ -82,14 +83,6 @@ struct file {
 	struct path f_path;
 	struct inode *f_inode;
 	void *private_data;
-} __attribute__((preserve_access_index));
-
-struct pmu {
-	int type;
-} __attribute__((preserve_access_index));
-
-struct hw_perf_event {
-	__u64 config;
 } __attribute__((preserve_access_index));
 
 struct perf_event_attr {
