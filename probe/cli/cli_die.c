@@ -62,39 +62,36 @@ static void vmsg(const char *fmt, va_list ap, int err)
 	fputc('\n', stderr);
 }
 
+/* The body every message printer shares: its arguments through vmsg. */
+#define SAY(fmt, err)                                                                              \
+	do {                                                                                       \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		vmsg(fmt, ap, err);                                                                \
+		va_end(ap);                                                                        \
+	} while (0)
+
 void warn_msg(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(fmt, ap, 0);
-	va_end(ap);
+	SAY(fmt, 0);
 }
 
 void die(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(fmt, ap, 0);
-	va_end(ap);
+	SAY(fmt, 0);
 	exit(EXIT_INTERNAL);
 }
 
 void die_errno(const char *fmt, ...)
 {
 	int err = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(fmt, ap, err);
-	va_end(ap);
+	SAY(fmt, err);
 	exit(EXIT_INTERNAL);
 }
 
 void die_usage(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg(fmt, ap, 0);
-	va_end(ap);
+	SAY(fmt, 0);
 	fputs("Try 'pmuguard --help'.\n", stderr);
 	exit(EXIT_USAGE);
 }
@@ -119,7 +116,10 @@ void cli_verb_names(char *buf, size_t size, const struct cli_verb *v, size_t n)
 	if (size)
 		buf[0] = '\0';
 	for (size_t i = 0; i < n && at < size; i++) {
-		int w = snprintf(buf + at, size - at, "%s%s", !i ? "" : i + 1 == n ? " or " : ", ",
+		int w = snprintf(buf + at, size - at, "%s%s",
+				 !i           ? ""
+				 : i + 1 == n ? " or "
+					      : ", ",
 				 v[i].name);
 		if (w < 0)
 			break;
