@@ -190,8 +190,7 @@ struct canary_doc {
 static void canary_walk(const struct doc_sink *d, const void *arg)
 {
 	const struct canary_doc *c = arg;
-	doc_open(d, NULL, false);
-	doc_uint(d, "schema", CANARY_SCHEMA);
+	doc_open_schema(d, CANARY_SCHEMA);
 	doc_uint(d, "uid", c->uid);
 	doc_bool(d, "library_mapped", c->mapped);
 	doc_str(d, "calls_made_by", c->made_by);

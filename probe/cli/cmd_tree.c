@@ -91,8 +91,7 @@ struct tree_edit_doc {
 static void edit_walk(const struct doc_sink *d, const void *arg)
 {
 	const struct tree_edit_doc *t = arg;
-	doc_open(d, NULL, false);
-	doc_uint(d, "schema", TREE_SCHEMA);
+	doc_open_schema(d, TREE_SCHEMA);
 	doc_str(d, "edit", t->edit);
 	doc_str(d, "root", t->root);
 	doc_str(d, "file", t->file);
@@ -173,8 +172,7 @@ struct tree_facts {
 static void tree_walk(const struct doc_sink *d, const void *arg)
 {
 	const struct tree_facts *t = arg;
-	doc_open(d, NULL, false);
-	doc_uint(d, "schema", TREE_SCHEMA);
+	doc_open_schema(d, TREE_SCHEMA);
 	doc_str(d, "root", t->root);
 	doc_str_or_null(d, "lib", t->lib);
 	doc_str_or_null(d, "lib.at", t->lib_at);

@@ -79,9 +79,12 @@ void doc_null(const struct doc_sink *s, const char *key);
 void doc_hex(const struct doc_sink *s, const char *key, bool padded, uint64_t v);
 void doc_open(const struct doc_sink *s, const char *key, bool array);
 void doc_end(const struct doc_sink *s);
-/* A document's top object opened, with its head: schema, version and
- * generated_at (now, doc_utc_now()), the first three keys of every
- * document a command of its own writes (enforce's, run --audit's). */
+/* A document's top object opened with its first key, schema: every
+ * document's (probe's, tree's, canary's). */
+void doc_open_schema(const struct doc_sink *s, uint64_t schema);
+/* The same, with the rest of the head: version and generated_at (now,
+ * doc_utc_now()), the first three keys of every document a command of its
+ * own writes (enforce's, run --audit's). */
 void doc_open_head(const struct doc_sink *s, uint64_t schema, const char *version);
 /* A line of words (DOC_NODE_WORDS), printf's format: at most
  * DOC_WORDS_MAX - 1 bytes, the rest cut. */

@@ -57,12 +57,17 @@ void doc_end(const struct doc_sink *s)
 	s->node(s->ctx, NULL, DOC_NODE_END, NULL, 0);
 }
 
+void doc_open_schema(const struct doc_sink *s, uint64_t schema)
+{
+	doc_open(s, NULL, false);
+	doc_uint(s, "schema", schema);
+}
+
 void doc_open_head(const struct doc_sink *s, uint64_t schema, const char *version)
 {
 	char now[32];
 	doc_utc_now(now, sizeof(now));
-	doc_open(s, NULL, false);
-	doc_uint(s, "schema", schema);
+	doc_open_schema(s, schema);
 	doc_str(s, "version", version);
 	doc_str(s, "generated_at", now);
 }

@@ -195,8 +195,7 @@ static void findings(const struct doc_sink *d, const struct report *r)
 void report_walk(const struct doc_sink *d, const void *report)
 {
 	const struct report *r = report;
-	doc_open(d, NULL, false);
-	doc_uint(d, "schema", (uint64_t)r->schema);
+	doc_open_schema(d, (uint64_t)r->schema);
 	doc_str(d, "version", r->version);
 	doc_str(d, "generated_at", r->generated_at[0] ? r->generated_at : NULL);
 	doc_bool(d, "hazard", r->hazard);
