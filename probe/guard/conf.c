@@ -23,6 +23,36 @@ static bool is(const char *s, const char *e, const char *word)
 	return (size_t)(e - s) == n && memcmp(s, word, n) == 0;
 }
 
+/* The value's words, each at its enum's index: the one spelling of each,
+ * for the file and (slots) the environment alike. */
+static const char dest_words[][8] = {
+	[GUARD_DEST_SYSLOG] = "syslog",
+	[GUARD_DEST_STDERR] = "stderr",
+	[GUARD_DEST_QUIET] = "quiet",
+};
+static const char slots_words[][12] = {
+	[GUARD_SLOTS_DENY] = "deny",
+	[GUARD_SLOTS_SUBSTITUTE] = "substitute",
+};
+static const char lock_words[][4] = {"no", "yes"};
+
+/* The index of the word s..e in words (n of them, each size bytes), or -1;
+ * an empty slot names nothing. */
+static int word_index(const char *s, const char *e, const char *words, size_t size, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (words[i * size] && is(s, e, words + i * size))
+			return (int)i;
+	return -1;
+}
+#define WORD_INDEX(s, e, table)                                                                    \
+	word_index(s, e, (table)[0], sizeof((table)[0]), sizeof(table) / sizeof((table)[0]))
+
+int guard_slots_parse_n(const char *s, size_t len)
+{
+	return WORD_INDEX(s, s + len, slots_words);
+}
+
 /* snapshot = DIR (absolute) or NAME, a reference snapshot, as the flag and
  * the environment take them.  A NAME is joined to the installed reference
  * snapshots here, once: root's policy never resolves against a process's
@@ -89,24 +119,19 @@ void guard_conf_line(struct guard_conf *c, const char *line, size_t len, int lin
 			if ((ok = m >= 0))
 				c->mode = m;
 		} else if (is(ks, ke, "log")) {
-			if ((ok = is(vs, ve, "syslog")))
-				c->dest = GUARD_DEST_SYSLOG;
-			else if ((ok = is(vs, ve, "stderr")))
-				c->dest = GUARD_DEST_STDERR;
-			else if ((ok = is(vs, ve, "quiet")))
-				c->dest = GUARD_DEST_QUIET;
+			int v = WORD_INDEX(vs, ve, dest_words);
+			if ((ok = v >= 0))
+				c->dest = (enum guard_dest)v;
 		} else if (is(ks, ke, "snapshot")) {
 			ok = conf_snapshot(c, vs, (size_t)(ve - vs));
 		} else if (is(ks, ke, "slots")) {
-			if ((ok = is(vs, ve, "deny")))
-				c->slots = GUARD_SLOTS_DENY;
-			else if ((ok = is(vs, ve, "substitute")))
-				c->slots = GUARD_SLOTS_SUBSTITUTE;
+			int v = WORD_INDEX(vs, ve, slots_words);
+			if ((ok = v >= 0))
+				c->slots = v;
 		} else if (is(ks, ke, "lock")) {
-			if ((ok = is(vs, ve, "yes")))
-				c->lock = true;
-			else if ((ok = is(vs, ve, "no")))
-				c->lock = false;
+			int v = WORD_INDEX(vs, ve, lock_words);
+			if ((ok = v >= 0))
+				c->lock = v == 1;
 		} else {
 			known = false;
 		}

@@ -28,6 +28,9 @@ enum guard_dest { GUARD_DEST_DEFAULT = 0, GUARD_DEST_SYSLOG, GUARD_DEST_STDERR, 
  * answer ENOENT (the default, and what a zeroed struct says), or count it
  * as TOPDOWN.SLOTS_P on a general counter. */
 enum guard_slots { GUARD_SLOTS_DENY = 0, GUARD_SLOTS_SUBSTITUTE };
+/* The slots value's word ("deny", "substitute") in the len bytes at s: its
+ * enum guard_slots, or -1 for a word that names none. */
+int guard_slots_parse_n(const char *s, size_t len);
 
 struct guard_conf {
 	bool present; /* the file was read */

@@ -147,9 +147,7 @@ void guard_settings_resolve(const struct guard_conf *conf, int conf_err,
 	 * operator's call what a tool sees). */
 	s->slots = use && conf->slots >= 0 ? (enum guard_slots)conf->slots : GUARD_SLOTS_DENY;
 	if (env->slots && *env->slots) {
-		int v = !strcmp(env->slots, "deny")         ? GUARD_SLOTS_DENY
-			: !strcmp(env->slots, "substitute") ? GUARD_SLOTS_SUBSTITUTE
-							    : -1;
+		int v = guard_slots_parse_n(env->slots, strlen(env->slots));
 		if (v < 0)
 			ignore(s, ENV_SLOTS "=", env->slots, " (not deny or substitute)");
 		else if (s->locked && v != GUARD_SLOTS_DENY && s->slots == GUARD_SLOTS_DENY)
