@@ -49,21 +49,26 @@ static bool letter(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-bool kmsg_paste_stamp(const char *p, const char *end, const char **after)
+/* After blanks, seconds as a stamp writes them, "0.352933": the end of
+ * them, or NULL where p holds none. */
+static const char *seconds(const char *p, const char *end)
 {
-	if (p >= end || *p++ != '[')
-		return false;
 	while (p < end && *p == ' ')
 		p++;
 	const char *d = p;
 	while (p < end && digit(*p))
 		p++;
 	if (p == d || p >= end || *p++ != '.')
-		return false;
+		return NULL;
 	d = p;
 	while (p < end && digit(*p))
 		p++;
-	if (p == d)
+	return p == d ? NULL : p;
+}
+
+bool kmsg_paste_stamp(const char *p, const char *end, const char **after)
+{
+	if (p >= end || *p++ != '[' || !(p = seconds(p, end)))
 		return false;
 	/* "[ 0.123 ]", "[    1.234567 ]": some vendor kernels' printk. */
 	while (p < end && *p == ' ')
@@ -109,19 +114,7 @@ const char *kmsg_paste_delta(const char *p, const char *end)
 	/* dmesg -d: "[    0.352933 <    0.000902>]", the time since the
 	 * record before it inside the stamp (util-linux dmesg.c). */
 	const char *q = p;
-	if (q >= end || *q++ != '<')
-		return p;
-	while (q < end && *q == ' ')
-		q++;
-	const char *d = q;
-	while (q < end && digit(*q))
-		q++;
-	if (q == d || q >= end || *q++ != '.')
-		return p;
-	d = q;
-	while (q < end && digit(*q))
-		q++;
-	if (q == d || q >= end || *q++ != '>')
+	if (q >= end || *q++ != '<' || !(q = seconds(q, end)) || q >= end || *q++ != '>')
 		return p;
 	return q;
 }
