@@ -40,7 +40,7 @@ static int probe_child(void)
 	report_build(r, in);
 	r->version = PMUGUARD_VERSION;
 	doc_utc_now(r->generated_at, sizeof(r->generated_at));
-	report_render_keys(stdout, r);
+	doc_write(stdout, DOC_FORM_KEYS, report_walk, r);
 	/* A read that failed is no verdict (exit 1: unknown to status), as
 	 * for `probe --check`. */
 	int failed = cli_probe_unread_exit(in, r, true);

@@ -245,13 +245,3 @@ void report_walk(const struct doc_sink *d, const void *report)
 	findings(d, r);
 	doc_end(d);
 }
-
-void report_render_json(FILE *out, const struct report *r)
-{
-	doc_write_json(out, report_walk, r);
-}
-
-void report_render_keys(FILE *out, const struct report *r)
-{
-	doc_write_keys(out, report_walk, r);
-}

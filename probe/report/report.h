@@ -207,12 +207,9 @@ void report_gather(struct report_input *in);
 /* The model, from in (which must outlive it). */
 void report_build(struct report *r, const struct report_input *in);
 
-/* The renderers: each prints the model, and nothing else.  The JSON and
- * the keys are report_walk() through ../doc/'s doc_write_json() and
- * doc_write_keys(), named here for the callers that print one form. */
+/* The words a person reads: the model, and nothing else.  The JSON and
+ * the keys are report_walk() through ../doc/'s doc_write(). */
 void report_render_text(FILE *out, const struct report *r);
-void report_render_json(FILE *out, const struct report *r);
-void report_render_keys(FILE *out, const struct report *r);
 
 /* The report's walker (../doc/doc.h's doc_walker): report is the struct
  * report. */

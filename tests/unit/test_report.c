@@ -178,13 +178,18 @@ Test(machine, findings_use_the_machine_they_are_given)
 	cr_assert_str_eq(again[0].evidence, fs[0].evidence);
 }
 
-static char *render(void (*fn)(FILE *, const struct report *))
+/* The report in form: its words (report_render_text()), or its walk
+ * through the command's writers, as `pmuguard probe` prints it. */
+static char *render(enum doc_form form)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *o = open_memstream(&buf, &len);
 	cr_assert_not_null(o);
-	fn(o, &r);
+	if (form == DOC_FORM_TEXT)
+		report_render_text(o, &r);
+	else
+		doc_write(o, form, report_walk, &r);
 	fclose(o);
 	return buf;
 }
@@ -193,7 +198,7 @@ Test(keys, a_value_never_starts_a_line)
 {
 	build("m6i-16xlarge");
 	r.snapshot = "a\nb=1\\c\x7f" "d";
-	char *k = render(report_render_keys);
+	char *k = render(DOC_FORM_KEYS);
 	cr_assert(!strncmp(k, "schema=4\n", 9), "%.40s", k);
 	cr_assert(strstr(k, "\nsnapshot=a\\x0ab=1\\x5cc\\x7fd\n"), "%s", k);
 	cr_assert(strstr(k, "\nstate=hazard\nreason="));
@@ -206,7 +211,7 @@ Test(keys, a_value_never_starts_a_line)
 	cr_assert(strstr(k, "\nperfmon.fixed_bitmap=\n"));
 	cr_assert_null(strstr(k, "\nb=1"));
 	free(k);
-	char *j = render(report_render_json);
+	char *j = render(DOC_FORM_JSON);
 	cr_assert(strstr(j, "\"snapshot\":\"a\\u000ab=1\\\\c\\u007fd\""), "%s", j);
 	cr_assert(!strncmp(j, "{\"schema\":4,", 12));
 	free(j);
@@ -235,15 +240,15 @@ Test(perfmon, a_count_the_log_does_not_show_is_null_not_0)
 	cr_assert_eq(r.perfmon.version, 2u);
 	cr_assert_not(r.perfmon.gp_counters_known);
 	cr_assert_not(r.perfmon.fixed_counters_known);
-	char *j = render(report_render_json);
+	char *j = render(DOC_FORM_JSON);
 	cr_assert(strstr(j, "\"version\":2,\"gp_counters\":null,\"fixed_counters\":null,"), "%s",
 		  j);
 	free(j);
-	char *k = render(report_render_keys);
+	char *k = render(DOC_FORM_KEYS);
 	cr_assert(strstr(k, "\nperfmon.version=2\nperfmon.gp_counters=\nperfmon.fixed_counters=\n"),
 		  "%s", k);
 	free(k);
-	char *t = render(report_render_text);
+	char *t = render(DOC_FORM_TEXT);
 	cr_assert(strstr(t, "Perfmon         version 2, general-purpose unknown, fixed counters "
 			    "unknown (from the kernel log)"),
 		  "%s", t);
@@ -253,13 +258,13 @@ Test(perfmon, a_count_the_log_does_not_show_is_null_not_0)
 Test(text, hybrid_pmus_say_their_own_counters)
 {
 	build("adl-hybrid-metal");
-	char *t = render(report_render_text);
+	char *t = render(DOC_FORM_TEXT);
 	cr_assert(strstr(t, "its counters: 3 fixed, perf metrics not proven (its block in the "
 			    "kernel log)"),
 		  "%s", t);
 	free(t);
 	build("m6i-16xlarge");
-	t = render(report_render_text);
+	t = render(DOC_FORM_TEXT);
 	cr_assert_null(strstr(t, "its counters"), "one core PMU: the machine's lines are its own");
 	free(t);
 }
