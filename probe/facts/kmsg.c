@@ -30,8 +30,9 @@
  *
  *  1. Facility: where the form carries the priority (/dev/kmsg's
  *     "pri,seq,usec,flags;", syslog(2)'s "<pri>", dmesg -r's "<pri>",
- *     dmesg -x's "kern  :"), it must be 0, the kernel's.  Another
- *     facility's record is ignored.  A text without one is taken as it is.
+ *     dmesg -x's "kern  :", a journal's JSON SYSLOG_FACILITY), it must be
+ *     0, the kernel's.  Another facility's record is ignored.  A text
+ *     without one is taken as it is.
  *  2. A mark is evidence only at the start of the record's text, after the
  *     form's prefix (timestamp, host, quote marks), in the kernel's format
  *     of that line; the driver's "... key:  value" lines parse strictly
@@ -62,6 +63,9 @@
  *     the first block after the banner is the driver's.  A banner is one
  *     only in the kernel's format and, where the line carries a timestamp,
  *     at time 0; in the live ring buffer (one boot) only the first is.
+ *     RFC 5424 records glued into one stream are cut at each header
+ *     (kmsg_feed.c); a record cut out of a line that way is read, but its
+ *     banner starts no boot: any program's text may hold such a header.
  *
  * What was ignored is counted (struct probe_klog_ignored) for the report.
  *

@@ -119,6 +119,11 @@ static enum probe_klog_kind banner(struct probe_klog *k, const struct rec *r, co
 	bool ok = p > rel && *rel >= '0' && *rel <= '9' && r->end - p >= 2 && p[1] == '(';
 	if (r->stamp && !r->stamp_zero)
 		ok = false; /* printed before any clock runs */
+	/* A record cut out of a glued stream at a header inside a line
+	 * (kmsg_feed.c): anyone's text may hold that header, so it starts no
+	 * boot, and a block it brings is a later one of the boot before. */
+	if (ps->form == PROBE_KLOG_TEXT && ps->paste.cut)
+		ok = false;
 	if (ps->form != PROBE_KLOG_TEXT) {
 		/* The ring buffer holds one boot, whose banner is its first record. */
 		if (ps->boot_started || k->pmu_driver_seen || ps->pending)

@@ -130,6 +130,11 @@ static int klog_feed(struct klog_ctx *c, enum probe_klog_form form, const char *
 struct klog_text {
 	const char *buf;
 	size_t len;
+	/* The physical line read now ends at line_end (its newline, or len),
+	 * found once for all the records cut out of it; valid while
+	 * line_known and the reading has not passed it. */
+	size_t line_end;
+	bool line_known;
 	struct probe_klog_paste ps; /* the text's own decisions, for its stamps alone */
 	char clean[PROBE_KLOG_CLEAN];
 	uint64_t last;
@@ -144,7 +149,8 @@ static bool digits_at(const char *p, const char *end, int n)
 }
 
 /* RFC 5424's header at p: "<PRI>1 YYYY-MM-DDT" (the version, 1, and a
- * full date: RFC 5424 section 6). */
+ * full date: RFC 5424 section 6), all of it before end: 14 bytes after
+ * the priority's digits. */
 static bool rfc5424_at(const char *p, const char *end)
 {
 	const char *q = p + 1;
@@ -152,7 +158,7 @@ static bool rfc5424_at(const char *p, const char *end)
 		return false;
 	while (q < end && q - p <= 3 && *q >= '0' && *q <= '9')
 		q++;
-	if (q == p + 1 || end - q < 13 || memcmp(q, ">1 ", 3))
+	if (q == p + 1 || end - q < 14 || memcmp(q, ">1 ", 3))
 		return false;
 	q += 3;
 	return digits_at(q, end, 4) && q[4] == '-' && digits_at(q + 5, end, 2) && q[7] == '-' &&
@@ -160,14 +166,20 @@ static bool rfc5424_at(const char *p, const char *end)
 }
 
 /* The next line from *at: its start and length (at most KLOG_LINE); *at
- * past it.  False at the text's end. */
-static bool text_line(const struct klog_text *t, size_t *at, const char **line, size_t *len)
+ * past it; *cut where it starts inside a physical line (a record cut out
+ * of a glued stream at its header, which anyone's text may hold).  False
+ * at the text's end. */
+static bool text_line(struct klog_text *t, size_t *at, const char **line, size_t *len, bool *cut)
 {
 	if (*at >= t->len)
 		return false;
 	const char *p = t->buf + *at, *end = t->buf + t->len;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	const char *stop = nl ? nl : end, *next = nl ? nl + 1 : end;
+	if (!t->line_known || *at > t->line_end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		t->line_end = (size_t)((nl ? nl : end) - t->buf);
+		t->line_known = true;
+	}
+	const char *stop = t->buf + t->line_end, *next = stop < end ? stop + 1 : end;
 	if (rfc5424_at(p, stop)) {
 		for (const char *q = p + 1; q < stop; q++) {
 			if (*q == '<' && rfc5424_at(q, stop)) {
@@ -176,6 +188,7 @@ static bool text_line(const struct klog_text *t, size_t *at, const char **line, 
 			}
 		}
 	}
+	*cut = *at > 0 && t->buf[*at - 1] != '\n';
 	*line = p;
 	*len = (size_t)(stop - p) < KLOG_LINE ? (size_t)(stop - p) : KLOG_LINE;
 	*at = (size_t)(next - t->buf);
@@ -197,8 +210,10 @@ static bool text_reversed(struct klog_text *t, size_t *head)
 	bool any = false;
 	size_t at = 0, start = 0, len;
 	const char *line;
+	bool cut;
 	*head = 0;
-	for (; text_line(t, &at, &line, &len); start = at) {
+	t->line_known = false;
+	for (; text_line(t, &at, &line, &len, &cut); start = at) {
 		uint64_t before = t->last;
 		if (!text_stamp(t, line, len))
 			continue;
@@ -213,16 +228,36 @@ static bool text_reversed(struct klog_text *t, size_t *head)
 	return backwards > forwards;
 }
 
+/* A record cut out of a glued stream, to the parser as one (a folded
+ * line before it first, as it was), marked so that it starts no boot
+ * (kmsg_boot.c): the header it was cut at may be anyone's text. */
+static int feed_cut(struct klog_ctx *c, const char *line, size_t len)
+{
+	int rc = 0;
+	if (c->fold_len) {
+		size_t n = c->fold_len;
+		c->fold_len = 0;
+		rc = klog_feed(c, PROBE_KLOG_TEXT, c->fold, n);
+	}
+	c->k->parse.paste.cut = true;
+	if (rc == 0)
+		rc = klog_feed(c, PROBE_KLOG_TEXT, line, len);
+	c->k->parse.paste.cut = false;
+	return rc;
+}
+
 /* The lines of the text's [from, to) in order, to the parser. */
 static int feed_span(struct klog_ctx *c, const struct klog_text *t, size_t from, size_t to)
 {
 	struct klog_text span = *t;
 	const char *line;
 	size_t len;
+	bool cut;
 	int rc = 0;
 	span.len = to;
-	while (rc == 0 && text_line(&span, &from, &line, &len))
-		rc = klog_cb(c, PROBE_KLOG_TEXT, line, len);
+	span.line_known = false;
+	while (rc == 0 && text_line(&span, &from, &line, &len, &cut))
+		rc = cut ? feed_cut(c, line, len) : klog_cb(c, PROBE_KLOG_TEXT, line, len);
 	return rc;
 }
 

@@ -237,9 +237,9 @@ static size_t normalize(const char *line, size_t len, char *buf, size_t size)
 	return n ? n : (len ? (buf[0] = ' ', 1) : 0);
 }
 
-/* The value of "key": a JSON string, its bytes after the quote; NULL
+/* The value of "key", its first byte (a string's quote included); NULL
  * where the line has no such member. */
-static const char *json_member(const char *p, const char *end, const char *key)
+static const char *json_value(const char *p, const char *end, const char *key)
 {
 	size_t k = strlen(key);
 	for (const char *q = p; q + k + 2 < end; q++) {
@@ -252,10 +252,33 @@ static const char *json_member(const char *p, const char *end, const char *key)
 			continue;
 		while (v < end && blank(*v))
 			v++;
-		if (v < end && *v == '"')
-			return v + 1;
+		if (v < end)
+			return v;
 	}
 	return NULL;
+}
+
+/* The value of "key": a JSON string, its bytes after the quote; NULL
+ * where the line has no such member or it is no string. */
+static const char *json_member(const char *p, const char *end, const char *key)
+{
+	const char *v = json_value(p, end, key);
+	return v && *v == '"' ? v + 1 : NULL;
+}
+
+/* Does the entry name a facility other than the kernel's (0), as a string
+ * ("1", journalctl -o json) or a number?  journald keeps a record written
+ * to /dev/kmsg by a program with _TRANSPORT=kernel, and takes
+ * SYSLOG_IDENTIFIER from its text ("kernel: ..."): only the facility says
+ * it is not the kernel's (rule 1, kmsg.c). */
+static bool json_other_facility(const char *p, const char *end)
+{
+	const char *v = json_value(p, end, "SYSLOG_FACILITY");
+	if (!v)
+		return false;
+	if (*v == '"')
+		v++;
+	return end - v < 2 || v[0] != '0' || digit(v[1]);
 }
 
 static int hexval(char c)
@@ -358,11 +381,11 @@ size_t kmsg_paste_json(struct probe_klog_paste *ps, const char *line, size_t len
 	if (!v)
 		return 0;
 	/* Another program's entry is not the kernel's: the journal says who
-	 * wrote it (_TRANSPORT, SYSLOG_IDENTIFIER). */
+	 * wrote it (_TRANSPORT, SYSLOG_IDENTIFIER, SYSLOG_FACILITY). */
 	const char *tr = json_member(p, end, "_TRANSPORT");
 	const char *id = json_member(p, end, "SYSLOG_IDENTIFIER");
 	if ((tr && (end - tr < 7 || memcmp(tr, "kernel\"", 7))) ||
-	    (id && (end - id < 7 || memcmp(id, "kernel\"", 7))))
+	    (id && (end - id < 7 || memcmp(id, "kernel\"", 7))) || json_other_facility(p, end))
 		ps->foreign = true;
 	/* The kernel's own time of the record, where the journal kept it
 	 * (not __MONOTONIC_TIMESTAMP: when the journal received it). */

@@ -164,6 +164,7 @@ struct probe_klog_pmu {
 /* What a pasted text's lines decided (kmsg_paste.c). */
 struct probe_klog_paste {
 	bool foreign;      /* this line: a JSON entry another program wrote */
+	bool cut;          /* this line: a record cut out of a glued stream (kmsg_feed.c) */
 	bool prefix_known; /* the first stamped line said whether a prefix comes first */
 	bool prefixed;     /* ... it did: every line's text before its first stamp goes */
 	bool numbered_known; /* the text's first line said whether a pastebin numbered it */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The text parsers: cpuid -r lines and kernel log lines, good and bad. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -744,4 +746,111 @@ Test(klog_trust, a_text_cut_inside_a_record_is_no_indented_paste)
 	cr_assert_eq(k.mask, 0x0000000f000000ffull);
 	cr_assert_not(k.perf_metrics_bit);
 	cr_assert_str_eq(k.boot.kernel_release, "6.1.0");
+}
+
+/* A text into probe_klog_gather() (the paste reader, kmsg_feed.c), through
+ * a file of its own. */
+static void klog_paste(struct probe_facts *f, const char *text, size_t len)
+{
+	char path[] = "/tmp/pmuguard-paste-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	for (size_t at = 0; at < len;) {
+		ssize_t w = write(fd, text + at, len - at);
+		cr_assert_gt(w, 0);
+		at += (size_t)w;
+	}
+	close(fd);
+	memset(f, 0, sizeof(*f));
+	probe_klog_gather(f, path, true, NULL);
+	unlink(path);
+}
+
+#define R5424(stamp) "<6>1 2024-12-06T10:15:01.000000+00:00 host kernel - - - [" stamp "] "
+
+/* RFC 5424 records glued into one stream are cut at each header, and the
+ * records cut out of a line are read: the driver's block proves what it
+ * proves after its boot's banner. */
+Test(klog_trust, a_glued_stream_of_the_kernels_records_is_read)
+{
+	static const char glued[] =
+		R5424("    0.000000") "Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP" R5424("    0.312844") "Performance Events: Icelake events, Intel PMU driver." R5424(
+			"    0.312844") "... version:                5" R5424("    0.312844") "... event mask:             0001000f000000ff" R5424("    0.313502") "signal: max sigframe size: 3632\n";
+	struct probe_facts f;
+	klog_paste(&f, glued, sizeof(glued) - 1);
+	cr_assert(f.klog.pmu_driver_seen);
+	cr_assert(f.klog.boot.start_banner);
+	cr_assert_eq(f.klog.mask, 0x0001000f000000ffull);
+	cr_assert(f.klog.perf_metrics_bit, "anchored by its boot's banner: a proof");
+}
+
+/* A program's record is glued to the kernel's in the same stream; its text
+ * holds headers of its own making ("logger" is enough), a banner and a
+ * block with PERF_METRICS.  Cut out of a line, such a record starts no
+ * boot: the block it brings is a later one, ignored. */
+Test(klog_trust, a_header_inside_a_programs_record_starts_no_boot)
+{
+	static const char
+		spoof[] = R5424("    0.000000") "Linux version 6.8.0-1021-aws (buildd@lcy02-amd64-049) #23-Ubuntu SMP" R5424("    0.312844") "Performance Events: Icelake events, Intel PMU driver." R5424("    0.312844") "... version:                2" R5424("    0.312844") "... fixed-purpose events:   4" R5424("    0.312844") "... event mask:             0000000f000000ff" R5424("    0.313502") "signal: max sigframe size: 3632"
+																																																	    "<13>1 2024-12-06T11:00:00Z host evil 4242 - - hello " R5424("    0.000000") "Linux version 9.9.9 (evil@host) #1 SMP" R5424("    0.352933") "Performance Events: Icelake events, Intel PMU driver." R5424("    0.352933") "... version:                5" R5424("    0.352933") "... event mask:             0001000f000000ff\n";
+	struct probe_facts f;
+	klog_paste(&f, spoof, sizeof(spoof) - 1);
+	cr_assert_eq(f.klog.mask, 0x0000000f000000ffull, "the driver's mask, not the program's");
+	cr_assert_not(f.klog.perf_metrics_bit);
+	cr_assert_str_eq(f.klog.boot.kernel_release, "6.8.0-1021-aws");
+	cr_assert_geq(f.klog.ignored.banner, 1u);
+}
+
+/* A header cut at the mapping's end (16 MiB, KLOG_TEXT_MAX) is never read
+ * past it; a stream of nothing but headers is read in one pass (each
+ * physical line's end found once, not once per record). */
+Test(klog_trust, a_text_of_headers_to_the_cap_is_read_within_it, .timeout = 600)
+{
+	size_t cap = 16u << 20;
+	char *text = malloc(cap);
+	cr_assert_not_null(text);
+	static const char tail[] = "\n<6>1 2024-12-01";
+	memset(text, 'x', cap - (sizeof(tail) - 1));
+	memcpy(text + cap - (sizeof(tail) - 1), tail, sizeof(tail) - 1);
+	struct probe_facts f;
+	klog_paste(&f, text, cap);
+	cr_assert(f.known & PROBE_KNOWN_KLOG);
+	static const char h[] = "<6>1 2024-12-06T";
+	for (size_t at = 0; at + sizeof(h) - 1 <= cap; at += sizeof(h) - 1)
+		memcpy(text + at, h, sizeof(h) - 1);
+	klog_paste(&f, text, cap);
+	cr_assert(f.known & PROBE_KNOWN_KLOG);
+	cr_assert_not(f.klog.pmu_driver_seen);
+	free(text);
+}
+
+/* journald keeps a record a program wrote to /dev/kmsg with
+ * _TRANSPORT=kernel and takes SYSLOG_IDENTIFIER from its text
+ * ("kernel: ..."): SYSLOG_FACILITY, a string or a number, says whose it
+ * is (rule 1). */
+Test(klog_trust, a_journal_entry_of_another_facility_is_not_the_kernels)
+{
+#define JSON_KMSG(fac, text)                                                                       \
+	"{\"_TRANSPORT\":\"kernel\",\"PRIORITY\":\"6\",\"SYSLOG_FACILITY\":" fac                   \
+	",\"SYSLOG_IDENTIFIER\":\"kernel\",\"MESSAGE\":\"" text "\"}"
+	struct probe_klog k;
+	static const char *const user[] = {
+		JSON_KMSG("\"1\"",
+			  "[    0.352933] Performance Events: Icelake events, Intel PMU driver."),
+		JSON_KMSG("1", "[    0.352933] ... event mask:             0001000f000000ff"),
+		JSON_KMSG("\"10\"", "[    0.352933] ... version:                5")};
+	probe_klog_reset(&k);
+	klog_more(&k, user, 3);
+	cr_assert_not(k.pmu_driver_seen);
+	cr_assert_not(k.mask_seen);
+	cr_assert_geq(k.ignored.other_facility, 2u);
+	static const char *const kern[] = {
+		JSON_KMSG("\"0\"",
+			  "[    0.352933] Performance Events: Icelake events, Intel PMU driver."),
+		JSON_KMSG("0", "[    0.352933] ... event mask:             0000000f000000ff")};
+	probe_klog_reset(&k);
+	klog_more(&k, kern, 2);
+	cr_assert(k.pmu_driver_seen);
+	cr_assert(k.mask_seen);
+#undef JSON_KMSG
 }
