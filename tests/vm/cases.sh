@@ -21,14 +21,7 @@
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
-if [ "${1:-}" = --list ]; then
-	list_cases "$0" group
-	exit 0
-fi
-: "${PMUGUARD:?path to the pmuguard command}" "${LIB:?path to libpmuguard.so}"
-: "${PEO:?path to the static peo target}" "${VM_CACHE:?cache directory for the VM}"
-[ "${1:-}" != --tap ] || shift
-group=${1:?usage: cases.sh [--tap] GROUP}
+vm_group_args PMUGUARD LIB PEO VM_CACHE -- "$@"
 
 vm_setup
 # What every job sees (boot), and how its checks read (guarded).

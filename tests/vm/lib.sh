@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the vm suite's drivers (cases.sh, matrix.sh, enforce/lib.sh):
-# the TAP output, the worlds, one boot, and the checks of a boot's steps,
-# so that each helper has one definition and one timeout.  Sourcing
-# defines only; vm_setup prepares the VM and the job's temporary directory.
+# their command line, the TAP output, the worlds, one boot, and the checks
+# of a boot's steps, so that each helper has one definition and one
+# timeout.  Sourcing defines only; vm_setup prepares the VM and the job's
+# temporary directory.
 # shellcheck shell=bash
 
 # shellcheck source=tests/lib.sh
@@ -10,6 +11,35 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fixtures=$(cd "$here/../snapshots" && pwd)
+
+# What each driver's inputs are (tests/vm/meson.build sets them).
+declare -gA vm_inputs=(
+	[PMUGUARD]='path to the pmuguard command'
+	[LIB]='path to libpmuguard.so'
+	[PEO]='path to the static peo target'
+	[PEO_ENABLE]='path to the static peo-enable target'
+	[VM_CACHE]='cache directory for the VM'
+	[MATRIX_JSON]='where matrix.json goes'
+)
+
+# vm_group_args VAR... -- ARG...: a driver's command line.  --list names
+# its groups (the arms of its `case $group in`) and exits; else each VAR
+# (vm_inputs) must be set, and [--tap] GROUP sets $group.
+vm_group_args() {
+	local v need=()
+	while [ "$1" != -- ]; do need+=("$1"); shift; done
+	shift
+	if [ "${1:-}" = --list ]; then
+		list_cases "$0" group
+		exit 0
+	fi
+	for v in "${need[@]}"; do
+		[ -n "${!v:-}" ] || { echo "${0##*/}: $v is not set: ${vm_inputs[$v]}" >&2; exit 2; }
+	done
+	[ "${1:-}" != --tap ] || shift
+	[ -n "${1:-}" ] || { echo "usage: ${0##*/} [--tap] GROUP" >&2; exit 2; }
+	group=$1
+}
 
 # --- TAP: one line per proof, the plan at the end.
 n=0 failed=0
@@ -154,23 +184,51 @@ panic_summary() {
 	echo "${via:+ via $via}"
 }
 
+# panicked_in STEP [HWCONFIG]: the boot in $dir ended in a kernel fault
+# while step STEP ran (it started and never returned), and the console's
+# panic is the test PMU's fault of fixed counter 3 (with HWCONFIG: of a
+# fixed counter 3-6, for that hardware encoding).  If not, status 1 and
+# $panic_why says what was not so.
+panicked_in() {
+	local step=$1 re='fixed counter 3' fault='the counter-3 fault'
+	[ -z "${2:-}" ] || re="fixed counter [3-6] .*hw config $2)" fault="the fixed-counter fault of $2"
+	panic_why=
+	if [ "$result" != kernel-fault ]; then
+		panic_why="expected a kernel panic, got: $result"
+	elif [ ! -e "$dir/$step.started" ] || [ -e "$dir/$step.rc" ]; then
+		panic_why="the kernel died, but not while step $step ran"
+	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: $re" "$dir/console"; then
+		panic_why="the kernel died, but not of $fault"
+	fi
+	[ -z "$panic_why" ]
+}
+
+# must_panic [--hw-config HWCONFIG] NAME STEP WHAT KILLS [FILE...]: the
+# TAP line of a control that must kill the kernel in step STEP
+# (panicked_in): "NAME: KILLS (the panic)", or "NAME: WHAT: why not" with
+# the console's tail (and each FILE's where the kernel did not die).
+must_panic() {
+	local config=
+	if [ "$1" = --hw-config ]; then config=$2; shift 2; fi
+	local name=$1 step=$2 what=$3 kills=$4
+	shift 4
+	if panicked_in "$step" "$config"; then
+		tap_ok "$name: $kills ($(panic_summary "$dir/console"))"
+	elif [ "$result" != kernel-fault ]; then
+		tap_not_ok "$name: $what: $panic_why" "$dir/console" "$@"
+	else
+		tap_not_ok "$name: $what: $panic_why" "$dir/console"
+	fi
+}
+
 # fatal CASE WORLD HWCONFIG WHAT < JOB-BODY: unguarded, in a boot of its
 # own, the kernel must panic in step CASE on the fixed-counter fault of
 # that hardware encoding.
 fatal() {
 	local case=$1 w=$2 config=$3 what=$4
 	boot "$case.unguarded" "$w"
-	if [ "$result" != kernel-fault ]; then
-		tap_not_ok "$case: unguarded, $what: expected a kernel panic, got: $result" \
-			"$dir/console" "$dir/stderr" "$dir/$case.err" "$dir/$case.out"
-	elif [ ! -e "$dir/$case.started" ] || [ -e "$dir/$case.rc" ]; then
-		tap_not_ok "$case: unguarded: the kernel died, but not while the case ran" "$dir/console"
-	elif ! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter [3-6] .*hw config $config)" \
-		"$dir/console"; then
-		tap_not_ok "$case: unguarded: the panic is not the fixed-counter fault of $config" "$dir/console"
-	else
-		tap_ok "$case: unguarded, $what kills the kernel ($(panic_summary "$dir/console"))"
-	fi
+	must_panic --hw-config "$config" "$case" "$case" "unguarded, $what" \
+		"unguarded, $what kills the kernel" "$dir/stderr" "$dir/$case.err" "$dir/$case.out"
 }
 
 # After a batch boot: the kernel survived and every step finished, or the

@@ -25,15 +25,7 @@
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
-if [ "${1:-}" = --list ]; then
-	list_cases "$0" group
-	exit 0
-fi
-: "${PMUGUARD:?path to the pmuguard command}" "${LIB:?path to libpmuguard.so}"
-: "${PEO:?path to the static peo target}" "${VM_CACHE:?cache directory for the VM}"
-: "${MATRIX_JSON:?where matrix.json goes}" "${PEO_ENABLE:?path to the static peo-enable target}"
-[ "${1:-}" != --tap ] || shift
-group=${1:?usage: matrix.sh [--tap] GROUP}
+vm_group_args PMUGUARD LIB PEO VM_CACHE MATRIX_JSON PEO_ENABLE -- "$@"
 # Downloaded trees and kernels: outside the clone, kept across runs (a
 # fresh machine fetches them once).
 SUITES=${PMUGUARD_VM_SUITES:-/var/cache/pmuguard/vm-suites}

@@ -250,8 +250,7 @@ step kept-again "\$PMUGUARD" enforce start --attach lsm --keep-unverified
 step unverified-peo "\$PEO_ENABLE" 4:0x400
 EOF
 	unset VM_LSM
-	if [ "$result" = kernel-fault ] && [ -e "$dir/unverified-peo.started" ] && [ ! -e "$dir/unverified-peo.rc" ] &&
-		grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
+	if panicked_in unverified-peo; then
 		tap_ok "enforce-verify: an lsm/ program attached where bpf is not an active LSM (lsm=$(cat "$dir/lsm.txt" 2>/dev/null)) does not protect: the open kills the kernel ($(panic_summary "$dir/console"))"
 	else
 		tap_not_ok "enforce-verify: expected the unverified guard to let the fault through; got $result" \

@@ -6,23 +6,17 @@
 # own groups; it ends with finish.  CONCERN.sh --list names them.
 #   CONCERN.sh --tap GROUP   exit 0 pass, 1 fail; a host that cannot run
 #                            the VM gives a TAP skip
-# Here: the VM prepared (../lib.sh: the TAP lines, boot, fatal, survived,
-# guarded and the checks of a step's output), what every job sees, and the
-# checks the groups of more than one concern make.
+# Here: the VM prepared (../lib.sh: the command line, the TAP lines, boot,
+# fatal, must_panic, survived, guarded and the checks of a step's output),
+# what every job sees, and the checks the groups of more than one concern
+# make.
 # shellcheck shell=bash
 # The checks are called through guarded().
 # shellcheck disable=SC2317
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-if [ "${1:-}" = --list ]; then
-	list_cases "$0" group
-	exit 0
-fi
-: "${PMUGUARD:?path to the pmuguard command}" "${PEO:?path to the static peo target}"
-: "${VM_CACHE:?cache directory for the VM}" "${PEO_ENABLE:?path to the static peo-enable target}"
-[ "${1:-}" != --tap ] || shift
-group=${1:?usage: ${0##*/} [--tap] GROUP}
+vm_group_args PMUGUARD PEO VM_CACHE PEO_ENABLE -- "$@"
 
 "$PMUGUARD" enforce status >/dev/null 2>&1 && rc=0 || rc=$?
 [ "$rc" != 5 ] || skip_all "pmuguard was built without enforce"

@@ -60,15 +60,9 @@ step status-keys "$PMUGUARD" enforce status --keys
 step fleet sh "$FLEET" status --pmuguard "$PMUGUARD" --textfile "$PWD/fleet.prom"
 step perf-raw perf stat -e r0400,instructions -- true
 EOF
-	if [ "$result" != kernel-fault ]; then
-		tap_not_ok "audit-fatal: perf r0400 under an audit guard: expected a kernel panic, got: $result" \
-			"$dir/console" "$dir/start.out" "$dir/perf-raw.err"
-	elif [ ! -e "$dir/perf-raw.started" ] || [ -e "$dir/perf-raw.rc" ] ||
-		! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
-		tap_not_ok "audit-fatal: the kernel died, but not of the counter-3 fault in perf" "$dir/console"
-	else
-		tap_ok "audit-fatal: under an attached, verified audit guard perf r0400 kills the kernel ($(panic_summary "$dir/console"))"
-	fi
+	must_panic audit-fatal perf-raw "perf r0400 under an audit guard" \
+		"under an attached, verified audit guard perf r0400 kills the kernel" \
+		"$dir/start.out" "$dir/perf-raw.err"
 	guarded start "audit-fatal: start --mode audit attaches (audit only) and exits 0: it did what it was asked" \
 		eval 'rc_is start 0 && out_has start "attached \(lsm, audit only, mode audit"'
 	guarded ready "audit-fatal: enforce ready exits 9, not ready: an audit guard blocks nothing" \
@@ -151,15 +145,9 @@ step enable sh -c 'echo enable >/tmp/ctl; sleep 60'
 EOF
 	)
 	holder=$(cat "$dir/holder.pid" 2>/dev/null || echo '?')
-	if [ "$result" != kernel-fault ]; then
-		tap_not_ok "existing-enabled: opened disabled before start, enabled after it: expected a kernel panic, got: $result" \
-			"$dir/console" "$dir/start.out" "$dir/holder.err"
-	elif [ ! -e "$dir/enable.started" ] || [ -e "$dir/enable.rc" ] ||
-		! grep -q "Kernel panic - not syncing: pmuguard_testpmu: fixed counter 3" "$dir/console"; then
-		tap_not_ok "existing-enabled: the kernel died, but not of the counter-3 fault at the enable" "$dir/console"
-	else
-		tap_ok "existing-enabled: an event perf opened disabled before start and enabled after it kills the kernel; the guard cannot stop it ($(panic_summary "$dir/console"))"
-	fi
+	must_panic existing-enabled enable "opened disabled before start, enabled after it" \
+		"an event perf opened disabled before start and enabled after it kills the kernel; the guard cannot stop it" \
+		"$dir/start.out" "$dir/holder.err"
 	guarded start "existing-enabled: start attaches, names the holder's slots event (pid $holder, perf) and exits 7" \
 		eval 'rc_is start 7 && out_has start "^pmuguard: enforce: attached \(lsm, denying with ENOENT" && names_it start'
 	guarded fresh "existing-enabled: an event opened after start is still denied (ENOENT); TOPDOWN.SLOTS_P counts" \
