@@ -241,19 +241,22 @@ static inline __attribute__((always_inline)) bool has_prefix_n(const char *s, co
 }
 
 /* LD_PRELOAD in the initial environment names this library (the test
- * fleet_loaded() makes of the environment read at the first call). */
+ * fleet_loaded() makes of the environment read at the first call).  The
+ * last LD_PRELOAD is the one the loader took (rtld.c, process_envvars()),
+ * so every variable is looked at. */
 static bool named_in_ld_preload(char **envp)
 {
+	const char *last = NULL;
 	for (; envp && *envp; envp++) {
-		const char *e = *envp;
 		/* Every process pays this loop: one compare per variable. */
-		if (e[0] != 'L' || !has_prefix(e, "LD_PRELOAD="))
-			continue;
-		for (e += sizeof("LD_PRELOAD=") - 1; *e; e++)
-			if (e[0] == 'l' && has_prefix(e, "libpmuguard"))
-				return true;
-		return false;
+		if ((*envp)[0] == 'L' && has_prefix(*envp, "LD_PRELOAD="))
+			last = *envp;
 	}
+	if (!last)
+		return false;
+	for (const char *e = last + sizeof("LD_PRELOAD=") - 1; *e; e++)
+		if (e[0] == 'l' && has_prefix(e, "libpmuguard"))
+			return true;
 	return false;
 }
 

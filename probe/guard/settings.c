@@ -17,17 +17,27 @@ const char guard_env_snapshot_name[] = ENV_SNAPSHOT;
 const char guard_env_cookie_name[] = ENV_COOKIE;
 const char guard_env_lib_name[] = ENV_LIB;
 
-/* NAME's value in envp, or NULL (no libc: the shim runs this). */
-static const char *env_value(char *const *envp, const char *name)
+/* NAME's value in envp, or NULL (no libc: the shim runs this): the first,
+ * as getenv() answers, or the last. */
+static const char *env_value_at(char *const *envp, const char *name, bool last)
 {
+	const char *v = NULL;
 	for (; envp && *envp; envp++) {
 		const char *e = *envp, *k = name;
 		while (*k && *e == *k)
 			e++, k++;
-		if (!*k && *e == '=')
-			return e + 1;
+		if (!*k && *e == '=') {
+			v = e + 1;
+			if (!last)
+				break;
+		}
 	}
-	return NULL;
+	return v;
+}
+
+static const char *env_value(char *const *envp, const char *name)
+{
+	return env_value_at(envp, name, false);
 }
 
 void guard_env_read(struct guard_env *env, char *const *envp)
@@ -39,7 +49,9 @@ void guard_env_read(struct guard_env *env, char *const *envp)
 	env->slots = env_value(envp, ENV_SLOTS);
 	env->cookie = env_value(envp, ENV_COOKIE);
 	env->lib = env_value(envp, ENV_LIB);
-	env->preload = env_value(envp, "LD_PRELOAD");
+	/* The loader takes the last LD_PRELOAD (glibc's rtld.c,
+	 * process_envvars(): each one replaces the list), getenv() the first. */
+	env->preload = env_value_at(envp, "LD_PRELOAD", true);
 }
 
 static void ignore(struct guard_settings *s, const char *what, const char *value, const char *why)

@@ -38,7 +38,8 @@ struct guard_env {
 	const char *slots;        /* PMUGUARD_SLOTS */
 	const char *cookie;       /* PMUGUARD_SECCOMP_COOKIE (pmuguard run's) */
 	const char *lib;          /* PMUGUARD_LIB (pmuguard run's library) */
-	const char *preload;      /* LD_PRELOAD: which way the shim was loaded */
+	const char *preload;      /* LD_PRELOAD (the last, as the loader reads it): which
+				     way the shim was loaded */
 };
 
 /*

@@ -24,6 +24,9 @@
  *   sandbox-kill-noproc
  *               the same in a mount namespace of its own without /proc
  *               (a chroot or bubblewrap without it): no mem file to read
+ *   preload-twice FIRST LAST MODE...
+ *               run holes MODE... again with LD_PRELOAD twice in its
+ *               environment, FIRST then LAST (the loader takes the last)
  *   emfile      slots at the fd limit, twice, then with descriptors free
  *   closeall    slots; every descriptor from 3 closed and /dev/zero put on
  *               3..63; slots and metric again
@@ -520,6 +523,31 @@ static void slots_and_badclose(syscall_fn sc, const char *slots, const char *bad
 	report(badclose, sc(SYS_close, -1));
 }
 
+/* holes MODE... again, its environment ours with LD_PRELOAD=first before
+ * it and LD_PRELOAD=last after it (env(1) and execve's callers that keep a
+ * table of names make no such environment; some launchers do). */
+static int preload_twice(const char *first, const char *last, char **argv)
+{
+	extern char **environ;
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **envp = calloc(n + 3, sizeof(*envp));
+	char *a = NULL, *b = NULL;
+	if (!envp || asprintf(&a, "LD_PRELOAD=%s", first) < 0 ||
+	    asprintf(&b, "LD_PRELOAD=%s", last) < 0)
+		return 2;
+	size_t k = 0;
+	envp[k++] = a;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11))
+			envp[k++] = environ[i];
+	envp[k++] = b;
+	execve("/proc/self/exe", argv, envp);
+	perror("holes: execve");
+	return 2;
+}
+
 static int dlopened(const char *lib)
 {
 	char name[16];
@@ -686,6 +714,11 @@ int main(int argc, char **argv)
 		return libc_scope(argv[2], argc > 3 ? argv[3] : NULL);
 	if (!strcmp(mode, "fd2") && argc > 2)
 		return fd2(argv[2]);
+	if (!strcmp(mode, "preload-twice") && argc > 4) {
+		const char *first = argv[2], *last = argv[3];
+		argv[3] = argv[0]; /* the program again, then MODE... */
+		return preload_twice(first, last, argv + 3);
+	}
 	if (!strcmp(mode, "preinit") && g_mode_preinit) {
 		errno = g_preinit_errno;
 		report("preinit-slots", g_preinit_fd);
@@ -693,7 +726,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: holes tinystack|altstack|hibits|sandbox|sandbox-vm|sandbox-mm|sandbox-kill|sandbox-kill-noproc|"
-			"emfile|fd2 FILE|preinit|slots|clearenv|vfork|dlopen LIB|undelivered|"
+			"emfile|fd2 FILE|preload-twice FIRST LAST MODE...|preinit|slots|clearenv|vfork|"
+			"dlopen LIB|undelivered|"
 			"scope HOW [PLUGIN]\n");
 	return 2;
 }

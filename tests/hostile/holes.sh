@@ -34,6 +34,11 @@
 #                           into it (mode = off) does not switch the guard
 #                           off; lock = yes in it still holds
 # stderr-replaced           fd 2 closed and reopened as a data file
+# ld-preload-twice          LD_PRELOAD twice in the environment: the loader
+#                           takes the last, and so does the shim: where the
+#                           last names it, lines go to fd 2; where only the
+#                           first does (the library came by ld.so.preload),
+#                           fd 2 is never written
 # preinit                   a call before libc set up the environment
 # substitute-private-copy   slots = substitute: the kernel gets TOPDOWN.SLOTS_P
 #                           with every other bit kept, the caller's attr
@@ -667,6 +672,25 @@ stderr-replaced)
 	SANDBOX=1 run "$M6I" guarded -- sandbox
 	expect_err 'blocked perf_event_open'
 	ok "while fd 2 is the file it was at start, lines go there"
+	;;
+ld-preload-twice)
+	# The last LD_PRELOAD names the library: the loader loaded it from
+	# there, so its lines go to fd 2, as for any LD_PRELOAD.
+	run "$M6I" bare -- preload-twice /nonexistent/first.so "$LIB" slots
+	expect_denied slots
+	expect_err 'blocked perf_event_open'
+	ok "the last LD_PRELOAD named it: the line went to fd 2"
+	# Only the first names it, the last names nothing: the loader took the
+	# library from /etc/ld.so.preload, where fd 2 is whatever a daemon
+	# made of it: the line goes to the system log.
+	mkdir -p "$tmp/sb/etc-up"
+	printf '%s\n' "$LIB" >"$tmp/sb/etc-up/ld.so.preload"
+	SANDBOX=1 run "$M6I" bare -- preload-twice "$LIB" "" slots
+	expect_denied slots
+	! grep -q 'pmuguard' "$tmp/err" || fail "fd 2 of a process ld.so.preload guards got: $(cat "$tmp/err")"
+	grep -q 'pmuguard.*blocked perf_event_open(type=4, config=0x400)' "$tmp/syslog" ||
+		fail "the block was not reported to syslog"
+	ok "only the first LD_PRELOAD named it: fd 2 untouched, the line in syslog"
 	;;
 preinit)
 	# The environment is not set up before libc's own initialisation: the

@@ -336,6 +336,22 @@ Test(conf, env_read)
 		  !e.preload && !e.snapshot_dir);
 }
 
+/* The loader takes the last LD_PRELOAD (each replaces the list), so the
+ * way the shim was loaded is read from the last; the guard's own variables
+ * are the first, as getenv() answers. */
+Test(conf, env_read_takes_the_loaders_ld_preload)
+{
+	char *envp[] = {"LD_PRELOAD=/usr/lib/libpmuguard.so", "PMUGUARD_MODE=always",
+			"LD_PRELOAD=/other.so", "PMUGUARD_MODE=off", NULL};
+	struct guard_env e = {.visible = true};
+	guard_env_read(&e, envp);
+	cr_assert_str_eq(e.preload, "/other.so");
+	cr_assert_str_eq(e.mode, "always");
+	char *one[] = {"LD_PRELOAD=/a.so", NULL};
+	guard_env_read(&e, one);
+	cr_assert_str_eq(e.preload, "/a.so");
+}
+
 /* Where a snapshot NAME is looked up: the environment's folder only where
  * the environment may point the facts anywhere (not under lock, not with
  * an unreadable file). */
