@@ -8,6 +8,7 @@
  * from root (_UID=0, what the follower runs as).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
@@ -334,32 +335,74 @@ static time_t line_time(const char *line, time_t now)
  * (probe/guard/log.c, to_syslog): "pmuguard[PID]: ", the words, and the
  * fields as data at its end, " [data: layer=L decision=D type=T config=0xC
  * undelivered=N]".  Only that data is read: the preload's denials. */
-static void syslog_reports(struct reports *r, const char *path)
+/* A report's line is at most 768 bytes as written (probe/guard/log.h),
+ * with the daemon's stamp and host before it; a longer line is no report,
+ * and is passed over without being held. */
+#define SYSLOG_LINE 4096
+
+/* The file at path, a regular file only (O_PATH first: a FIFO or a device
+ * put at /var/log/syslog in a tree is never opened), as a stream. */
+static FILE *syslog_open(const char *path, int *err)
 {
-	FILE *f = fopen(path, "re");
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd >= 0)
+		fd = status_reopen_regular(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	else
+		fd = -errno;
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	*err = fd < 0 ? fd : f ? 0 : -errno;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
+/* The next line of f into line (its newline gone), or false at the end;
+ * *whole false where it was longer than the buffer (the rest skipped). */
+static bool syslog_line(FILE *f, char *line, size_t size, bool *whole)
+{
+	if (!fgets(line, (int)size, f))
+		return false;
+	size_t n = strlen(line);
+	*whole = true;
+	if (n && line[n - 1] == '\n') {
+		line[n - 1] = '\0';
+		return true;
+	}
+	if (feof(f))
+		return true;
+	*whole = false;
+	int c;
+	while ((c = getc(f)) != EOF && c != '\n')
+		;
+	return true;
+}
+
+static int syslog_reports(struct reports *r, const char *path)
+{
+	int err;
+	FILE *f = syslog_open(path, &err);
 	if (!f)
-		return;
+		return err;
 	regex_t whole, data;
 	if (regcomp(&whole, "pmuguard.[0-9]+.: .* .data: [a-z0-9=x ]+.$",
 		    REG_EXTENDED | REG_NOSUB)) {
 		fclose(f);
-		return;
+		return -ENOMEM;
 	}
 	if (regcomp(&data, " .data: ([a-z0-9=x ]+).$", REG_EXTENDED)) {
 		regfree(&whole);
 		fclose(f);
-		return;
+		return -ENOMEM;
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char line[SYSLOG_LINE];
+	bool entire;
 	/* "This boot", as the journal's count: a line older than the boot is
 	 * an earlier boot's; one whose time cannot be read is counted and
 	 * said (the count may then span boots). */
 	time_t boot = boot_time(r->m), now = time(NULL);
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
+	while (syslog_line(f, line, sizeof(line), &entire)) {
+		if (!entire)
+			continue;
 		regmatch_t g[2];
 		if (regexec(&whole, line, 0, NULL, 0) || regexec(&data, line, 2, g, 0))
 			continue;
@@ -391,10 +434,11 @@ static void syslog_reports(struct reports *r, const char *path)
 		if (!strcmp(layer, "preload") && !strcmp(dec, "deny") && *type)
 			add_report(r, "deny", type, cfg, und);
 	}
-	free(line);
+	err = ferror(f) ? -EIO : 0;
 	regfree(&whole);
 	regfree(&data);
 	fclose(f);
+	return err;
 }
 
 static int by_string(const void *a, const void *b)
@@ -676,8 +720,12 @@ void status_gather_log(struct status_model *m)
 		gather_programs(m);
 	} else if (strcmp(m->log_src, "none") != 0) {
 		struct reports r = {.m = m};
-		syslog_reports(&r, m->log_src + 5);
-		m->log_counted = count_reports(m, &r) == 0;
+		int e = syslog_reports(&r, m->log_src + 5);
+		m->log_counted = e == 0 && count_reports(m, &r) == 0;
+		if (e)
+			snprintf(m->log_why, sizeof(m->log_why), "%s could not be read: %s",
+				 m->log_src + 5,
+				 e == -EINVAL ? "it is not a regular file" : strerror(-e));
 		free(r.keys);
 	}
 }

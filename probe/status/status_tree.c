@@ -121,6 +121,25 @@ int status_in_root(const char *root, const char *path, char *out, size_t size)
 	return 0;
 }
 
+int status_reopen_regular(int pfd, int flags)
+{
+	struct stat st;
+	int err = fstat(pfd, &st) != 0   ? -errno
+		  : S_ISLNK(st.st_mode)  ? -ELOOP
+		  : !S_ISREG(st.st_mode) ? -EINVAL
+					 : 0;
+	int fd = -1;
+	if (!err) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+		fd = open(link, flags | O_CLOEXEC);
+		if (fd < 0)
+			err = -errno;
+	}
+	close(pfd);
+	return err ? err : fd;
+}
+
 int status_tree_read(const char *root, const char *path, size_t cap, char **out, size_t *len,
 		     struct stat *st)
 {
@@ -129,10 +148,15 @@ int status_tree_read(const char *root, const char *path, size_t cap, char **out,
 	/* O_NONBLOCK: a FIFO put in place of the file must not hang us. */
 	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
 	char real[PATH_MAX];
-	int fd = live(root) ? open(path, flags | O_CLOEXEC)
-			    : open_in_root(root, path, flags, real, sizeof(real));
+	/* O_PATH first: a device node put in place of the file is never
+	 * opened (its driver would run on this host: a watchdog's open arms
+	 * it). */
+	int fd = live(root) ? open(path, O_PATH | O_CLOEXEC)
+			    : open_in_root(root, path, O_PATH, real, sizeof(real));
 	if (fd < 0)
 		return live(root) ? -errno : fd;
+	if ((fd = status_reopen_regular(fd, flags)) < 0)
+		return fd;
 	struct stat own;
 	return status_read_fd(fd, cap, false, st ? st : &own, out, len);
 }
@@ -360,6 +384,9 @@ void status_tree_policy(struct status_tree_policy *p, const char *root)
  * loader's check runs as nobody on these bytes, whatever the tree's
  * directories let nobody read.  The copy's path into path; 0 or -errno
  * (nothing left behind). */
+/* The largest library copied for a check: pmuguard's is some 200 KiB. */
+#define LIB_COPY_MAX (64u << 20)
+
 static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path, size_t psize)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -374,15 +401,20 @@ static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path,
 		return -ENAMETOOLONG;
 	}
 	int err = 0;
-	int in = open(lib, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* O_PATH first: a device node at the library's place is never opened. */
+	int in = open(lib, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (in >= 0 && (in = status_reopen_regular(in, O_RDONLY | O_NONBLOCK)) < 0) {
+		err = in;
+		in = -1;
+	}
 	int out = in < 0 ? -1
 			 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	struct stat st;
-	if (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0 ||
-	    fstat(in, &st) != 0)
+	if (!err && (in < 0 || out < 0 || fchmod(out, 0644) != 0 || chmod(dir, 0755) != 0 ||
+		     fstat(in, &st) != 0))
 		err = -errno;
-	else if (!S_ISREG(st.st_mode))
-		err = -EINVAL;
+	else if (!err && (uint64_t)st.st_size > LIB_COPY_MAX)
+		err = -EFBIG; /* a sparse giant would fill TMPDIR */
 	/* The kernel copies (sendfile(2), file to file since 2.6.33): no
 	 * buffer here, and a short copy is continued until st_size. */
 	for (off_t left = err ? 0 : st.st_size; left > 0;) {

@@ -138,9 +138,12 @@ static int file_read(int dir, const char *name, char **out, size_t *len, struct 
 {
 	*out = NULL;
 	*len = 0;
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* O_PATH first: a device node in the tree is never opened. */
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ELOOP ? -ELOOP : -errno;
+		return -errno;
+	if ((fd = status_reopen_regular(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY)) < 0)
+		return fd;
 	return status_read_fd(fd, EDIT_CAP, true, st, out, len);
 }
 

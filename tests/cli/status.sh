@@ -167,6 +167,54 @@ status-textfile-not-prom-said)
 	! grep -q 'reads only files named' "$tmp/err" || fail "a .prom file was said not to be read"
 	ok "a --textfile not named *.prom is written and said; a .prom is not"
 	;;
+status-root-opens-only-regular-files)
+	# A tree is data: a device node put where pmuguard reads a file (the
+	# preload list, the policy, the library) is never opened, as its
+	# driver would run on this host (a watchdog's open arms it); a FIFO at
+	# the syslog file never blocks status, whose reports are then said not
+	# counted.  The nodes are /dev/null's (1,3): inotify sees every real
+	# open of them, and none of an O_PATH one.
+	[ "$(id -u)" = 0 ] || skip "mknod needs root"
+	command -v inotifywait >/dev/null || skip "inotifywait is not installed (Debian package inotify-tools)"
+	t=$tmp/root
+	mkdir -p "$t/etc" "$t/usr/lib/pmuguard" "$t/var/log" "$t/dev"
+	mknod "$t/etc/ld.so.preload" c 1 3
+	mknod "$t/etc/pmuguard.conf" c 1 3
+	mknod "$t/usr/lib/pmuguard/libpmuguard.so" c 1 3
+	mkfifo "$t/var/log/syslog"
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])' \
+		"$t/dev/log"
+	: >"$tmp/sentinel"
+	coproc INO {
+		exec inotifywait -m -e open --format '%w%f' "$t/etc/ld.so.preload" "$t/etc/pmuguard.conf" \
+			"$t/usr/lib/pmuguard/libpmuguard.so" "$tmp/sentinel" 2>&1 </dev/null
+	}
+	while IFS= read -r -t 60 line <&"${INO[0]}" && [ "$line" != 'Watches established.' ]; do :; done
+	[ "${line:-}" = 'Watches established.' ] || fail "inotifywait never set up its watches"
+	export PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge
+	rc=0
+	timeout 60 "$PMUGUARD" tree --root "$t" --check-load --keys >"$tmp/tree" 2>&1 || rc=$?
+	[ "$rc" != 124 ] || fail "tree --root hung"
+	rc=0
+	timeout 60 "$PMUGUARD" status --root "$t" --keys >"$tmp/status" 2>&1 || rc=$?
+	[ "$rc" != 124 ] || fail "status --root hung on a FIFO at /var/log/syslog"
+	grep -qx "reports.not_counted_because=$t/var/log/syslog could not be read: it is not a regular file" \
+		"$tmp/status" || fail "the syslog FIFO is not said: $(grep '^reports' "$tmp/status")"
+	timeout 60 "$PMUGUARD" tree --root "$t" --preload-add /usr/lib/pmuguard/libpmuguard.so \
+		--file /etc/ld.so.preload --keys >"$tmp/add" 2>&1 || :
+	grep -qx 'outcome=refused' "$tmp/add" || fail "an edit of a device node was not refused: $(cat "$tmp/add")"
+	timeout 60 "$PMUGUARD" tree --root "$t" --policy-lock --keys >"$tmp/lock" 2>&1 || :
+	grep -qx 'action=not-regular' "$tmp/lock" ||
+		fail "a policy that is a device node was not left alone: $(cat "$tmp/lock")"
+	# Every event before the sentinel's own open is a device's.
+	cat "$tmp/sentinel"
+	opens=()
+	while IFS= read -r -t 60 line <&"${INO[0]}" && [ "$line" != "$tmp/sentinel" ]; do opens+=("$line"); done
+	[ "${line:-}" = "$tmp/sentinel" ] || fail "inotifywait never saw the sentinel's open"
+	kill "$INO_PID" 2>/dev/null || :
+	[ "${#opens[@]}" = 0 ] || fail "pmuguard opened a device node of the tree: ${opens[*]}"
+	ok "no device node of the tree was opened, and the syslog FIFO was said, not waited on"
+	;;
 status-root-loader-as-nobody)
 	# The loader's check under --root preloads the tree's library, whose
 	# constructor is the tree's code: as root it runs as uid 65534.
