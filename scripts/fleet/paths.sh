@@ -18,8 +18,8 @@ MAX_WALK=40
 
 # Where PATH (a file or a directory) is, in words: resolved where it can be.
 where_is() {
-	(CDPATH='' cd -P "$1" 2>/dev/null && pwd -P) ||
-		{ wd=$(CDPATH='' cd -P "${1%/*}/" 2>/dev/null && pwd -P) && printf '%s/%s\n' "$wd" "${1##*/}"; } ||
+	(CDPATH='' cd -P -- "$1" 2>/dev/null && pwd -P) ||
+		{ wd=$(CDPATH='' cd -P -- "${1%/*}/" 2>/dev/null && pwd -P) && printf '%s/%s\n' "$wd" "${1##*/}"; } ||
 		printf '%s\n' "$1"
 }
 
@@ -157,4 +157,4 @@ dir_check() {
 
 # The physical directory (links resolved) that holds PATH; fails where
 # there is none.
-phys_dir() { (CDPATH='' cd -P "${1%/*}/" 2>/dev/null && pwd -P); }
+phys_dir() { (CDPATH='' cd -P -- "${1%/*}/" 2>/dev/null && pwd -P); }
