@@ -231,6 +231,14 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* An edited preload list keeps its owner and its mode, but for write by
+ * group or others (or a set-id bit): a list anyone may write adds a
+ * library to every process. */
+static mode_t kept_mode(const struct stat *st)
+{
+	return st->st_mode & 0755;
+}
+
 /*
  * A new file name in dir holding the parts (text, len; up to three),
  * owner uid:gid (-1: the creator's) and mode set on the open file, synced,
@@ -387,8 +395,9 @@ int status_preload_edit(const struct status_edit_args *a, struct status_edit *e)
 			snprintf(e->backup, sizeof(e->backup), "%s", a->backup);
 		}
 		struct part parts[3] = {{a->lib, strlen(a->lib)}, {"\n", 1}, {text, len}};
-		if (replace(dir, hp, name, ".pmuguard-new.", parts, exists ? 3 : 2, 0644, (uid_t)-1,
-			    (gid_t)-1, e) != 0)
+		if (replace(dir, hp, name, ".pmuguard-new.", parts, exists ? 3 : 2,
+			    exists ? kept_mode(&st) : 0644, exists ? st.st_uid : (uid_t)-1,
+			    exists ? st.st_gid : (gid_t)-1, e) != 0)
 			goto out;
 		rc = 0;
 		goto out;
@@ -419,8 +428,8 @@ int status_preload_edit(const struct status_edit_args *a, struct status_edit *e)
 		snprintf(e->action, sizeof(e->action), "%s", k ? "removed" : "emptied");
 		struct part p = {kept, k};
 		rc = a->dry_run ? 0
-				: replace(dir, hp, name, ".pmuguard-new.", &p, 1, 0644, (uid_t)-1,
-					  (gid_t)-1, e);
+				: replace(dir, hp, name, ".pmuguard-new.", &p, 1, kept_mode(&st),
+					  st.st_uid, st.st_gid, e);
 	} else {
 		snprintf(e->action, sizeof(e->action), "deleted");
 		rc = 0;

@@ -81,6 +81,31 @@ entries-survive-byte-for-byte)
 	[ ! -e "$root/etc/ld.so.preload" ] || fail "a file install created is left behind"
 	ok "entries and comments survive install/uninstall byte for byte; idempotent"
 	;;
+entries-keep-their-owner-and-mode)
+	# The list is edited in place of the builder's: its owner and mode
+	# stay, but for write by group or others (helper-18's review: it came
+	# back root's, 0644).
+	[ "$(id -u)" = 0 ] || skip "needs root to give the tree's files other owners"
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	echo /usr/lib/libfoo.so >"$root/etc/ld.so.preload"
+	chown 1000:1001 "$root/etc/ld.so.preload"
+	chmod 640 "$root/etc/ld.so.preload"
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out"
+	[ "$(stat -c %u:%g:%a "$root/etc/ld.so.preload")" = 1000:1001:640 ] ||
+		fail "install: $(stat -c %u:%g:%a "$root/etc/ld.so.preload"), not 1000:1001:640"
+	"$FLEET" uninstall --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out"
+	[ "$(stat -c %u:%g:%a "$root/etc/ld.so.preload")" = 1000:1001:640 ] ||
+		fail "uninstall: $(stat -c %u:%g:%a "$root/etc/ld.so.preload"), not 1000:1001:640"
+	chmod 666 "$root/etc/ld.so.preload"
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || :
+	if grep -q '^/usr/lib/pmuguard/libpmuguard.so$' "$root/etc/ld.so.preload"; then
+		[ "$(stat -c %a "$root/etc/ld.so.preload")" = 644 ] ||
+			fail "a list others could write kept that mode: $(stat -c %a "$root/etc/ld.so.preload")"
+	fi
+	ok "an edited list keeps its owner and mode, never writable by others"
+	;;
 install-root-never-runs-the-trees-code-as-root)
 	# Issue 38 (1): a tree is often another's (a vendor's image, a build
 	# user's rootfs); its library's constructor is its code.  Install
