@@ -18,6 +18,20 @@
 # lock lines, or adds one, keeping every other byte, its owner and mode.
 # A file others could change (mode, or not root's) is replaced by one of
 # root's, the old one kept aside, private, for the admin.
+# Before anything changes: the lock install ends with must be possible,
+# or nothing is changed (exit 1 says the list is unchanged).  A dry run of
+# the same edit, its refusal said as policy_lock says it.
+policy_lock_possible() {
+	[ "$NO_LOCK" = 0 ] && [ "$DRY_RUN" = 0 ] || return 0
+	writer_needed
+	out=$(DRY_RUN=1 tree_edit --policy-lock --file "$(in_tree "$CONF")") || {
+		case $(kv "$out" action) in
+		dir-unsafe) die "policy cannot be locked: $(edit_why "$out"): other users could put their own $CONF in place; make it root's and not writable by others (chmod go-w), then run install again; nothing changed" ;;
+		*) die "policy cannot be locked: $(edit_why "$out"); nothing changed" ;;
+		esac
+	}
+}
+
 policy_lock() {
 	writer_needed
 	if [ "$NO_LOCK" = 1 ]; then
