@@ -15,6 +15,9 @@
 
 # More links than the kernel follows in one path (MAXSYMLINKS) is a loop.
 MAX_WALK=40
+# A newline: a link that names a file with one in its name is refused.
+NL='
+'
 
 # Where PATH (a file or a directory) is, in words: resolved where it can be.
 where_is() {
@@ -60,7 +63,11 @@ root_walk() {
 		if [ -L "$w_cur/$w_c" ]; then
 			w_hops=$((w_hops + 1))
 			[ "$w_hops" -le "$MAX_WALK" ] || { echo "$w_cur/$w_c: a loop of symbolic links, or more than $MAX_WALK"; return 1; }
-			w_t=$(readlink "$w_cur/$w_c") || { echo "cannot read the link $w_cur/$w_c"; return 1; }
+			# (The x keeps a target's own trailing newlines, which $()
+			# drops: a name with a newline is refused, never read as another.)
+			w_t=$(readlink -- "$w_cur/$w_c" && echo x) || { echo "cannot read the link $w_cur/$w_c"; return 1; }
+			w_t=${w_t%?x}
+			case $w_t in *"$NL"*) echo "the link $w_cur/$w_c names a file whose name holds a newline"; return 1 ;; esac
 			case $w_t in
 			/*)
 				case $w_t in

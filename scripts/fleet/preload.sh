@@ -35,7 +35,11 @@ resolve_preload() {
 		[ -L "$p" ] || break
 		n=$((n + 1))
 		[ "$n" -le "$MAX_LINKS" ] || { echo "it is a loop, or a chain of more than $MAX_LINKS links"; return 1; }
-		t=$(readlink "$p") || { echo "cannot read the link $p"; return 1; }
+		# (The x keeps a target's own trailing newlines, which $() drops:
+		# a name with a newline is refused, never read as another.)
+		t=$(readlink -- "$p" && echo x) || { echo "cannot read the link $p"; return 1; }
+		t=${t%?x}
+		case $t in *"$NL"*) echo "the link $p names a file whose name holds a newline" && return 1 ;; esac
 		case $t in */ | */. | */.. | . | ..) echo "the link $p names a directory ($t), not a file" && return 1 ;; esac
 		case $t in
 		/*) p=$ROOTC$t ;;

@@ -83,6 +83,25 @@ SH
 	grep -qx 'link kept, file restored' "$tmp/out" || fail "uninstall replaced the link or did not restore its file"
 	ok "a linked ld.so.preload: the file it leads to is edited, every link kept, the backup beside the link; the loader follows it"
 	;;
+preload-link-target-ends-in-a-newline)
+	# A link's target is read whole: "$(readlink)" dropped a trailing
+	# newline, so the edit went to etc/real while the loader follows the
+	# link to "etc/real<newline>" (helper-18's review).  Such a name is
+	# refused: nothing changed, either file.
+	root=$tmp/root
+	mkdir -p "$root/etc" "$root/usr/lib/pmuguard"
+	cp "$LIB" "$root/usr/lib/pmuguard/libpmuguard.so"
+	nl=$'\n'
+	echo /usr/lib/libfoo.so >"$root/etc/real"
+	echo /usr/lib/libfoo.so >"$root/etc/real$nl"
+	ln -s "real$nl" "$root/etc/ld.so.preload"
+	rc=0
+	PMUGUARD_SNAPSHOT=$M6I "$FLEET" install --root "$root" --pmuguard "$PMUGUARD" >"$tmp/out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || fail "install exited $rc: $(cat "$tmp/out")"
+	grep -q 'names a file whose name holds a newline' "$tmp/out" || fail "no reason: $(cat "$tmp/out")"
+	! grep -q libpmuguard "$root/etc/real" "$root/etc/real$nl" || fail "a file was edited"
+	ok "a link whose target's name holds a newline is refused, nothing edited"
+	;;
 preload-link-refused-where-insane)
 	# A link that leads nowhere sane is refused, with the reason, exit 1,
 	# and every link and file as it was (nothing made at a dangling link's
