@@ -331,10 +331,6 @@ static time_t line_time(const char *line, time_t now)
 	return t;
 }
 
-/* A syslog line holds a report as the line its datagram became
- * (probe/guard/log.c, to_syslog): "pmuguard[PID]: ", the words, and the
- * fields as data at its end, " [data: layer=L decision=D type=T config=0xC
- * undelivered=N]".  Only that data is read: the preload's denials. */
 /* A report's line is at most 768 bytes as written (probe/guard/log.h),
  * with the daemon's stamp and host before it; a longer line is no report,
  * and is passed over without being held. */
@@ -357,26 +353,31 @@ static FILE *syslog_open(const char *path, int *err)
 }
 
 /* The next line of f into line (its newline gone), or false at the end;
- * *whole false where it was longer than the buffer (the rest skipped). */
+ * *whole false where it was longer than the buffer or held a NUL (no
+ * report does): the rest of it is read past, not held. */
 static bool syslog_line(FILE *f, char *line, size_t size, bool *whole)
 {
-	if (!fgets(line, (int)size, f))
-		return false;
-	size_t n = strlen(line);
-	*whole = true;
-	if (n && line[n - 1] == '\n') {
-		line[n - 1] = '\0';
-		return true;
-	}
-	if (feof(f))
-		return true;
-	*whole = false;
+	size_t n = 0;
+	bool any = false;
 	int c;
-	while ((c = getc(f)) != EOF && c != '\n')
-		;
-	return true;
+	*whole = true;
+	while ((c = getc_unlocked(f)) != EOF) {
+		any = true;
+		if (c == '\n')
+			break;
+		if (c && n + 1 < size)
+			line[n++] = (char)c;
+		else
+			*whole = false;
+	}
+	line[n] = '\0';
+	return any;
 }
 
+/* A syslog line holds a report as the line its datagram became
+ * (probe/guard/log.c, to_syslog): "pmuguard[PID]: ", the words, and the
+ * fields as data at its end, " [data: layer=L decision=D type=T config=0xC
+ * undelivered=N]".  Only that data is read: the preload's denials. */
 static int syslog_reports(struct reports *r, const char *path)
 {
 	int err;

@@ -215,6 +215,23 @@ status-root-opens-only-regular-files)
 	[ "${#opens[@]}" = 0 ] || fail "pmuguard opened a device node of the tree: ${opens[*]}"
 	ok "no device node of the tree was opened, and the syslog FIFO was said, not waited on"
 	;;
+status-syslog-odd-lines-counted)
+	# The syslog file is read in lines of at most 4 KiB: a longer line, or
+	# one with a NUL, is no report and is passed over; the line after it
+	# is still read (and counted).
+	ts=$(date +'%b %e %H:%M:%S')
+	rep="$ts host pmuguard[1]: blocked [data: layer=preload decision=deny type=4 config=0x400]"
+	{
+		printf 'a\0b\n%s\n' "$rep"
+		head -c 10000 /dev/zero | tr '\0' x
+		printf '\n%s\n' "$rep"
+	} >"$tmp/syslog"
+	PMUGUARD_SNAPSHOT=$FIXTURES/m6i-16xlarge "$PMUGUARD" status --syslog-file "$tmp/syslog" --keys \
+		>"$tmp/keys" 2>/dev/null || :
+	grep -qx 'reports.blocks_reported=2' "$tmp/keys" ||
+		fail "the reports after odd lines: $(grep '^reports' "$tmp/keys")"
+	ok "a line with a NUL or over 4 KiB is passed over; the reports after it are counted"
+	;;
 status-root-loader-as-nobody)
 	# The loader's check under --root preloads the tree's library, whose
 	# constructor is the tree's code: as root it runs as uid 65534.
