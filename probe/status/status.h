@@ -324,9 +324,11 @@ int status_tree_read(const char *root, const char *path, size_t cap, char **out,
 int status_read_fd(int fd, size_t cap, bool exact, struct stat *st, char **out, size_t *len);
 /* The file behind pfd (an O_PATH descriptor, which opens nothing: no
  * driver runs, no FIFO waits) opened again with flags through
- * /proc/self/fd, where it is a regular file; pfd closed.  The new
+ * /proc/self/fd, where it is a regular file; pfd closed.  Without /proc,
+ * path in dir opened by name (its last link followed only where follow),
+ * and refused (-EAGAIN) unless it is still that file.  The new
  * descriptor, -ELOOP for a link, -EINVAL for any other kind, or -errno. */
-int status_reopen_regular(int pfd, int flags);
+int status_reopen_regular(int pfd, int flags, int dir, const char *path, bool follow);
 /* The library where a package puts it (the first of the one list that is
  * a regular file in the tree): its path as the loader reads it into lib,
  * where that is on this host into at; false (both "") where none is. */

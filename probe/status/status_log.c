@@ -342,7 +342,8 @@ static FILE *syslog_open(const char *path, int *err)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd >= 0)
-		fd = status_reopen_regular(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+		fd = status_reopen_regular(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY, AT_FDCWD, path,
+					   true);
 	else
 		fd = -errno;
 	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;

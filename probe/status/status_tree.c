@@ -121,9 +121,9 @@ int status_in_root(const char *root, const char *path, char *out, size_t size)
 	return 0;
 }
 
-int status_reopen_regular(int pfd, int flags)
+int status_reopen_regular(int pfd, int flags, int dir, const char *path, bool follow)
 {
-	struct stat st;
+	struct stat st, now;
 	int err = fstat(pfd, &st) != 0   ? -errno
 		  : S_ISLNK(st.st_mode)  ? -ELOOP
 		  : !S_ISREG(st.st_mode) ? -EINVAL
@@ -133,6 +133,19 @@ int status_reopen_regular(int pfd, int flags)
 		char link[64];
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
 		fd = open(link, flags | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			/* No /proc (a chroot, as rpm --root runs its scriptlets
+			 * in): by name, and it must still be the file checked.
+			 * A device swapped in between is opened (a race only a
+			 * writer of its directory can run), but never read. */
+			fd = openat(dir, path, flags | (follow ? 0 : O_NOFOLLOW) | O_CLOEXEC);
+			if (fd >= 0 && (fstat(fd, &now) != 0 || now.st_dev != st.st_dev ||
+					now.st_ino != st.st_ino)) {
+				close(fd);
+				fd = -1;
+				errno = EAGAIN;
+			}
+		}
 		if (fd < 0)
 			err = -errno;
 	}
@@ -155,7 +168,10 @@ int status_tree_read(const char *root, const char *path, size_t cap, char **out,
 			    : open_in_root(root, path, O_PATH, real, sizeof(real));
 	if (fd < 0)
 		return live(root) ? -errno : fd;
-	if ((fd = status_reopen_regular(fd, flags)) < 0)
+	/* (Without /proc, by name: this host's as the loader reads it, its
+	 * last link followed; the tree's as it was resolved, none.) */
+	fd = status_reopen_regular(fd, flags, AT_FDCWD, live(root) ? path : real, live(root));
+	if (fd < 0)
 		return fd;
 	struct stat own;
 	return status_read_fd(fd, cap, false, st ? st : &own, out, len);
@@ -403,7 +419,8 @@ static int copy_for_nobody(const char *lib, char *dir, size_t dsize, char *path,
 	int err = 0;
 	/* O_PATH first: a device node at the library's place is never opened. */
 	int in = open(lib, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	if (in >= 0 && (in = status_reopen_regular(in, O_RDONLY | O_NONBLOCK)) < 0) {
+	if (in >= 0 &&
+	    (in = status_reopen_regular(in, O_RDONLY | O_NONBLOCK, AT_FDCWD, lib, false)) < 0) {
 		err = in;
 		in = -1;
 	}

@@ -142,7 +142,8 @@ static int file_read(int dir, const char *name, char **out, size_t *len, struct 
 	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if ((fd = status_reopen_regular(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY)) < 0)
+	if ((fd = status_reopen_regular(fd, O_RDONLY | O_NONBLOCK | O_NOCTTY, dir, name, false)) <
+	    0)
 		return fd;
 	return status_read_fd(fd, EDIT_CAP, true, st, out, len);
 }
